@@ -1,0 +1,1 @@
+"""circuitlab.app: lives in the top-level app/ folder (mapped by pyproject package-dir)."""
