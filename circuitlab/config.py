@@ -1,0 +1,103 @@
+"""NACConfig: every architectural choice of a NAC (and of its Perceiver IO configuration)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+TOKENIZERS = ("features", "patches", "bytes")
+GRAPHS = ("learned", "frozen", "dense")
+PRIORS = ("scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
+PRIOR_LOSSES = ("matched_mse", "spectral")
+
+
+@dataclass
+class NACConfig:
+    """Architecture of a Neural Attentive Circuit.
+
+    The rungs of the paper's ablation ladder (Table 1) are flags here:
+    ``modfc`` (code-conditioned layers on/off), ``graph`` (``dense`` all-ones kernel,
+    ``frozen`` random signatures, ``learned``) and ``prior`` (None or a graph-prior name).
+    ``NACConfig.perceiver_io(...)`` is the bottom rung.
+    """
+
+    # inputs
+    input_dim: int = 16  # features per token (tokenizer "features"); channels for "patches"
+    tokenizer: str = "features"
+    max_tokens: int | None = None  # learned positional embedding over this many positions
+    patch_size: int = 4
+    n_classes: int = 2
+    # modules
+    n_processors: int = 32
+    n_readouts: int = 4
+    dim: int = 128
+    depth: int = 2  # propagator rounds L
+    heads: int = 4
+    head_dim: int = 32
+    ffn_mult: int = 2
+    ffn_activation: str = "gelu"
+    code_dim: int = 64
+    sig_dim: int = 32
+    # kernel
+    eps: float = 1.0
+    learn_eps: bool = False
+    truncation: float | None = None
+    tau: float = 0.5
+    eval_kernel: str = "none"
+    # ablation ladder
+    modfc: bool = True
+    graph: str = "learned"
+    prior: str | None = None
+    prior_weight: float = 0.1
+    prior_loss: str = "matched_mse"
+    prior_rematch_every: int = 50
+    prior_params: dict[str, Any] = field(default_factory=dict)
+    # conditional circuit generator (one circuit per conditioning sequence)
+    conditional: bool = False
+    cond_dim: int = 64  # width of conditioning tokens (or of their embedding if cond_vocab)
+    cond_vocab: int | None = None  # conditioning given as token ids when set
+    generator_dim: int = 128
+    generator_heads: int = 4
+
+    def __post_init__(self) -> None:
+        checks = {
+            "tokenizer": (self.tokenizer, TOKENIZERS),
+            "graph": (self.graph, GRAPHS),
+            "prior_loss": (self.prior_loss, PRIOR_LOSSES),
+            "ffn_activation": (self.ffn_activation, ("gelu", "geglu")),
+            "eval_kernel": (self.eval_kernel, ("none", "threshold", "sample")),
+        }
+        for name, (value, allowed) in checks.items():
+            if value not in allowed:
+                raise ValueError(f"NACConfig.{name} must be one of {allowed}, got {value!r}")
+        if self.prior is not None and self.prior not in PRIORS:
+            raise ValueError(f"NACConfig.prior must be None or one of {PRIORS}, got {self.prior!r}")
+        if self.prior is not None and self.graph == "dense":
+            raise ValueError("a graph prior needs signatures: set graph='learned', not 'dense'")
+        for name in ("n_processors", "n_readouts", "dim", "heads", "head_dim", "depth"):
+            if getattr(self, name) < (0 if name == "depth" else 1):
+                raise ValueError(f"NACConfig.{name} must be positive, got {getattr(self, name)}")
+
+    @property
+    def n_modules(self) -> int:
+        return self.n_processors + self.n_readouts
+
+    @classmethod
+    def perceiver_io(cls, **overrides: Any) -> NACConfig:
+        """Perceiver IO as a NAC: no code conditioning (alpha = 0) and an all-ones kernel."""
+        overrides.setdefault("modfc", False)
+        overrides.setdefault("graph", "dense")
+        overrides.setdefault("prior", None)
+        return cls(**overrides)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> NACConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown NACConfig fields {unknown}; known fields: {sorted(known)}")
+        return cls(**values)

@@ -1,0 +1,101 @@
+"""Circuit generators: where module signatures and codes come from.
+
+Unconditional: signatures and codes are parameters, one circuit for the whole model.
+Conditional: one learned query per module cross-attends to conditioning tokens (e.g. a sentence's
+token embeddings), then an FFN, self-attention among the modules, and two FFNs in parallel emit
+signatures and codes: one circuit per input.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+def _mlp(dim_in: int, dim_hidden: int, dim_out: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(dim_in, dim_hidden), nn.GELU(), nn.Linear(dim_hidden, dim_out))
+
+
+class UnconditionalGenerator(nn.Module):
+    """Signatures (1, U, sig_dim) and codes (1, U, code_dim) held as parameters."""
+
+    def __init__(self, n_modules: int, sig_dim: int, code_dim: int) -> None:
+        super().__init__()
+        self.signatures = nn.Parameter(torch.randn(n_modules, sig_dim))
+        self.codes = nn.Parameter(torch.randn(n_modules, code_dim))
+
+    def forward(self) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.signatures.unsqueeze(0), self.codes.unsqueeze(0)
+
+    def select_modules(self, index: torch.Tensor) -> None:
+        """Keep only the modules at ``index`` (1-D LongTensor), in that order."""
+        self.signatures = nn.Parameter(self.signatures.data[index].clone())
+        self.codes = nn.Parameter(self.codes.data[index].clone())
+
+
+class _Block(nn.Module):
+    """Pre-LN attention (cross or self) followed by a pre-LN FFN, both residual."""
+
+    def __init__(self, dim: int, heads: int) -> None:
+        super().__init__()
+        self.norm_q = nn.LayerNorm(dim)
+        self.norm_kv = nn.LayerNorm(dim)
+        self.attn = nn.MultiheadAttention(dim, heads, batch_first=True)
+        self.norm_ffn = nn.LayerNorm(dim)
+        self.ffn = _mlp(dim, 2 * dim, dim)
+
+    def forward(
+        self, x: torch.Tensor, context: torch.Tensor | None, pad_mask: torch.Tensor | None
+    ) -> torch.Tensor:
+        q = self.norm_q(x)
+        kv = q if context is None else self.norm_kv(context)
+        x = x + self.attn(q, kv, kv, key_padding_mask=pad_mask, need_weights=False)[0]
+        return x + self.ffn(self.norm_ffn(x))
+
+
+class ConditionalGenerator(nn.Module):
+    """Signatures (B, U, sig_dim) and codes (B, U, code_dim) from conditioning tokens.
+
+    ``tokens`` (B, T, cond_dim); ``mask`` (B, T), True for real tokens.
+
+    Each module also has a learned base signature and code, to which the two FFNs add the
+    input-dependent part. Without them the FFN outputs of different modules start out strongly
+    aligned (cosine ~0.5: shared biases, and every query reads the same tokens), the modules are
+    near-copies, and training stalls at chance for a long while; with them a conditional NAC
+    starts as diverse as an unconditional one.
+    """
+
+    def __init__(
+        self,
+        n_modules: int,
+        cond_dim: int,
+        sig_dim: int,
+        code_dim: int,
+        *,
+        dim: int = 128,
+        heads: int = 4,
+    ) -> None:
+        super().__init__()
+        self.queries = nn.Parameter(torch.randn(n_modules, dim))
+        self.cond_proj = nn.Linear(cond_dim, dim)
+        self.cross = _Block(dim, heads)
+        self.self_attn = _Block(dim, heads)
+        self.norm_out = nn.LayerNorm(dim)
+        self.to_signatures = _mlp(dim, dim, sig_dim)
+        self.to_codes = _mlp(dim, dim, code_dim)
+        self.base = UnconditionalGenerator(n_modules, sig_dim, code_dim)
+
+    def forward(
+        self, tokens: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        context = self.cond_proj(tokens)
+        x = self.queries.unsqueeze(0).expand(tokens.shape[0], -1, -1)
+        x = self.cross(x, context, None if mask is None else ~mask)
+        x = self.norm_out(self.self_attn(x, None, None))
+        base_signatures, base_codes = self.base()
+        return base_signatures + self.to_signatures(x), base_codes + self.to_codes(x)
+
+    def select_modules(self, index: torch.Tensor) -> None:
+        """Keep only the modules at ``index``; the generator then emits len(index) modules."""
+        self.queries = nn.Parameter(self.queries.data[index].clone())
+        self.base.select_modules(index)

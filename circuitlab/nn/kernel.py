@@ -1,0 +1,127 @@
+"""The signature kernel: link probabilities between modules and their stochastic samples.
+
+P_ij = exp(-(1 - cos(s_i, s_j)) / eps), set to 0 where the cosine distance exceeds ``truncation``.
+
+SKMDPA only ever needs log K (it enters attention as an additive bias), so everything here works
+in log space: log P is exactly -(1 - cos) / eps, and the relaxed-Bernoulli sample's log is a
+logsigmoid, which stays finite and has useful gradients where K itself would underflow.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+EVAL_MODES = ("none", "threshold", "sample")
+# A finite stand-in for log 0: exp(-1e4) is 0 in float32, and a row whose links are all cut
+# stays finite (it falls back to plain attention) instead of producing NaN.
+LOG_ZERO = -1e4
+_PROB_CLAMP = 1e-6
+
+
+def cosine_distance(receivers: torch.Tensor, senders: torch.Tensor) -> torch.Tensor:
+    """1 - cos(s_i, s_j): (..., Ur, d_sig) x (..., Us, d_sig) -> (..., Ur, Us)."""
+    a = F.normalize(receivers, dim=-1)
+    b = F.normalize(senders, dim=-1)
+    return 1.0 - a @ b.transpose(-1, -2)
+
+
+def link_log_probability(
+    receivers: torch.Tensor,
+    senders: torch.Tensor,
+    eps: float | torch.Tensor = 1.0,
+    truncation: float | None = None,
+) -> torch.Tensor:
+    """log P_ij = -(1 - cos(s_i, s_j)) / eps, LOG_ZERO beyond the truncation: (..., Ur, Us)."""
+    distance = cosine_distance(receivers, senders)
+    log_p = -distance / eps
+    if truncation is not None:
+        log_p = log_p.masked_fill(distance > truncation, LOG_ZERO)
+    return log_p
+
+
+def link_probability(
+    receivers: torch.Tensor,
+    senders: torch.Tensor,
+    eps: float | torch.Tensor = 1.0,
+    truncation: float | None = None,
+) -> torch.Tensor:
+    """P_ij in [0, 1]: (..., Ur, d_sig) x (..., Us, d_sig) -> (..., Ur, Us)."""
+    return link_log_probability(receivers, senders, eps, truncation).exp()
+
+
+def relaxed_bernoulli_log_sample(log_p: torch.Tensor, temperature: float) -> torch.Tensor:
+    """log of a RelaxedBernoulli(probs=exp(log_p), temperature) sample, reparameterised.
+
+    The sample is sigmoid((logit(p) + logistic noise) / temperature); its log is computed with
+    logsigmoid. Shape of ``log_p`` is kept; each element gets its own noise.
+    """
+    p = log_p.exp().clamp(_PROB_CLAMP, 1.0 - _PROB_CLAMP)
+    logits = torch.log(p) - torch.log1p(-p)
+    u = torch.rand_like(logits).clamp(_PROB_CLAMP, 1.0 - _PROB_CLAMP)
+    noise = torch.log(u) - torch.log1p(-u)
+    return F.logsigmoid((logits + noise) / temperature)
+
+
+class SignatureKernel(nn.Module):
+    """Turns signatures into the log-kernel that SKMDPA adds to its attention logits.
+
+    Training: a relaxed-Bernoulli sample per batch element (temperature ``tau``).
+    Evaluation (``eval_mode``): ``none`` uses P itself, ``threshold`` keeps links with P > 0.5,
+    ``sample`` draws hard Bernoulli links. ``dense=True`` is the all-ones kernel of Perceiver IO.
+    """
+
+    def __init__(
+        self,
+        *,
+        eps: float = 1.0,
+        learn_eps: bool = False,
+        truncation: float | None = None,
+        tau: float = 0.5,
+        eval_mode: str = "none",
+        dense: bool = False,
+    ) -> None:
+        super().__init__()
+        if eval_mode not in EVAL_MODES:
+            raise ValueError(f"eval_mode must be one of {EVAL_MODES}, got {eval_mode!r}")
+        if eps <= 0:
+            raise ValueError(f"eps must be positive, got {eps}")
+        self.truncation = truncation
+        self.tau = tau
+        self.eval_mode = eval_mode
+        self.dense = dense
+        log_eps = torch.tensor(math.log(eps))
+        if learn_eps:
+            self.log_eps = nn.Parameter(log_eps)
+        else:
+            self.register_buffer("log_eps", log_eps)
+
+    @property
+    def eps(self) -> torch.Tensor:
+        return self.log_eps.exp()
+
+    def log_probability(self, receivers: torch.Tensor, senders: torch.Tensor) -> torch.Tensor:
+        """log P for signatures (B or 1, Ur, d_sig), (B or 1, Us, d_sig) -> (B or 1, Ur, Us)."""
+        return link_log_probability(receivers, senders, self.eps, self.truncation)
+
+    def forward(
+        self, receivers: torch.Tensor, senders: torch.Tensor, batch_size: int
+    ) -> torch.Tensor | None:
+        """log K of shape (batch_size or 1, Ur, Us), or None for the dense all-ones kernel."""
+        if self.dense:
+            return None
+        log_p = self.log_probability(receivers, senders)
+        if self.training:
+            expanded = log_p.expand(batch_size, *log_p.shape[-2:])
+            return relaxed_bernoulli_log_sample(expanded, self.tau)
+        if self.eval_mode == "none":
+            return log_p
+        if self.eval_mode == "threshold":
+            links = log_p > math.log(0.5)
+        else:
+            expanded = log_p.expand(batch_size, *log_p.shape[-2:])
+            links = torch.rand_like(expanded) < expanded.exp()
+        return torch.where(links, 0.0, LOG_ZERO).to(log_p.dtype)

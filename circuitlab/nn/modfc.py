@@ -1,0 +1,87 @@
+"""Code-modulated linear layers: ModFC and the ModFFN built from them.
+
+ModFC(x; c) = W (x * (1 + alpha * LayerNorm(W_c c))) + b
+
+The code ``c`` of a module scales every input feature before the shared weight ``W``, so modules
+share parameters but compute different functions. ``alpha`` is learnable (initialised to 0.1);
+alpha = 0, or ``conditioned=False``, makes the layer a plain ``nn.Linear``.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class ModFC(nn.Module):
+    """Linear layer whose input is modulated by a per-module code.
+
+    Shapes: ``x`` (..., in_features), ``code`` (..., code_dim) broadcastable against ``x``'s
+    leading dimensions; returns (..., out_features).
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        code_dim: int,
+        *,
+        conditioned: bool = True,
+        alpha_init: float = 0.1,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.conditioned = conditioned
+        self.linear = nn.Linear(in_features, out_features, bias=bias)
+        if conditioned:
+            self.code_proj = nn.Linear(code_dim, in_features, bias=False)
+            self.alpha = nn.Parameter(torch.tensor(float(alpha_init)))
+
+    def modulation(self, code: torch.Tensor) -> torch.Tensor | None:
+        """The multiplicative mask m = 1 + alpha * LN(W_c c): (..., in_features), or None."""
+        if not self.conditioned:
+            return None
+        projected = F.layer_norm(self.code_proj(code), (self.in_features,))
+        return 1.0 + self.alpha * projected
+
+    def forward(self, x: torch.Tensor, code: torch.Tensor) -> torch.Tensor:
+        mask = self.modulation(code)
+        return self.linear(x if mask is None else x * mask)
+
+
+class ModFFN(nn.Module):
+    """LayerNorm -> ModFC -> GELU (or GEGLU) -> ModFC, all conditioned on the same code.
+
+    Shapes: ``x`` (B, U, dim), ``code`` (B or 1, U, code_dim) -> (B, U, dim). The residual
+    connection is added by the caller.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        code_dim: int,
+        *,
+        mult: int = 2,
+        activation: str = "gelu",
+        conditioned: bool = True,
+    ) -> None:
+        super().__init__()
+        if activation not in ("gelu", "geglu"):
+            raise ValueError(f"activation must be 'gelu' or 'geglu', got {activation!r}")
+        hidden = dim * mult
+        self.activation = activation
+        self.norm = nn.LayerNorm(dim)
+        width_in = hidden * 2 if activation == "geglu" else hidden
+        self.fc_in = ModFC(dim, width_in, code_dim, conditioned=conditioned)
+        self.fc_out = ModFC(hidden, dim, code_dim, conditioned=conditioned)
+
+    def forward(self, x: torch.Tensor, code: torch.Tensor) -> torch.Tensor:
+        h = self.fc_in(self.norm(x), code)
+        if self.activation == "geglu":
+            h, gate = h.chunk(2, dim=-1)
+            h = h * F.gelu(gate)
+        else:
+            h = F.gelu(h)
+        return self.fc_out(h, code)

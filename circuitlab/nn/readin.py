@@ -1,0 +1,83 @@
+"""Read-in: processor modules attend to the input tokens, keys and values conditioned on the
+receiving module's own code.
+
+The naive computation materialises k_uj = ModFC(x_j; c_u) for every module u and token j, a
+(B, U, N, H*dh) tensor. Because ModFC is linear in the modulated input,
+
+    q_u . (W (x_j * m_u) + b) = ((W^T q_u) * m_u) . x_j + q_u . b,
+
+so the scores cost U*N*d_in per head and hold only (B, H, U, N); the q_u . b term is constant
+along j and cancels in the softmax. Values likewise: sum_j a_uj (W (x_j * m'_u) + b) =
+W ((sum_j a_uj x_j) * m'_u) + b, since the attention weights sum to one. This keeps NACs linear
+in the number of input tokens.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from circuitlab.nn.modfc import ModFC
+
+
+class ReadIn(nn.Module):
+    """Cross-attention from modules (B, U, dim) to input tokens (B, N, input_dim).
+
+    ``codes`` (B or 1, U, code_dim); ``input_mask`` (B, N) with True for real tokens.
+    Returns the update for the modules, (B, U, dim).
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        input_dim: int,
+        code_dim: int,
+        *,
+        heads: int = 4,
+        head_dim: int = 32,
+        conditioned: bool = True,
+    ) -> None:
+        super().__init__()
+        self.heads = heads
+        self.head_dim = head_dim
+        inner = heads * head_dim
+        self.norm_modules = nn.LayerNorm(dim)
+        self.norm_inputs = nn.LayerNorm(input_dim)
+        self.to_q = ModFC(dim, inner, code_dim, conditioned=conditioned)
+        self.to_k = ModFC(input_dim, inner, code_dim, conditioned=conditioned)
+        self.to_v = ModFC(input_dim, inner, code_dim, conditioned=conditioned)
+        self.to_out = ModFC(inner, dim, code_dim, conditioned=conditioned)
+
+    def forward(
+        self,
+        states: torch.Tensor,
+        codes: torch.Tensor,
+        inputs: torch.Tensor,
+        input_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        batch, n_modules, _ = states.shape
+        h, dh = self.heads, self.head_dim
+        x = self.norm_inputs(inputs)  # (B, N, d_in)
+        q = self.to_q(self.norm_modules(states), codes).view(batch, n_modules, h, dh)
+
+        w_k = self.to_k.linear.weight.view(h, dh, -1)  # (H, dh, d_in)
+        probe = torch.einsum("buhe,hed->buhd", q, w_k)  # W^T q: (B, U, H, d_in)
+        key_mask = self.to_k.modulation(codes)  # (B or 1, U, d_in) or None
+        if key_mask is not None:
+            probe = probe * key_mask.unsqueeze(2)
+        scores = torch.einsum("buhd,bnd->buhn", probe, x) / math.sqrt(dh)
+        if input_mask is not None:
+            scores = scores.masked_fill(~input_mask[:, None, None, :], float("-inf"))
+        attn = scores.softmax(dim=-1)
+
+        pooled = torch.einsum("buhn,bnd->buhd", attn, x)  # (B, U, H, d_in)
+        value_mask = self.to_v.modulation(codes)
+        if value_mask is not None:
+            pooled = pooled * value_mask.unsqueeze(2)
+        w_v = self.to_v.linear.weight.view(h, dh, -1)
+        values = torch.einsum("buhd,hed->buhe", pooled, w_v)
+        if self.to_v.linear.bias is not None:
+            values = values + self.to_v.linear.bias.view(h, dh)
+        return self.to_out(values.reshape(batch, n_modules, h * dh), codes)

@@ -1,0 +1,79 @@
+"""SKMDPA: stochastic kernel-modulated dot-product attention between modules.
+
+Module i (receiver) attends to module j (sender) with weights
+
+    W_{i<-j} = softmax_j( q_i . k_j / sqrt(d_h) + log K_ij ),
+
+where K is the signature kernel (sampled in training). Queries and the exit projection are
+conditioned on the receiver's code, keys and values on the sender's (all through ModFC).
+DESIGN.md writes the bias as log K_hat with K_hat = K / (delta + sum_j K); the normaliser is
+constant along j and cancels inside the softmax, so it is left out.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from circuitlab.nn.kernel import SignatureKernel
+from circuitlab.nn.modfc import ModFC
+
+
+class SKMDPA(nn.Module):
+    """Pre-LayerNorm multi-head attention from receiver modules to sender modules.
+
+    Shapes: receivers (B, Ur, dim), senders (B, Us, dim); codes (B or 1, U*, code_dim);
+    signatures (B or 1, U*, sig_dim). Returns the update for the receivers, (B, Ur, dim); the
+    residual connection is added by the caller. Pass the same tensors twice for self-attention.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        code_dim: int,
+        *,
+        heads: int = 4,
+        head_dim: int = 32,
+        conditioned: bool = True,
+        kernel: SignatureKernel | None = None,
+    ) -> None:
+        super().__init__()
+        self.heads = heads
+        self.head_dim = head_dim
+        inner = heads * head_dim
+        self.kernel = kernel if kernel is not None else SignatureKernel()
+        self.norm_receivers = nn.LayerNorm(dim)
+        self.norm_senders = nn.LayerNorm(dim)
+        self.to_q = ModFC(dim, inner, code_dim, conditioned=conditioned)
+        self.to_k = ModFC(dim, inner, code_dim, conditioned=conditioned)
+        self.to_v = ModFC(dim, inner, code_dim, conditioned=conditioned)
+        self.to_out = ModFC(inner, dim, code_dim, conditioned=conditioned)
+
+    def _split_heads(self, x: torch.Tensor) -> torch.Tensor:
+        b, u, _ = x.shape
+        return x.view(b, u, self.heads, self.head_dim).transpose(1, 2)  # (B, H, U, dh)
+
+    def forward(
+        self,
+        receivers: torch.Tensor,
+        receiver_codes: torch.Tensor,
+        receiver_signatures: torch.Tensor,
+        senders: torch.Tensor,
+        sender_codes: torch.Tensor,
+        sender_signatures: torch.Tensor,
+    ) -> torch.Tensor:
+        batch = receivers.shape[0]
+        r = self.norm_receivers(receivers)
+        s = r if senders is receivers else self.norm_senders(senders)
+        q = self._split_heads(self.to_q(r, receiver_codes))
+        k = self._split_heads(self.to_k(s, sender_codes))
+        v = self._split_heads(self.to_v(s, sender_codes))
+        logits = (q @ k.transpose(-1, -2)) / math.sqrt(self.head_dim)  # (B, H, Ur, Us)
+        log_kernel = self.kernel(receiver_signatures, sender_signatures, batch)
+        if log_kernel is not None:
+            logits = logits + log_kernel.unsqueeze(1)
+        attended = logits.softmax(dim=-1) @ v  # (B, H, Ur, dh)
+        attended = attended.transpose(1, 2).reshape(batch, -1, self.heads * self.head_dim)
+        return self.to_out(attended, receiver_codes)

@@ -1,0 +1,73 @@
+import json
+import math
+import subprocess
+import sys
+
+import torch
+
+from circuitlab.nn import ReadIn
+
+
+def naive_read_in(layer: ReadIn, states, codes, inputs, mask=None):
+    """Reference: materialise every module's keys and values, k_uj = ModFC(x_j; c_u)."""
+    b, u, _ = states.shape
+    n, h, dh = inputs.shape[1], layer.heads, layer.head_dim
+    x = layer.norm_inputs(inputs)[:, None].expand(b, u, n, -1)  # (B, U, N, d_in)
+    c = codes[:, :, None]  # (B, U, 1, code)
+    q = layer.to_q(layer.norm_modules(states), codes).view(b, u, h, dh)
+    k = layer.to_k(x, c).view(b, u, n, h, dh)
+    v = layer.to_v(x, c).view(b, u, n, h, dh)
+    scores = torch.einsum("buhe,bunhe->buhn", q, k) / math.sqrt(dh)
+    if mask is not None:
+        scores = scores.masked_fill(~mask[:, None, None, :], float("-inf"))
+    out = torch.einsum("buhn,bunhe->buhe", scores.softmax(-1), v).reshape(b, u, h * dh)
+    return layer.to_out(out, codes)
+
+
+def test_factorised_read_in_equals_naive():
+    layer = ReadIn(32, 24, 16, heads=4, head_dim=8)
+    with torch.no_grad():
+        for fc in (layer.to_q, layer.to_k, layer.to_v, layer.to_out):
+            fc.alpha.fill_(0.8)  # strong conditioning, so a mistake in the factorisation shows
+    states, codes, inputs = torch.randn(2, 5, 32), torch.randn(2, 5, 16), torch.randn(2, 7, 24)
+    mask = torch.ones(2, 7, dtype=torch.bool)
+    mask[1, 4:] = False
+    torch.testing.assert_close(
+        layer(states, codes, inputs, mask),
+        naive_read_in(layer, states, codes, inputs, mask),
+        rtol=1e-5, atol=1e-5,
+    )
+
+
+def test_unconditioned_read_in_equals_naive():
+    layer = ReadIn(32, 24, 16, heads=2, head_dim=8, conditioned=False)
+    states, codes, inputs = torch.randn(3, 4, 32), torch.randn(1, 4, 16), torch.randn(3, 9, 24)
+    expected = naive_read_in(layer, states, codes.expand(3, -1, -1), inputs)
+    torch.testing.assert_close(layer(states, codes, inputs), expected, rtol=1e-5, atol=1e-5)
+
+
+_MEMORY_PROBE = """
+import json, resource, torch
+from circuitlab.nn import ReadIn
+torch.set_num_threads(1)
+U, N, D, H, DH = {u}, {n}, {d}, 4, 16
+layer = ReadIn(64, D, 16, heads=H, head_dim=DH)
+states, codes, inputs = torch.randn(1, U, 64), torch.randn(1, U, 16), torch.randn(1, N, D)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+with torch.no_grad():
+    out = layer(states, codes, inputs)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({{"grew_kib": after - before, "shape": list(out.shape)}}))
+"""
+
+
+def test_read_in_memory_does_not_scale_with_d_u_n():
+    u, n, d = 512, 8192, 64
+    naive_bytes = 2 * u * n * 4 * 16 * 4  # keys and values, (U, N, H*dh) float32 each
+    assert naive_bytes > 1 << 30
+    probe = _MEMORY_PROBE.format(u=u, n=n, d=d)
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    report = json.loads(result.stdout)
+    assert report["shape"] == [1, u, 64]
+    # scores and weights are (H, U, N) float32 = 64 MiB each; allow those, never the naive GiB
+    assert report["grew_kib"] * 1024 < 300 * (1 << 20), report
