@@ -1,0 +1,85 @@
+"""Circuit: the signatures, codes and roles of one generated set of modules.
+
+Numpy only, so that analysis tools can use circuits without importing the model code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+PROCESSOR, READOUT = "processor", "readout"
+
+
+def link_probabilities(
+    signatures: np.ndarray, eps: float = 1.0, truncation: float | None = None
+) -> np.ndarray:
+    """P_ij = exp(-(1 - cos(s_i, s_j)) / eps), 0 beyond the truncation.
+
+    ``signatures`` (..., U, d_sig) -> (..., U, U) float32; any leading batch dimensions are kept.
+    The same maths as ``circuitlab.nn.kernel.link_probability`` (a test pins them together).
+    """
+    s = np.asarray(signatures, dtype=np.float32)
+    norms = np.linalg.norm(s, axis=-1, keepdims=True)
+    unit = s / np.maximum(norms, 1e-12)
+    distance = 1.0 - unit @ np.swapaxes(unit, -1, -2)
+    p = np.exp(-distance / eps)
+    if truncation is not None:
+        p = np.where(distance > truncation, 0.0, p)
+    return p.astype(np.float32)
+
+
+@dataclass
+class Circuit:
+    """One circuit: ``signatures`` (U, d_sig), ``codes`` (U, d_code) or None, ``roles`` (U,)
+    of "processor" / "readout", and the kernel's ``eps`` and ``truncation``."""
+
+    signatures: np.ndarray
+    roles: np.ndarray
+    codes: np.ndarray | None = None
+    eps: float = 1.0
+    truncation: float | None = None
+
+    def __post_init__(self) -> None:
+        self.signatures = np.asarray(self.signatures, dtype=np.float32)
+        self.roles = np.asarray(self.roles, dtype=str)
+        if self.signatures.ndim != 2:
+            raise ValueError(f"signatures must be (U, d_sig), got shape {self.signatures.shape}")
+        if self.roles.shape != (self.signatures.shape[0],):
+            raise ValueError(
+                f"roles has shape {self.roles.shape}; expected ({self.signatures.shape[0]},)"
+            )
+        if self.codes is not None:
+            self.codes = np.asarray(self.codes, dtype=np.float32)
+
+    @property
+    def n_modules(self) -> int:
+        return self.signatures.shape[0]
+
+    @property
+    def processors(self) -> np.ndarray:
+        """Indices of processor modules."""
+        return np.flatnonzero(self.roles == PROCESSOR)
+
+    def link_probability(self) -> np.ndarray:
+        """(U, U) link-probability matrix P, recomputed from the signatures."""
+        return link_probabilities(self.signatures, self.eps, self.truncation)
+
+    def to_networkx(self, threshold: float = 0.5) -> nx.Graph:
+        """Undirected graph of links with P > ``threshold`` (no self-loops).
+
+        Nodes carry ``role``, ``signature`` (index into ``signatures``) and ``degree``; edges
+        carry ``p``. P is symmetric, so the graph is undirected.
+        """
+        p = self.link_probability()
+        graph = nx.Graph()
+        for i, role in enumerate(self.roles):
+            graph.add_node(i, role=str(role), signature=i)
+        rows, cols = np.nonzero(np.triu(p > threshold, k=1))
+        graph.add_weighted_edges_from(
+            ((int(i), int(j), float(p[i, j])) for i, j in zip(rows, cols)), weight="p"
+        )
+        nx.set_node_attributes(graph, dict(graph.degree()), "degree")
+        return graph

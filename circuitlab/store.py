@@ -1,0 +1,217 @@
+"""CircuitStore: a directory of circuits that any tool can read without circuitlab's model code.
+
+Layout (format version 1):
+- ``store.json``: format version, model config, U, d_sig, d_code, eps, truncation, module roles,
+  checkpoint hash, creation time, number of samples;
+- ``samples.parquet``: one row per circuit (column ``id`` at least; text, label, ... as given);
+- ``signatures.npy``: (N, U, d_sig) float32, opened memory-mapped;
+- ``codes.npy``: (N, U, d_code) float32, optional.
+
+Writing is atomic: everything goes to a temporary sibling directory that is then renamed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from circuitlab.circuit import Circuit, link_probabilities
+
+FORMAT_VERSION = 1
+META, SAMPLES, SIGNATURES, CODES = "store.json", "samples.parquet", "signatures.npy", "codes.npy"
+
+
+class CircuitStoreError(ValueError):
+    """A store file is missing, corrupt or inconsistent; the message names the file."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        self.path = Path(path)
+        super().__init__(f"{self.path}: {problem}")
+
+
+class CircuitStore:
+    """Read access to a circuit store: ``len(store)``, ``store[i] -> Circuit``, ``store.frame``."""
+
+    def __init__(
+        self,
+        path: Path,
+        meta: dict[str, Any],
+        frame: pd.DataFrame,
+        signatures: np.ndarray,
+        codes: np.ndarray | None,
+    ) -> None:
+        self.path = path
+        self.meta = meta
+        self.frame = frame
+        self.signatures = signatures
+        self.codes = codes
+        self.roles = np.asarray(meta["roles"], dtype=str)
+        self.eps = float(meta["eps"])
+        self.truncation = meta.get("truncation")
+
+    # ----------------------------------------------------------------------------- reading
+    @classmethod
+    def open(cls, path: str | os.PathLike) -> CircuitStore:
+        """Open a store, checking its format version and that every file agrees on the shapes."""
+        path = Path(path)
+        if not path.is_dir():
+            raise CircuitStoreError(path, "no such store directory")
+        meta = _read_meta(path / META)
+        frame = _read_frame(path / SAMPLES)
+        n, u, d_sig = len(frame), meta["n_modules"], meta["d_sig"]
+        signatures = _read_array(path / SIGNATURES, (n, u, d_sig))
+        codes = None
+        if meta.get("d_code") is not None:
+            codes = _read_array(path / CODES, (n, u, meta["d_code"]))
+        if len(meta["roles"]) != u:
+            raise CircuitStoreError(
+                path / META, f"{len(meta['roles'])} roles listed for {u} modules"
+            )
+        return cls(path, meta, frame, signatures, codes)
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def __getitem__(self, index: int) -> Circuit:
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"circuit {index} out of range for a store of {len(self)}")
+        return Circuit(
+            signatures=np.array(self.signatures[index]),
+            roles=self.roles,
+            codes=None if self.codes is None else np.array(self.codes[index]),
+            eps=self.eps,
+            truncation=self.truncation,
+        )
+
+    def link_probabilities(self, indices: Sequence[int] | np.ndarray | slice) -> np.ndarray:
+        """P for many circuits at once: (len(indices), U, U) float32."""
+        return link_probabilities(np.asarray(self.signatures[indices]), self.eps, self.truncation)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self.meta.get("config", {})
+
+    def __repr__(self) -> str:
+        u, d = self.meta["n_modules"], self.meta["d_sig"]
+        return f"CircuitStore({str(self.path)!r}, circuits={len(self)}, U={u}, d_sig={d})"
+
+    # ----------------------------------------------------------------------------- writing
+    @staticmethod
+    def write(
+        path: str | os.PathLike,
+        circuits: Sequence[Circuit],
+        frame: pd.DataFrame | None = None,
+        config: dict[str, Any] | None = None,
+        *,
+        checkpoint_hash: str | None = None,
+        overwrite: bool = False,
+    ) -> CircuitStore:
+        """Write ``circuits`` (all of one shape) with one ``frame`` row each, atomically.
+
+        ``frame`` gets an ``id`` column (0..N-1) if it has none. Returns the opened store.
+        """
+        path = Path(path)
+        if path.exists() and not overwrite:
+            raise FileExistsError(f"{path} exists; pass overwrite=True (CLI: --overwrite)")
+        if not circuits:
+            raise ValueError("no circuits to write")
+        first = circuits[0]
+        frame = pd.DataFrame(index=range(len(circuits))) if frame is None else frame.copy()
+        if len(frame) != len(circuits):
+            raise ValueError(f"frame has {len(frame)} rows for {len(circuits)} circuits")
+        frame = frame.reset_index(drop=True)
+        if "id" not in frame.columns:
+            frame.insert(0, "id", np.arange(len(frame)))
+        for i, c in enumerate(circuits):
+            if c.signatures.shape != first.signatures.shape or list(c.roles) != list(first.roles):
+                raise ValueError(f"circuit {i} does not have the shape and roles of circuit 0")
+        with_codes = first.codes is not None
+        meta = {
+            "format_version": FORMAT_VERSION,
+            "config": config or {},
+            "n_modules": first.n_modules,
+            "d_sig": int(first.signatures.shape[1]),
+            "d_code": int(first.codes.shape[1]) if with_codes else None,
+            "eps": float(first.eps),
+            "truncation": first.truncation,
+            "roles": [str(r) for r in first.roles],
+            "checkpoint_sha256": checkpoint_hash,
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "n_samples": len(circuits),
+        }
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+        try:
+            (tmp / META).write_text(json.dumps(meta, indent=2))
+            frame.to_parquet(tmp / SAMPLES, index=False)
+            np.save(tmp / SIGNATURES, np.stack([c.signatures for c in circuits]))
+            if with_codes:
+                np.save(tmp / CODES, np.stack([c.codes for c in circuits]))
+            _replace_dir(tmp, path)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return CircuitStore.open(path)
+
+
+def _replace_dir(new: Path, target: Path) -> None:
+    """Rename ``new`` onto ``target``; an old ``target`` is moved aside first, then deleted."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        os.replace(target, old)
+    os.replace(new, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise CircuitStoreError(path, "missing (is this a circuit store?)")
+    try:
+        meta = json.loads(path.read_text())
+    except json.JSONDecodeError as err:
+        raise CircuitStoreError(path, f"not valid JSON ({err})") from err
+    version = meta.get("format_version")
+    if version != FORMAT_VERSION:
+        raise CircuitStoreError(
+            path,
+            f"format version {version!r}, but this circuitlab reads version {FORMAT_VERSION}; "
+            "re-export the store with this version",
+        )
+    for key in ("n_modules", "d_sig", "eps", "roles"):
+        if key not in meta:
+            raise CircuitStoreError(path, f"has no {key!r} entry")
+    return meta
+
+
+def _read_frame(path: Path) -> pd.DataFrame:
+    if not path.is_file():
+        raise CircuitStoreError(path, "missing")
+    try:
+        return pd.read_parquet(path)
+    except Exception as err:  # pyarrow raises several types for corrupt files
+        raise CircuitStoreError(path, f"unreadable parquet ({err})") from err
+
+
+def _read_array(path: Path, shape: tuple[int, ...]) -> np.ndarray:
+    if not path.is_file():
+        raise CircuitStoreError(path, "missing")
+    try:
+        array = np.load(path, mmap_mode="r")
+    except Exception as err:  # a truncated file fails inside numpy's header or mmap checks
+        raise CircuitStoreError(path, f"corrupt or truncated npy ({err})") from err
+    if array.shape != shape:
+        raise CircuitStoreError(path, f"has shape {array.shape}; store.json and samples say {shape}")
+    if array.dtype != np.float32:
+        raise CircuitStoreError(path, f"has dtype {array.dtype}; expected float32")
+    return array

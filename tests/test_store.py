@@ -1,0 +1,137 @@
+import json
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from circuitlab import Circuit, CircuitStore, CircuitStoreError
+from circuitlab.store import CODES, META, SAMPLES, SIGNATURES
+
+
+def _circuits(n=5, u=6, d=4, codes=True, seed=0):
+    rng = np.random.default_rng(seed)
+    roles = ["processor"] * (u - 2) + ["readout"] * 2
+    return [
+        Circuit(
+            rng.normal(size=(u, d)).astype(np.float32), roles,
+            rng.normal(size=(u, 3)).astype(np.float32) if codes else None, eps=0.8,
+        )
+        for _ in range(n)
+    ]
+
+
+def _write(tmp_path, **kwargs):
+    circuits = _circuits(**kwargs)
+    frame = pd.DataFrame({"text": [f"s{i}" for i in range(len(circuits))], "label": [1, 0, 1, 0, 1]})
+    store = CircuitStore.write(tmp_path / "store", circuits, frame, {"dim": 8}, checkpoint_hash="abc")
+    return circuits, store
+
+
+def test_round_trip_is_exact(tmp_path):
+    circuits, store = _write(tmp_path)
+    reopened = CircuitStore.open(tmp_path / "store")
+    assert len(reopened) == 5
+    assert list(reopened.frame["id"]) == [0, 1, 2, 3, 4]
+    assert list(reopened.frame["text"]) == ["s0", "s1", "s2", "s3", "s4"]
+    assert reopened.config == {"dim": 8} and reopened.meta["checkpoint_sha256"] == "abc"
+    assert isinstance(reopened.signatures, np.memmap)
+    for original, loaded in zip(circuits, reopened):
+        np.testing.assert_array_equal(original.signatures, loaded.signatures)
+        np.testing.assert_array_equal(original.codes, loaded.codes)
+        assert list(loaded.roles) == list(original.roles) and loaded.eps == 0.8
+    batched = reopened.link_probabilities([1, 3])
+    np.testing.assert_allclose(batched[1], circuits[3].link_probability(), atol=1e-6)
+
+
+def test_store_without_codes(tmp_path):
+    _write(tmp_path, codes=False)
+    store = CircuitStore.open(tmp_path / "store")
+    assert store.codes is None and store[0].codes is None
+    assert not (tmp_path / "store" / CODES).exists()
+
+
+def test_to_networkx_thresholds_p(tmp_path):
+    circuit = _circuits(1, u=10)[0]
+    p = circuit.link_probability()
+    graph = circuit.to_networkx(threshold=0.5)
+    assert graph.number_of_nodes() == 10
+    expected = {(i, j) for i in range(10) for j in range(i + 1, 10) if p[i, j] > 0.5}
+    assert {tuple(sorted(e)) for e in graph.edges} == expected
+    for i, j, data in graph.edges(data=True):
+        assert data["p"] == pytest.approx(p[i, j])
+    assert graph.nodes[9]["role"] == "readout" and graph.nodes[0]["signature"] == 0
+    assert nx.get_node_attributes(graph, "degree") == dict(graph.degree())
+
+
+def test_truncated_npy_names_the_file(tmp_path):
+    _write(tmp_path)
+    path = tmp_path / "store" / SIGNATURES
+    path.write_bytes(path.read_bytes()[:-17])
+    with pytest.raises(CircuitStoreError, match=SIGNATURES) as info:
+        CircuitStore.open(tmp_path / "store")
+    assert info.value.path == path
+
+
+def test_wrong_format_version(tmp_path):
+    _write(tmp_path)
+    meta_path = tmp_path / "store" / META
+    meta = json.loads(meta_path.read_text())
+    meta["format_version"] = 99
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(CircuitStoreError, match=r"store\.json: format version 99"):
+        CircuitStore.open(tmp_path / "store")
+
+
+@pytest.mark.parametrize("name", [META, SAMPLES, SIGNATURES, CODES])
+def test_missing_file(tmp_path, name):
+    _write(tmp_path)
+    (tmp_path / "store" / name).unlink()
+    with pytest.raises(CircuitStoreError, match=f"{name}: missing"):
+        CircuitStore.open(tmp_path / "store")
+
+
+def test_mismatched_shapes(tmp_path):
+    _write(tmp_path)
+    np.save(tmp_path / "store" / SIGNATURES, np.zeros((4, 6, 4), dtype=np.float32))
+    with pytest.raises(CircuitStoreError, match="shape"):
+        CircuitStore.open(tmp_path / "store")
+
+
+def test_corrupt_parquet(tmp_path):
+    _write(tmp_path)
+    (tmp_path / "store" / SAMPLES).write_bytes(b"not parquet")
+    with pytest.raises(CircuitStoreError, match=SAMPLES):
+        CircuitStore.open(tmp_path / "store")
+
+
+def test_write_is_atomic_and_refuses_to_clobber(tmp_path):
+    circuits, _ = _write(tmp_path)
+    with pytest.raises(FileExistsError, match="overwrite"):
+        CircuitStore.write(tmp_path / "store", circuits)
+    bad = circuits[:2] + [Circuit(np.zeros((3, 4)), ["processor"] * 3)]
+    with pytest.raises(ValueError, match="circuit 2"):
+        CircuitStore.write(tmp_path / "store", bad, overwrite=True)
+    # the failed overwrite left the old store intact and no temporary directory behind
+    assert len(CircuitStore.open(tmp_path / "store")) == 5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]
+    CircuitStore.write(tmp_path / "store", circuits[:2], overwrite=True)
+    assert len(CircuitStore.open(tmp_path / "store")) == 2
+
+
+def test_frame_length_must_match(tmp_path):
+    with pytest.raises(ValueError, match="rows"):
+        CircuitStore.write(tmp_path / "s", _circuits(3), pd.DataFrame({"a": [1]}))
+
+
+def test_interrupted_write_leaves_the_old_store(tmp_path, monkeypatch):
+    circuits, _ = _write(tmp_path)
+
+    def broken_save(*args, **kwargs):
+        raise KeyboardInterrupt  # as if the user pressed Ctrl-C mid-write
+
+    monkeypatch.setattr("circuitlab.store.np.save", broken_save)
+    with pytest.raises(KeyboardInterrupt):
+        CircuitStore.write(tmp_path / "store", circuits[:1], overwrite=True)
+    assert len(CircuitStore.open(tmp_path / "store")) == 5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]
