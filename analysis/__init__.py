@@ -1,1 +1,1 @@
-"""circuitlab.analysis: lives in the top-level analysis/ folder (mapped by pyproject package-dir)."""
+"""circuitlab.analysis: the top-level analysis/ folder, mapped by pyproject's package-dir."""

@@ -1,1 +1,1 @@
-"""circuitlab.app: lives in the top-level app/ folder (mapped by pyproject package-dir)."""
+"""circuitlab.app: the top-level app/ folder, mapped by pyproject's package-dir."""

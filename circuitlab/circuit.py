@@ -79,7 +79,7 @@ class Circuit:
             graph.add_node(i, role=str(role), signature=i)
         rows, cols = np.nonzero(np.triu(p > threshold, k=1))
         graph.add_weighted_edges_from(
-            ((int(i), int(j), float(p[i, j])) for i, j in zip(rows, cols)), weight="p"
+            ((int(i), int(j), float(p[i, j])) for i, j in zip(rows, cols, strict=True)), weight="p"
         )
         nx.set_node_attributes(graph, dict(graph.degree()), "degree")
         return graph

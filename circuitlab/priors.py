@@ -31,7 +31,7 @@ def _with_unit_diagonal(g: np.ndarray) -> np.ndarray:
 
 
 def block_sizes(n_modules: int, n_blocks: int) -> list[int]:
-    """Sizes of ``n_blocks`` contiguous blocks covering ``n_modules`` nodes, as equal as possible."""
+    """Sizes of ``n_blocks`` contiguous blocks covering ``n_modules`` nodes, near-equal."""
     if not 1 <= n_blocks <= n_modules:
         raise ValueError(f"n_blocks must be in [1, {n_modules}], got {n_blocks}")
     return [len(b) for b in np.array_split(np.arange(n_modules), n_blocks)]

@@ -211,7 +211,9 @@ def _read_array(path: Path, shape: tuple[int, ...]) -> np.ndarray:
     except Exception as err:  # a truncated file fails inside numpy's header or mmap checks
         raise CircuitStoreError(path, f"corrupt or truncated npy ({err})") from err
     if array.shape != shape:
-        raise CircuitStoreError(path, f"has shape {array.shape}; store.json and samples say {shape}")
+        raise CircuitStoreError(
+            path, f"has shape {array.shape}; store.json and samples say {shape}"
+        )
     if array.dtype != np.float32:
         raise CircuitStoreError(path, f"has dtype {array.dtype}; expected float32")
     return array

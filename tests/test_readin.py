@@ -35,7 +35,8 @@ def test_factorised_read_in_equals_naive():
     torch.testing.assert_close(
         layer(states, codes, inputs, mask),
         naive_read_in(layer, states, codes, inputs, mask),
-        rtol=1e-5, atol=1e-5,
+        rtol=1e-5,
+        atol=1e-5,
     )
 
 
@@ -66,7 +67,9 @@ def test_read_in_memory_does_not_scale_with_d_u_n():
     naive_bytes = 2 * u * n * 4 * 16 * 4  # keys and values, (U, N, H*dh) float32 each
     assert naive_bytes > 1 << 30
     probe = _MEMORY_PROBE.format(u=u, n=n, d=d)
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
     report = json.loads(result.stdout)
     assert report["shape"] == [1, u, 64]
     # scores and weights are (H, U, N) float32 = 64 MiB each; allow those, never the naive GiB

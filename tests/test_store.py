@@ -14,8 +14,10 @@ def _circuits(n=5, u=6, d=4, codes=True, seed=0):
     roles = ["processor"] * (u - 2) + ["readout"] * 2
     return [
         Circuit(
-            rng.normal(size=(u, d)).astype(np.float32), roles,
-            rng.normal(size=(u, 3)).astype(np.float32) if codes else None, eps=0.8,
+            rng.normal(size=(u, d)).astype(np.float32),
+            roles,
+            rng.normal(size=(u, 3)).astype(np.float32) if codes else None,
+            eps=0.8,
         )
         for _ in range(n)
     ]
@@ -23,8 +25,12 @@ def _circuits(n=5, u=6, d=4, codes=True, seed=0):
 
 def _write(tmp_path, **kwargs):
     circuits = _circuits(**kwargs)
-    frame = pd.DataFrame({"text": [f"s{i}" for i in range(len(circuits))], "label": [1, 0, 1, 0, 1]})
-    store = CircuitStore.write(tmp_path / "store", circuits, frame, {"dim": 8}, checkpoint_hash="abc")
+    frame = pd.DataFrame(
+        {"text": [f"s{i}" for i in range(len(circuits))], "label": [1, 0, 1, 0, 1]}
+    )
+    store = CircuitStore.write(
+        tmp_path / "store", circuits, frame, {"dim": 8}, checkpoint_hash="abc"
+    )
     return circuits, store
 
 
@@ -36,7 +42,7 @@ def test_round_trip_is_exact(tmp_path):
     assert list(reopened.frame["text"]) == ["s0", "s1", "s2", "s3", "s4"]
     assert reopened.config == {"dim": 8} and reopened.meta["checkpoint_sha256"] == "abc"
     assert isinstance(reopened.signatures, np.memmap)
-    for original, loaded in zip(circuits, reopened):
+    for original, loaded in zip(circuits, reopened, strict=True):
         np.testing.assert_array_equal(original.signatures, loaded.signatures)
         np.testing.assert_array_equal(original.codes, loaded.codes)
         assert list(loaded.roles) == list(original.roles) and loaded.eps == 0.8

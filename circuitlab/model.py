@@ -1,0 +1,293 @@
+"""NAC: the Neural Attentive Circuit, its Perceiver IO special case, circuits and module dropping.
+
+Forward pass, for inputs (B, ...) and optional conditioning:
+1. the generator gives each module a signature and a code (once, or once per input);
+2. modules start from theta_0 = MLP(code);
+3. read-in: processors attend to the input tokens (ReadIn), then a ModFFN;
+4. ``depth`` rounds of SKMDPA among processors, each followed by a ModFFN;
+5. read-out modules attend to the processors (SKMDPA), then a ModFFN and a ModFC head that emits
+   logits and a confidence; the output is the confidence-weighted sum of the read-outs' logits.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import numpy as np
+import torch
+from torch import nn
+
+from circuitlab.circuit import PROCESSOR, READOUT, Circuit
+from circuitlab.config import NACConfig
+from circuitlab.nn.generators import ConditionalGenerator, UnconditionalGenerator
+from circuitlab.nn.kernel import SignatureKernel, link_probability
+from circuitlab.nn.modfc import ModFC, ModFFN
+from circuitlab.nn.readin import ReadIn
+from circuitlab.nn.skmdpa import SKMDPA
+from circuitlab.nn.tokenizers import ByteTokenizer, FeatureTokenizer, PatchTokenizer
+from circuitlab.priors import GraphPriorRegularizer
+
+
+def _tokenizer(config: NACConfig) -> nn.Module:
+    if config.tokenizer == "features":
+        return FeatureTokenizer(config.input_dim, config.dim, config.max_tokens)
+    if config.tokenizer == "patches":
+        return PatchTokenizer(config.input_dim, config.dim, config.patch_size, config.max_tokens)
+    return ByteTokenizer(config.dim, config.max_tokens or 1024)
+
+
+def _init_linear(module: nn.Module) -> None:
+    # torch's default Linear init shrinks the variance threefold per layer; over the read-in ->
+    # propagate -> read-out chain the input-dependent part of the signal all but vanishes next to
+    # the input-independent initial states, and training stalls at chance. Xavier keeps it.
+    if isinstance(module, nn.Linear):
+        nn.init.xavier_uniform_(module.weight)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+
+class _Propagator(nn.Module):
+    """One round: SKMDPA among processors, then a ModFFN; both pre-LN residual."""
+
+    def __init__(self, config: NACConfig, kernel: SignatureKernel) -> None:
+        super().__init__()
+        c = config
+        self.attn = SKMDPA(
+            c.dim,
+            c.code_dim,
+            heads=c.heads,
+            head_dim=c.head_dim,
+            conditioned=c.modfc,
+            kernel=kernel,
+        )
+        self.ffn = ModFFN(
+            c.dim, c.code_dim, mult=c.ffn_mult, activation=c.ffn_activation, conditioned=c.modfc
+        )
+
+    def forward(self, x: torch.Tensor, codes: torch.Tensor, sigs: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(x, codes, sigs, x, codes, sigs)
+        return x + self.ffn(x, codes)
+
+
+class NAC(nn.Module):
+    """Neural Attentive Circuit. ``NAC(NACConfig(...))``; see ``NACConfig`` for the options."""
+
+    def __init__(self, config: NACConfig) -> None:
+        super().__init__()
+        self.config = c = config
+        self.tokenizer = _tokenizer(c)
+        if c.conditional:
+            self.cond_embedding = nn.Embedding(c.cond_vocab, c.cond_dim) if c.cond_vocab else None
+            self.generator = ConditionalGenerator(
+                c.n_modules,
+                c.cond_dim,
+                c.sig_dim,
+                c.code_dim,
+                dim=c.generator_dim,
+                heads=c.generator_heads,
+            )
+            if c.graph == "frozen":
+                self.generator.to_signatures.requires_grad_(False)
+                self.generator.base.signatures.requires_grad_(False)
+        else:
+            self.generator = UnconditionalGenerator(c.n_modules, c.sig_dim, c.code_dim)
+            if c.graph == "frozen":
+                self.generator.signatures.requires_grad_(False)
+        self.kernel = SignatureKernel(
+            eps=c.eps,
+            learn_eps=c.learn_eps,
+            truncation=c.truncation,
+            tau=c.tau,
+            eval_mode=c.eval_kernel,
+            dense=c.graph == "dense",
+        )
+        self.initial_state = nn.Sequential(
+            nn.Linear(c.code_dim, c.dim), nn.GELU(), nn.Linear(c.dim, c.dim)
+        )
+        ffn = dict(mult=c.ffn_mult, activation=c.ffn_activation, conditioned=c.modfc)
+        self.read_in = ReadIn(
+            c.dim, c.dim, c.code_dim, heads=c.heads, head_dim=c.head_dim, conditioned=c.modfc
+        )
+        self.read_in_ffn = ModFFN(c.dim, c.code_dim, **ffn)
+        self.propagators = nn.ModuleList(_Propagator(c, self.kernel) for _ in range(c.depth))
+        self.read_out = SKMDPA(
+            c.dim,
+            c.code_dim,
+            heads=c.heads,
+            head_dim=c.head_dim,
+            conditioned=c.modfc,
+            kernel=self.kernel,
+        )
+        self.read_out_ffn = ModFFN(c.dim, c.code_dim, **ffn)
+        self.head_norm = nn.LayerNorm(c.dim)
+        self.head = ModFC(c.dim, c.n_classes + 1, c.code_dim, conditioned=c.modfc)
+        self.regularizer = None
+        if c.prior is not None:
+            self.regularizer = GraphPriorRegularizer(
+                c.prior,
+                c.n_processors,
+                weight=c.prior_weight,
+                loss=c.prior_loss,
+                rematch_every=c.prior_rematch_every,
+                **c.prior_params,
+            )
+        self.apply(_init_linear)
+
+    # ------------------------------------------------------------------------ circuits
+    def generate(
+        self,
+        conditioning: torch.Tensor | None = None,
+        conditioning_mask: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Signatures (B or 1, U, sig_dim) and codes (B or 1, U, code_dim); processors first.
+
+        ``conditioning``: (B, T, cond_dim) floats, or (B, T) token ids when ``cond_vocab`` is set.
+        """
+        if not self.config.conditional:
+            if conditioning is not None:
+                raise ValueError("this NAC is unconditional; call it without conditioning")
+            return self.generator()
+        if conditioning is None:
+            raise ValueError("this NAC is conditional; pass conditioning tokens")
+        if self.cond_embedding is not None:
+            if conditioning.dtype.is_floating_point:
+                raise ValueError("cond_vocab is set: conditioning must be integer token ids (B, T)")
+            conditioning = self.cond_embedding(conditioning)
+        return self.generator(conditioning, conditioning_mask)
+
+    def link_probabilities(self, signatures: torch.Tensor) -> torch.Tensor:
+        """P among all modules for signatures (..., U, sig_dim) -> (..., U, U)."""
+        return link_probability(signatures, signatures, self.kernel.eps, self.kernel.truncation)
+
+    def structure_loss(self, signatures: torch.Tensor) -> torch.Tensor:
+        """The graph-prior regulariser on the processors' P (0 when no prior is set)."""
+        if self.regularizer is None:
+            return signatures.new_zeros(())
+        procs = signatures[..., : self.config.n_processors, :]
+        return self.regularizer(self.link_probabilities(procs))
+
+    def _to_circuits(self, signatures: torch.Tensor, codes: torch.Tensor) -> list[Circuit]:
+        roles = np.array(
+            [PROCESSOR] * self.config.n_processors + [READOUT] * self.config.n_readouts
+        )
+        eps = float(self.kernel.eps)
+        sigs, cods = signatures.detach().float().cpu().numpy(), codes.detach().float().cpu().numpy()
+        return [
+            Circuit(s, roles, c, eps=eps, truncation=self.config.truncation)
+            for s, c in zip(sigs, cods, strict=True)
+        ]
+
+    @torch.no_grad()
+    def circuit(self) -> Circuit:
+        """The one circuit of an unconditional NAC."""
+        if self.config.conditional:
+            raise ValueError(
+                "a conditional NAC has one circuit per input: use circuits(conditioning)"
+            )
+        return self._to_circuits(*self.generate())[0]
+
+    @torch.no_grad()
+    def circuits(
+        self, conditioning: torch.Tensor, conditioning_mask: torch.Tensor | None = None
+    ) -> list[Circuit]:
+        """One circuit per conditioning sequence of a conditional NAC."""
+        return self._to_circuits(*self.generate(conditioning, conditioning_mask))
+
+    # ------------------------------------------------------------------------ forward
+    def forward(
+        self,
+        inputs: torch.Tensor,
+        conditioning: torch.Tensor | None = None,
+        *,
+        input_mask: torch.Tensor | None = None,
+        conditioning_mask: torch.Tensor | None = None,
+        return_circuit: bool = False,
+    ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Logits (B, n_classes); with ``return_circuit`` also the signatures and codes used."""
+        tokens = self.tokenizer(inputs)
+        batch = tokens.shape[0]
+        signatures, codes = self.generate(conditioning, conditioning_mask)
+        u = self.config.n_processors
+        states = self.initial_state(codes).expand(batch, -1, -1)
+        proc, out = states[:, :u], states[:, u:]
+        proc_codes, out_codes = codes[:, :u], codes[:, u:]
+        proc_sigs, out_sigs = signatures[:, :u], signatures[:, u:]
+
+        proc = proc + self.read_in(proc, proc_codes, tokens, input_mask)
+        proc = proc + self.read_in_ffn(proc, proc_codes)
+        for propagator in self.propagators:
+            proc = propagator(proc, proc_codes, proc_sigs)
+        out = out + self.read_out(out, out_codes, out_sigs, proc, proc_codes, proc_sigs)
+        out = out + self.read_out_ffn(out, out_codes)
+
+        emitted = self.head(self.head_norm(out), out_codes)  # (B, R, n_classes + 1)
+        logits, confidence = emitted[..., :-1], emitted[..., -1]
+        weights = confidence.softmax(dim=-1).unsqueeze(-1)
+        result = (weights * logits).sum(dim=1)
+        if return_circuit:
+            return result, signatures, codes
+        return result
+
+    # ------------------------------------------------------------------------ module dropping
+    @torch.no_grad()
+    def connectivity(
+        self,
+        conditioning: torch.Tensor | None = None,
+        conditioning_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Row sums of P among processors, (n_processors,); averaged over conditioning inputs."""
+        signatures, _ = self.generate(conditioning, conditioning_mask)
+        p = self.link_probabilities(signatures[:, : self.config.n_processors])
+        return p.sum(-1).mean(0)
+
+    def drop_modules(
+        self,
+        n: int,
+        order: str = "connectivity",
+        *,
+        conditioning: torch.Tensor | None = None,
+        conditioning_mask: torch.Tensor | None = None,
+        seed: int = 0,
+    ) -> NAC:
+        """A copy with ``n`` fewer processor modules; this model is left unchanged.
+
+        ``order="connectivity"`` drops the least connected first (row sums of P; a conditional
+        NAC needs ``conditioning`` to measure them, averaged over its inputs); ``"random"`` drops
+        a seeded random subset. The copy's tensors are sliced, so dropped modules cost nothing.
+        A conditional generator's self-attention then sees fewer queries, so the kept modules'
+        signatures may shift slightly.
+        """
+        u = self.config.n_processors
+        if not 0 <= n < u:
+            raise ValueError(f"n must be in [0, {u - 1}] for a NAC with {u} processors, got {n}")
+        if order == "connectivity":
+            if self.config.conditional and conditioning is None:
+                raise ValueError("a conditional NAC needs conditioning inputs to rank connectivity")
+            ranking = self.connectivity(conditioning, conditioning_mask).argsort(descending=True)
+        elif order == "random":
+            ranking = torch.randperm(u, generator=torch.Generator().manual_seed(seed))
+        else:
+            raise ValueError(f"order must be 'connectivity' or 'random', got {order!r}")
+        kept = ranking[: u - n].sort().values.cpu()
+        index = torch.cat([kept, torch.arange(u, self.config.n_modules)])
+        dropped = copy.deepcopy(self)
+        dropped.generator.select_modules(index)
+        if dropped.config.graph == "frozen":
+            base = dropped.generator.base if self.config.conditional else dropped.generator
+            base.signatures.requires_grad_(False)
+        dropped.config = dataclasses.replace(self.config, n_processors=u - n)
+        if dropped.regularizer is not None:
+            c = dropped.config
+            dropped.regularizer = GraphPriorRegularizer(
+                c.prior,
+                c.n_processors,
+                weight=c.prior_weight,
+                loss=c.prior_loss,
+                rematch_every=c.prior_rematch_every,
+                **c.prior_params,
+            )
+        return dropped
+
+    def n_parameters(self, trainable_only: bool = True) -> int:
+        return sum(p.numel() for p in self.parameters() if p.requires_grad or not trainable_only)

@@ -1,0 +1,23 @@
+"""Tasks: seeded sources of training batches and of conditioning inputs for circuit export."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from circuitlab.tasks.base import Batch, Task
+from circuitlab.tasks.toy_sets import ToySets
+
+TASKS = {"toy-sets": ToySets}
+
+
+def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
+    """The task called ``name`` (one of ``TASKS``), with task-specific ``options``."""
+    if name not in TASKS:
+        raise ValueError(f"unknown task {name!r}; available: {sorted(TASKS)}")
+    try:
+        return TASKS[name](conditional=conditional, **options)
+    except TypeError as err:
+        raise ValueError(f"bad task_options for {name!r}: {err}") from err
+
+
+__all__ = ["TASKS", "Batch", "Task", "ToySets", "make_task"]

@@ -1,0 +1,188 @@
+import numpy as np
+import pytest
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from circuitlab import NAC, Circuit, NACConfig
+from circuitlab.circuit import link_probabilities
+from circuitlab.nn import link_probability
+
+SMALL = dict(
+    input_dim=6,
+    n_processors=12,
+    n_readouts=2,
+    n_classes=3,
+    dim=32,
+    heads=2,
+    head_dim=8,
+    code_dim=8,
+    sig_dim=4,
+    depth=2,
+    generator_dim=32,
+)
+
+
+def _flops(model, *args):
+    counter = FlopCounterMode(display=False)
+    with counter:  # FlopCounterMode's module tracker needs autograd on
+        model(*args)
+    return counter.get_total_flops()
+
+
+def test_forward_shapes_and_circuit():
+    model = NAC(NACConfig(**SMALL))
+    x = torch.randn(5, 9, 6)
+    logits, sigs, codes = model(x, return_circuit=True)
+    assert logits.shape == (5, 3) and sigs.shape == (1, 14, 4) and codes.shape == (1, 14, 8)
+    circuit = model.circuit()
+    assert isinstance(circuit, Circuit)
+    assert (
+        list(circuit.roles).count("processor") == 12 and list(circuit.roles).count("readout") == 2
+    )
+    np.testing.assert_allclose(
+        circuit.link_probability(), link_probability(sigs, sigs)[0].detach().numpy(), atol=1e-6
+    )
+
+
+def test_numpy_and_torch_link_probabilities_agree():
+    s = np.random.default_rng(0).normal(size=(3, 10, 5)).astype(np.float32)
+    t = torch.from_numpy(s)
+    for truncation in (None, 0.8):
+        np.testing.assert_allclose(
+            link_probabilities(s, 0.7, truncation),
+            link_probability(t, t, 0.7, truncation).numpy(),
+            atol=1e-6,
+        )
+
+
+def test_input_mask_hides_padding_tokens():
+    model = NAC(NACConfig(**SMALL)).eval()
+    x = torch.randn(2, 9, 6)
+    mask = torch.ones(2, 9, dtype=torch.bool)
+    mask[:, 6:] = False
+    padded = x.clone()
+    padded[:, 6:] = 100.0
+    torch.testing.assert_close(
+        model(x, input_mask=mask), model(padded, input_mask=mask), rtol=1e-5, atol=1e-5
+    )
+
+
+def test_conditional_nac_makes_one_circuit_per_input():
+    model = NAC(NACConfig(**SMALL, conditional=True, cond_vocab=11)).eval()
+    cond = torch.randint(1, 11, (4, 5))
+    logits, sigs, _ = model(torch.randn(4, 9, 6), cond, return_circuit=True)
+    assert logits.shape == (4, 3) and sigs.shape == (4, 14, 4)
+    circuits = model.circuits(cond)
+    assert len(circuits) == 4
+    assert not np.allclose(circuits[0].signatures, circuits[1].signatures)
+    with pytest.raises(ValueError, match="conditional"):
+        model(torch.randn(4, 9, 6))
+    with pytest.raises(ValueError, match="one circuit per input"):
+        model.circuit()
+
+
+def test_conditioning_mask_ignores_padding():
+    model = NAC(NACConfig(**SMALL, conditional=True, cond_dim=7)).eval()
+    cond = torch.randn(2, 6, 7)
+    mask = torch.tensor([[True] * 4 + [False] * 2] * 2)
+    other = cond.clone()
+    other[:, 4:] = -50.0
+    a, _ = model.generate(cond, mask)
+    b, _ = model.generate(other, mask)
+    torch.testing.assert_close(a, b)
+
+
+def test_perceiver_io_configuration_has_no_code_conditioning():
+    pio = NAC(NACConfig.perceiver_io(**SMALL))
+    assert pio.kernel.dense and not pio.read_in.to_k.conditioned
+    assert not any("alpha" in name or "code_proj" in name for name, _ in pio.named_parameters())
+    nac = NAC(NACConfig(**SMALL))
+    assert nac.n_parameters() > pio.n_parameters()
+
+
+def test_frozen_graph_does_not_train_signatures():
+    model = NAC(NACConfig(**SMALL, graph="frozen"))
+    assert not model.generator.signatures.requires_grad
+    model(torch.randn(2, 9, 6)).sum().backward()
+    assert model.generator.signatures.grad is None and model.generator.codes.grad is not None
+
+
+def test_prior_regulariser_is_wired_to_the_processors():
+    model = NAC(NACConfig(**SMALL, prior="scale_free"))
+    _, sigs, _ = model(torch.randn(2, 9, 6), return_circuit=True)
+    loss = model.structure_loss(sigs)
+    loss.backward()
+    assert loss.item() > 0 and model.generator.signatures.grad.abs().sum() > 0
+    assert model.regularizer.target.shape == (12, 12)
+    with pytest.raises(ValueError, match="dense"):
+        NACConfig(**SMALL, prior="scale_free", graph="dense")
+
+
+@pytest.mark.parametrize("order", ["connectivity", "random"])
+def test_drop_modules_keeps_outputs_and_computes_less(order):
+    model = NAC(NACConfig(**SMALL)).eval()
+    x = torch.randn(3, 9, 6)
+    dropped = model.drop_modules(8, order=order)
+    assert dropped.config.n_processors == 4 and model.config.n_processors == 12
+    assert dropped(x).shape == model(x).shape == (3, 3)
+    assert dropped.circuit().n_modules == 4 + 2
+    assert _flops(dropped, x) < 0.6 * _flops(model, x)
+
+
+def test_drop_modules_removes_the_least_connected_first():
+    model = NAC(NACConfig(**SMALL)).eval()
+    connectivity = model.connectivity()
+    dropped = model.drop_modules(5)
+    kept = torch.tensor(sorted(connectivity.argsort(descending=True)[:7].tolist()))
+    torch.testing.assert_close(
+        dropped.generator.signatures.data[:7], model.generator.signatures.data[kept]
+    )
+    torch.testing.assert_close(
+        dropped.generator.signatures.data[7:], model.generator.signatures.data[12:]
+    )
+
+
+def test_drop_modules_on_a_conditional_nac_needs_conditioning():
+    model = NAC(NACConfig(**SMALL, conditional=True, cond_vocab=11)).eval()
+    cond = torch.randint(1, 11, (4, 5))
+    with pytest.raises(ValueError, match="conditioning"):
+        model.drop_modules(3)
+    dropped = model.drop_modules(6, conditioning=cond)
+    x = torch.randn(4, 9, 6)
+    assert dropped(x, cond).shape == (4, 3)
+    assert _flops(dropped, x, cond) < _flops(model, x, cond)
+
+
+@pytest.mark.parametrize(
+    "tokenizer, inputs",
+    [
+        ("patches", torch.randn(2, 3, 16, 16)),
+        ("bytes", torch.randint(0, 256, (2, 20))),
+    ],
+)
+def test_tokenizers(tokenizer, inputs):
+    config = NACConfig(**{**SMALL, "input_dim": 3}, tokenizer=tokenizer, max_tokens=64)
+    assert NAC(config)(inputs).shape == (2, 3)
+
+
+def test_byte_encoding_pads_and_masks():
+    from circuitlab.nn import ByteTokenizer
+
+    data, mask = ByteTokenizer.encode(["ab", "été"], max_tokens=8)
+    assert data.shape == (2, 5) and mask.sum(1).tolist() == [2, 5]
+    assert data[0, :2].tolist() == [97, 98]
+
+
+def test_config_rejects_bad_values_with_the_field_name():
+    with pytest.raises(ValueError, match="graph"):
+        NACConfig(graph="sparse")
+    with pytest.raises(ValueError, match="prior"):
+        NACConfig(prior="small_world")
+    with pytest.raises(ValueError, match="unknown NACConfig fields"):
+        NACConfig.from_dict({"width": 3})
+
+
+def test_learnable_eps_gets_gradients():
+    model = NAC(NACConfig(**SMALL, learn_eps=True))
+    model(torch.randn(2, 9, 6)).sum().backward()
+    assert model.kernel.log_eps.grad is not None
