@@ -12,10 +12,12 @@ setup:
 test:
 	@bash scripts/setup.sh --browser
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m pytest
 
 lint: setup
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 
 # The main job until the NLVR task lands: train a conditional NAC on the toy task (or resume the
 # interrupted run), export one circuit per conditioning sentence, and summarise the store.

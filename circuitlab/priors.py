@@ -16,6 +16,7 @@ The diagonal is 1 in every target: P_ii = 1 for every signature, so self-links c
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 import numpy as np
@@ -102,6 +103,10 @@ def target(name: str, n_modules: int, **params: float) -> np.ndarray:
     """The expected adjacency E[G] of prior ``name`` for ``n_modules`` modules: (U, U)."""
     if name not in TARGETS:
         raise ValueError(f"unknown prior {name!r}; choose one of {PRIOR_NAMES}")
+    allowed = set(inspect.signature(TARGETS[name]).parameters) - {"n_modules"}
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ValueError(f"prior {name!r} takes parameters {sorted(allowed)}, not {unknown}")
     return TARGETS[name](n_modules, **params)
 
 

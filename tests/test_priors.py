@@ -120,3 +120,8 @@ def test_regulariser_accepts_a_batch_of_circuits():
     reg = priors.GraphPriorRegularizer("scale_free", 32, loss="spectral")
     s = torch.randn(4, 32, 8)
     assert reg(link_probability(s, s)).ndim == 0
+
+
+def test_unknown_prior_parameter_is_named():
+    with pytest.raises(ValueError, match=r"'scale_free' takes parameters \[\], not \['n_blocks'\]"):
+        priors.target("scale_free", 32, n_blocks=2)

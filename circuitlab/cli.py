@@ -1,0 +1,174 @@
+"""The ``circuitlab`` command line: train, export, inspect."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import yaml
+
+app = typer.Typer(
+    help="circuitlab: train Neural Attentive Circuits and export the circuits they learn.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _parse_value(text: str) -> Any:
+    """'16' -> 16, 'true' -> True, 'null' -> None, '[1, 2]' -> [1, 2], other text stays text."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise typer.BadParameter(f"{path} does not exist", param_hint="--config")
+    values = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(values, dict):
+        raise typer.BadParameter(f"{path} must hold a mapping of options", param_hint="--config")
+    return values
+
+
+@app.command()
+def train(
+    out: Annotated[
+        Path, typer.Option(help="Run directory: config, metrics.csv, checkpoints.")
+    ] = Path("runs/toy-sets"),
+    config: Annotated[
+        Path | None,
+        typer.Option(help="YAML/JSON file of training options (keys as below, 'model' a mapping)."),
+    ] = None,
+    task: Annotated[str | None, typer.Option(help="Task to train on: toy-sets.")] = None,
+    conditional: Annotated[
+        bool | None,
+        typer.Option("--conditional/--unconditional", help="One circuit per input, or one in all."),
+    ] = None,
+    steps: Annotated[int | None, typer.Option(help="Optimisation steps [1500].")] = None,
+    batch_size: Annotated[int | None, typer.Option(help="Examples per step [64].")] = None,
+    lr: Annotated[float | None, typer.Option(help="Peak AdamW learning rate [1e-3].")] = None,
+    weight_decay: Annotated[float | None, typer.Option(help="AdamW weight decay [0.01].")] = None,
+    warmup_steps: Annotated[int | None, typer.Option(help="Linear warm-up steps [100].")] = None,
+    grad_clip: Annotated[float | None, typer.Option(help="Gradient-norm clip [1.0].")] = None,
+    eval_every: Annotated[int | None, typer.Option(help="Validate every N steps [100].")] = None,
+    eval_size: Annotated[int | None, typer.Option(help="Validation examples [1024].")] = None,
+    checkpoint_every: Annotated[
+        int | None, typer.Option(help="Write checkpoint.pt every N steps [100].")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of every random draw [0].")] = None,
+    device: Annotated[
+        str | None, typer.Option(help="auto (cuda if present, else cpu), cpu, cuda, cuda:1.")
+    ] = None,
+    prior: Annotated[
+        str | None,
+        typer.Option(
+            help="Graph prior: scale_free, planted_partition, ring_of_cliques, erdos_renyi."
+        ),
+    ] = None,
+    perceiver_io: Annotated[
+        bool, typer.Option("--perceiver-io", help="Train the Perceiver IO configuration instead.")
+    ] = False,
+    set_model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="Model option KEY=VALUE, any NACConfig field (-m dim=128 -m depth=3); repeatable.",
+        ),
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option(help="Continue the run in OUT from its last checkpoint.")
+    ] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+) -> None:
+    """Train a NAC. Options override the --config file, which overrides the defaults."""
+    from circuitlab.train import TrainConfig
+    from circuitlab.train import train as run_training
+
+    if resume and (out / "config.json").is_file():
+        values = json.loads((out / "config.json").read_text())
+    else:
+        values = _read_config_file(config) if config else {}
+    model = dict(values.pop("model", None) or TrainConfig().model)
+    cli = dict(
+        task=task,
+        conditional=conditional,
+        steps=steps,
+        batch_size=batch_size,
+        lr=lr,
+        weight_decay=weight_decay,
+        warmup_steps=warmup_steps,
+        grad_clip=grad_clip,
+        eval_every=eval_every,
+        eval_size=eval_size,
+        checkpoint_every=checkpoint_every,
+        seed=seed,
+        device=device,
+    )
+    values.update({k: v for k, v in cli.items() if v is not None})
+    if perceiver_io:
+        model.update(modfc=False, graph="dense", prior=None)
+    if prior is not None:
+        model["prior"] = prior
+    for item in set_model or []:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise typer.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--model")
+        model[key.strip()] = _parse_value(text)
+    try:
+        train_config = TrainConfig.from_dict({**values, "model": model})
+        summary = run_training(train_config, out, resume=resume, progress=progress)
+    except (ValueError, FileExistsError, FileNotFoundError) as err:
+        typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from err
+    typer.echo(json.dumps(summary, indent=2))
+
+
+@app.command()
+def export(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory written by `circuitlab train`.")],
+    out: Annotated[Path, typer.Option(help="Circuit store directory to write.")],
+    n_circuits: Annotated[
+        int, typer.Option(help="Conditional models: distinct conditioning inputs to export.")
+    ] = 256,
+    seed: Annotated[int, typer.Option(help="Seed of the conditioning inputs.")] = 0,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing store.")] = False,
+) -> None:
+    """Write the circuits of a trained run to a circuit store."""
+    from circuitlab.export import export_run
+
+    try:
+        store = export_run(run_dir, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite)
+    except (ValueError, FileExistsError, FileNotFoundError) as err:
+        typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from err
+    typer.echo(f"wrote {store!r}")
+
+
+@app.command()
+def info(
+    store_path: Annotated[Path, typer.Argument(help="A circuit store directory.")],
+    threshold: Annotated[float, typer.Option(help="Link threshold on P for the graph.")] = 0.5,
+) -> None:
+    """Summarise a circuit store: size, modules, and the graph of its first circuit."""
+    from circuitlab.store import CircuitStore, CircuitStoreError
+
+    try:
+        store = CircuitStore.open(store_path)
+    except CircuitStoreError as err:
+        typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from err
+    graph = store[0].to_networkx(threshold)
+    typer.echo(repr(store))
+    typer.echo(f"columns: {list(store.frame.columns)}")
+    typer.echo(
+        f"circuit 0 at P > {threshold}: {graph.number_of_nodes()} modules, "
+        f"{graph.number_of_edges()} links"
+    )
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,201 @@
+"""Training end to end: learning the toy task, exact resume after SIGKILL, export, CLI."""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from circuitlab import CircuitStore
+from circuitlab.tasks import ToySets
+from circuitlab.train import TrainConfig, cosine_with_warmup, train
+
+TINY_MODEL = dict(
+    n_processors=8,
+    n_readouts=2,
+    dim=32,
+    depth=1,
+    heads=2,
+    head_dim=8,
+    code_dim=8,
+    sig_dim=8,
+    generator_dim=32,
+)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _rows(run_dir: Path) -> list[dict]:
+    with (run_dir / "metrics.csv").open() as f:
+        return list(csv.DictReader(f))
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "circuitlab", *args]
+
+
+def _marked_colour_count(x: torch.Tensor) -> torch.Tensor:
+    """k: how many other tokens share the marked token's colour, recomputed from the tokens."""
+    colour, marked = x[..., :4].argmax(-1), x[..., 8].argmax(-1)
+    own = colour[torch.arange(len(x)), marked]
+    return (colour == own[:, None]).sum(1) - 1
+
+
+def test_unconditional_labels_count_the_marked_tokens_colour():
+    task = ToySets()
+    batch = task.sample(512, seed=3)
+    assert torch.all(batch.inputs[..., 8].sum(1) == 1)  # exactly one marked token
+    torch.testing.assert_close(batch.labels, _marked_colour_count(batch.inputs))
+    assert (torch.bincount(batch.labels, minlength=4).float() / 512).min() > 0.18  # balanced
+    assert torch.equal(task.sample(8, seed=3).inputs, task.sample(8, seed=3).inputs)
+    assert not torch.equal(task.sample(8, seed=3).inputs, task.sample(8, seed=4).inputs)
+
+
+def test_conditional_labels_answer_the_sentences_threshold():
+    task = ToySets(conditional=True)
+    batch = task.sample(2048, seed=5)
+    words = batch.conditioning
+    threshold = 1 + ((words >= 14).any(1).long() + (words >= 17).any(1).long())  # 11.. 14.. 17..
+    torch.testing.assert_close(
+        batch.labels, (_marked_colour_count(batch.inputs) >= threshold).long()
+    )
+    assert abs(batch.labels.float().mean().item() - 0.5) < 0.05
+    # the scenes do not depend on the threshold: k is uniform for every t
+    for t in (1, 2, 3):
+        k = _marked_colour_count(batch.inputs[threshold == t])
+        assert (torch.bincount(k, minlength=4).float() / len(k)).min() > 0.18
+
+
+def test_schedule_warms_up_then_decays_to_zero():
+    assert cosine_with_warmup(0, 10, 100) == pytest.approx(0.1)
+    assert cosine_with_warmup(9, 10, 100) == pytest.approx(1.0)
+    assert cosine_with_warmup(55, 10, 100) == pytest.approx(0.5)
+    assert cosine_with_warmup(100, 10, 100) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("conditional", [False, True], ids=["unconditional", "conditional"])
+def test_toy_task_reaches_95_percent(tmp_path, conditional):
+    """Acceptance 7: the default configuration learns the toy task on CPU in minutes."""
+    config = TrainConfig.from_dict(json.loads(json.dumps(_shipped_config(conditional))))
+    summary = train(config, tmp_path / "run", progress=False)
+    assert summary["val_acc"] >= 0.95, summary
+    rows = _rows(tmp_path / "run")
+    assert len(rows) == config.steps and rows[-1]["val_acc"] != ""
+
+
+def _shipped_config(conditional: bool) -> dict:
+    import yaml
+
+    name = "toy-sets-conditional.yaml" if conditional else "toy-sets.yaml"
+    return yaml.safe_load((ROOT / "configs" / name).read_text())
+
+
+def _tiny_args(out: Path, steps: int = 40) -> list[str]:
+    model = [f"-m {k}={v}" for k, v in TINY_MODEL.items()]
+    return [
+        "train",
+        "--out",
+        str(out),
+        "--steps",
+        str(steps),
+        "--checkpoint-every",
+        "10",
+        "--eval-every",
+        "20",
+        "--eval-size",
+        "128",
+        "--batch-size",
+        "32",
+        "--conditional",
+        "--prior",
+        "planted_partition",
+        "--no-progress",
+        *" ".join(model).split(),
+        "-m",
+        "prior_rematch_every=7",
+        "-m",
+        "prior_params={n_blocks: 2}",
+    ]
+
+
+def test_resume_after_sigkill_matches_an_uninterrupted_run(tmp_path):
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    straight, killed = tmp_path / "straight", tmp_path / "killed"
+    subprocess.run(_cli(*_tiny_args(straight)), check=True, env=env, capture_output=True)
+
+    proc = subprocess.Popen(
+        _cli(*_tiny_args(killed)), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline and not _checkpointed_past(killed, 10):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    step_at_kill = torch.load(killed / "checkpoint.pt", weights_only=False)["step"]
+    assert 10 <= step_at_kill < 40, "the run should have been killed mid-way"
+
+    subprocess.run(
+        _cli("train", "--out", str(killed), "--resume", "--no-progress"),
+        check=True,
+        env=env,
+        capture_output=True,
+    )
+    a, b = _rows(straight), _rows(killed)
+    assert [r["step"] for r in b] == [str(s) for s in range(1, 41)]
+    for ra, rb in zip(a, b, strict=True):
+        for key in ("loss", "task_loss", "structure_loss", "train_acc", "val_loss", "val_acc"):
+            if ra[key] or rb[key]:
+                assert float(ra[key]) == pytest.approx(float(rb[key]), abs=1e-4), (ra["step"], key)
+    sa = torch.load(straight / "checkpoint.pt", weights_only=False)["model"]
+    sb = torch.load(killed / "checkpoint.pt", weights_only=False)["model"]
+    for name in sa:
+        torch.testing.assert_close(sa[name], sb[name], rtol=0, atol=1e-4)
+
+
+def _checkpointed_past(run_dir: Path, step: int) -> bool:
+    path = run_dir / "checkpoint.pt"
+    try:
+        return path.exists() and torch.load(path, weights_only=False)["step"] >= step
+    except Exception:  # caught mid-rename or mid-write by the other process
+        return False
+
+
+def test_cli_export_and_info(tmp_path):
+    run = tmp_path / "run"
+    subprocess.run(_cli(*_tiny_args(run, steps=10)), check=True, capture_output=True)
+    assert json.loads((run / "summary.json").read_text())["steps"] == 10
+    store_path = tmp_path / "store"
+    subprocess.run(
+        _cli("export", str(run), "--out", str(store_path), "--n-circuits", "20"),
+        check=True,
+        capture_output=True,
+    )
+    store = CircuitStore.open(store_path)
+    assert len(store) == 20 and store.frame["text"].nunique() == 20
+    assert set(store.frame["label"]) == {"at least 1", "at least 2", "at least 3"}
+    assert store.signatures.shape == (20, 10, 8)
+    assert store.config["n_processors"] == 8
+    info = subprocess.run(_cli("info", str(store_path)), check=True, capture_output=True, text=True)
+    assert "circuits=20" in info.stdout
+
+
+def test_cli_errors_name_the_problem(tmp_path):
+    run = tmp_path / "run"
+    bad = subprocess.run(
+        _cli("train", "--out", str(run), "-m", "graph=sparse", "--steps", "1"),
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "graph" in bad.stderr
+    missing = subprocess.run(
+        _cli("train", "--out", str(run), "--resume"), capture_output=True, text=True
+    )
+    assert missing.returncode == 2 and "no checkpoint" in missing.stderr
+    subprocess.run(_cli(*_tiny_args(run, steps=2)), check=True, capture_output=True)
+    again = subprocess.run(_cli(*_tiny_args(run, steps=2)), capture_output=True, text=True)
+    assert again.returncode == 2 and "--resume" in again.stderr
