@@ -17,7 +17,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +145,7 @@ class CircuitStore:
             "truncation": first.truncation,
             "roles": [str(r) for r in first.roles],
             "checkpoint_sha256": checkpoint_hash,
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "n_samples": len(circuits),
         }
         path.parent.mkdir(parents=True, exist_ok=True)
