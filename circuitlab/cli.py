@@ -124,6 +124,8 @@ def train(
     except (ValueError, FileExistsError, FileNotFoundError) as err:
         typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from err
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
     typer.echo(json.dumps(summary, indent=2))
 
 

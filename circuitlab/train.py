@@ -14,6 +14,9 @@ import dataclasses
 import json
 import math
 import os
+import signal
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,10 +163,12 @@ class _MetricsLog:
         if resume_step > 0 and path.exists():
             with path.open() as f:
                 rows = [r for r in csv.DictReader(f) if int(r["step"]) <= resume_step]
-        with path.open("w", newline="") as f:
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("w", newline="") as f:
             writer = csv.DictWriter(f, METRIC_COLUMNS)
             writer.writeheader()
             writer.writerows(rows)
+        os.replace(tmp, path)
         self.file = path.open("a", newline="")
         self.writer = csv.DictWriter(self.file, METRIC_COLUMNS)
 
@@ -173,6 +178,26 @@ class _MetricsLog:
 
     def close(self) -> None:
         self.file.close()
+
+
+class _StopOnInterrupt:
+    """Turns Ctrl-C (SIGINT) into a request to stop after the current step, so that the step
+    is logged and checkpointed whole. A second Ctrl-C stops at once."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous = None
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def restore(self) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
 
 
 def train(
@@ -235,6 +260,7 @@ def train(
     )
     val_loss = val_acc = float("nan")
     model.train()
+    stop = _StopOnInterrupt()
     try:
         for step in bar:
             torch.manual_seed(step_seed(config.seed, step))
@@ -267,7 +293,7 @@ def train(
             row["elapsed_s"] = f"{elapsed:.2f}"
             log.append(row)
             bar.set_postfix(loss=f"{loss.item():.3f}", val_acc=f"{val_acc:.3f}")
-            if done % config.checkpoint_every == 0 or done == config.steps:
+            if done % config.checkpoint_every == 0 or done == config.steps or stop.requested:
                 _atomic_save(
                     {
                         "step": done,
@@ -280,7 +306,12 @@ def train(
                     },
                     checkpoint_path,
                 )
+            if stop.requested:
+                message = f"interrupted: checkpoint saved at step {done}; continue with --resume"
+                tqdm.write(message, file=sys.stderr)
+                raise KeyboardInterrupt
     finally:
+        stop.restore()
         bar.close()
         log.close()
 

@@ -199,3 +199,26 @@ def test_cli_errors_name_the_problem(tmp_path):
     subprocess.run(_cli(*_tiny_args(run, steps=2)), check=True, capture_output=True)
     again = subprocess.run(_cli(*_tiny_args(run, steps=2)), capture_output=True, text=True)
     assert again.returncode == 2 and "--resume" in again.stderr
+
+
+def test_ctrl_c_checkpoints_the_current_step(tmp_path):
+    run = tmp_path / "run"
+    args = _tiny_args(run, steps=400)
+    args[args.index("--checkpoint-every") + 1] = "1000"  # only the interrupt will checkpoint
+    proc = subprocess.Popen(_cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(_rows_if_any(run)) < 5:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    saved = torch.load(run / "checkpoint.pt", weights_only=False)["step"]
+    assert "checkpoint saved at step" in err
+    assert saved == len(_rows(run)) and 5 <= saved < 400
+
+
+def _rows_if_any(run_dir: Path) -> list[dict]:
+    try:
+        return _rows(run_dir)
+    except (FileNotFoundError, KeyError):
+        return []
