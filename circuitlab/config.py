@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 TOKENIZERS = ("features", "patches", "bytes")
 GRAPHS = ("learned", "frozen", "dense")
@@ -96,8 +98,13 @@ class NACConfig:
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> NACConfig:
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown NACConfig fields {unknown}; known fields: {sorted(known)}")
-        return cls(**values)
+        return from_dict(cls, values)
+
+
+def from_dict(cls: type[T], values: dict[str, Any]) -> T:
+    """``cls(**values)`` for a dataclass, naming any unknown keys instead of a TypeError."""
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"unknown {cls.__name__} fields {unknown}; known: {sorted(known)}")
+    return cls(**values)

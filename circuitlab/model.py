@@ -47,23 +47,42 @@ def _init_linear(module: nn.Module) -> None:
             nn.init.zeros_(module.bias)
 
 
+def _attention(config: NACConfig, kernel: SignatureKernel) -> SKMDPA:
+    c = config
+    return SKMDPA(
+        c.dim, c.code_dim, heads=c.heads, head_dim=c.head_dim, conditioned=c.modfc, kernel=kernel
+    )
+
+
+def _ffn(config: NACConfig) -> ModFFN:
+    c = config
+    return ModFFN(
+        c.dim, c.code_dim, mult=c.ffn_mult, activation=c.ffn_activation, conditioned=c.modfc
+    )
+
+
+def _regularizer(config: NACConfig) -> GraphPriorRegularizer | None:
+    """The structure regulariser over the processors, or None when no prior is set."""
+    c = config
+    if c.prior is None:
+        return None
+    return GraphPriorRegularizer(
+        c.prior,
+        c.n_processors,
+        weight=c.prior_weight,
+        loss=c.prior_loss,
+        rematch_every=c.prior_rematch_every,
+        **c.prior_params,
+    )
+
+
 class _Propagator(nn.Module):
     """One round: SKMDPA among processors, then a ModFFN; both pre-LN residual."""
 
     def __init__(self, config: NACConfig, kernel: SignatureKernel) -> None:
         super().__init__()
-        c = config
-        self.attn = SKMDPA(
-            c.dim,
-            c.code_dim,
-            heads=c.heads,
-            head_dim=c.head_dim,
-            conditioned=c.modfc,
-            kernel=kernel,
-        )
-        self.ffn = ModFFN(
-            c.dim, c.code_dim, mult=c.ffn_mult, activation=c.ffn_activation, conditioned=c.modfc
-        )
+        self.attn = _attention(config, kernel)
+        self.ffn = _ffn(config)
 
     def forward(self, x: torch.Tensor, codes: torch.Tensor, sigs: torch.Tensor) -> torch.Tensor:
         x = x + self.attn(x, codes, sigs, x, codes, sigs)
@@ -105,33 +124,16 @@ class NAC(nn.Module):
         self.initial_state = nn.Sequential(
             nn.Linear(c.code_dim, c.dim), nn.GELU(), nn.Linear(c.dim, c.dim)
         )
-        ffn = dict(mult=c.ffn_mult, activation=c.ffn_activation, conditioned=c.modfc)
         self.read_in = ReadIn(
             c.dim, c.dim, c.code_dim, heads=c.heads, head_dim=c.head_dim, conditioned=c.modfc
         )
-        self.read_in_ffn = ModFFN(c.dim, c.code_dim, **ffn)
+        self.read_in_ffn = _ffn(c)
         self.propagators = nn.ModuleList(_Propagator(c, self.kernel) for _ in range(c.depth))
-        self.read_out = SKMDPA(
-            c.dim,
-            c.code_dim,
-            heads=c.heads,
-            head_dim=c.head_dim,
-            conditioned=c.modfc,
-            kernel=self.kernel,
-        )
-        self.read_out_ffn = ModFFN(c.dim, c.code_dim, **ffn)
+        self.read_out = _attention(c, self.kernel)
+        self.read_out_ffn = _ffn(c)
         self.head_norm = nn.LayerNorm(c.dim)
         self.head = ModFC(c.dim, c.n_classes + 1, c.code_dim, conditioned=c.modfc)
-        self.regularizer = None
-        if c.prior is not None:
-            self.regularizer = GraphPriorRegularizer(
-                c.prior,
-                c.n_processors,
-                weight=c.prior_weight,
-                loss=c.prior_loss,
-                rematch_every=c.prior_rematch_every,
-                **c.prior_params,
-            )
+        self.regularizer = _regularizer(c)
         self.apply(_init_linear)
 
     # ------------------------------------------------------------------------ circuits
@@ -277,16 +279,7 @@ class NAC(nn.Module):
             base = dropped.generator.base if self.config.conditional else dropped.generator
             base.signatures.requires_grad_(False)
         dropped.config = dataclasses.replace(self.config, n_processors=u - n)
-        if dropped.regularizer is not None:
-            c = dropped.config
-            dropped.regularizer = GraphPriorRegularizer(
-                c.prior,
-                c.n_processors,
-                weight=c.prior_weight,
-                loss=c.prior_loss,
-                rematch_every=c.prior_rematch_every,
-                **c.prior_params,
-            )
+        dropped.regularizer = _regularizer(dropped.config)
         return dropped
 
     def n_parameters(self, trainable_only: bool = True) -> int:

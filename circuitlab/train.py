@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from circuitlab.config import NACConfig
+from circuitlab.config import NACConfig, from_dict
 from circuitlab.device import pick_device
 from circuitlab.model import NAC
 from circuitlab.tasks import Task, make_task
@@ -84,11 +84,7 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown training options {unknown}; known: {sorted(known)}")
-        return cls(**values)
+        return from_dict(cls, values)
 
     def model_config(self, task: Task) -> NACConfig:
         """The NACConfig: the task fixes inputs, classes and conditioning; ``model`` the rest."""
