@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
+import pandas as pd
 import typer
 import yaml
 
@@ -170,6 +172,14 @@ def info(
         f"circuit 0 at P > {threshold}: {graph.number_of_nodes()} modules, "
         f"{graph.number_of_edges()} links"
     )
+    if len(store) > 1 and "label" in store.frame.columns:
+        links = np.empty(len(store))
+        for start in range(0, len(store), 1024):
+            p = store.link_probabilities(slice(start, start + 1024))
+            links[start : start + len(p)] = np.triu(p > threshold, k=1).sum((1, 2))
+        summary = pd.DataFrame({"label": store.frame["label"], "links": links})
+        typer.echo(f"links at P > {threshold} per label (mean, std over circuits):")
+        typer.echo(summary.groupby("label")["links"].agg(["count", "mean", "std"]).round(1))
 
 
 if __name__ == "__main__":

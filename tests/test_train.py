@@ -181,7 +181,7 @@ def test_cli_export_and_info(tmp_path):
     assert store.signatures.shape == (20, 10, 8)
     assert store.config["n_processors"] == 8
     info = subprocess.run(_cli("info", str(store_path)), check=True, capture_output=True, text=True)
-    assert "circuits=20" in info.stdout
+    assert "circuits=20" in info.stdout and "at least 2" in info.stdout
 
 
 def test_cli_errors_name_the_problem(tmp_path):
