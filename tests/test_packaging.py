@@ -12,10 +12,15 @@ def test_every_subpackage_is_listed_in_pyproject():
         for p in (ROOT / "circuitlab").rglob("__init__.py")
     }
     assert found <= listed, f"add {sorted(found - listed)} to [tool.setuptools] packages"
-    assert config["package-dir"] == {"circuitlab.analysis": "analysis", "circuitlab.app": "app"}
-    for folder in ("analysis", "app"):
+    mapped = {
+        "circuitlab.analysis": "analysis",
+        "circuitlab.app": "app",
+        "circuitlab.data.files": "data",
+    }
+    assert config["package-dir"] == mapped
+    for package, folder in mapped.items():
         first_line = (ROOT / folder / "__init__.py").read_text().splitlines()[0]
-        assert f"circuitlab.{folder}" in first_line
+        assert package in first_line
 
 
 def test_analysis_and_app_import_under_circuitlab():
@@ -24,3 +29,31 @@ def test_analysis_and_app_import_under_circuitlab():
 
     assert Path(circuitlab.analysis.__file__).parent.name == "analysis"
     assert Path(circuitlab.app.__file__).parent.name == "app"
+
+
+def test_wheel_ships_the_data(tmp_path):
+    import subprocess
+    import sys
+    import zipfile
+
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("circuitlab-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "circuitlab/data/files/nlvr/nlvr1-dev.json.gz" in names
+    assert "circuitlab/data/files/README.md" in names
+    assert "circuitlab/tasks/toy_sets.py" in names

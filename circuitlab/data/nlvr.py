@@ -1,0 +1,215 @@
+"""Loaders for NLVR (synthetic scenes, structured representations) and NLVR2 (sentences about
+photograph pairs), in their official JSON-lines formats, and for the NLVR2 reasoning-category
+annotations. The dev/test files ship with circuitlab (``data/nlvr``, CC-BY-4.0); every reader
+also takes the path of an official file a user has, plain or gzip-compressed.
+
+NLVR: each line has ``sentence``, ``label`` ("true"/"false"), ``identifier`` ("<sentence id>-<i>")
+and ``structured_rep``: three 100 x 100 boxes, each a list of objects with ``x_loc``, ``y_loc``,
+``size`` (10/20/30), ``type`` (circle/square/triangle) and ``color`` (Black/Yellow/#0099ff).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+
+SHAPES = ("circle", "square", "triangle")
+COLOURS = ("Black", "Yellow", "#0099ff")
+SIZES = (10, 20, 30)
+BOX_SIZE = 100
+SHIPPED = {
+    "nlvr-dev": "nlvr1-dev.json.gz",
+    "nlvr-test": "nlvr1-test.json.gz",
+    "nlvr2-dev": "nlvr2-dev.json.gz",
+    "nlvr2-test1": "nlvr2-test1.json.gz",
+    "nlvr2-annotations": "nlvr2-annotated_dev_examples.txt.gz",
+}
+CATEGORIES = (
+    "hard cardinality",
+    "soft cardinality",
+    "existential quantifier",
+    "universal quantifier",
+    "spatial relation",
+    "coordination",
+    "comparison",
+    "negation",
+    "coreference",
+    "presupposition",
+    "pp ambiguity",
+    "cc ambiguity",
+    "sbar ambiguity",
+)
+
+
+class NLVRFormatError(ValueError):
+    """A line of an NLVR/NLVR2 file is not in the official format; says which file and line."""
+
+
+@dataclass(frozen=True)
+class SceneObject:
+    """One object of a box: position of its top-left corner, size, shape and colour."""
+
+    x: int
+    y: int
+    size: int
+    shape: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class NLVRExample:
+    """A sentence paired with one scene: three boxes of objects, and whether it is true."""
+
+    identifier: str
+    sentence: str
+    label: bool
+    boxes: tuple[tuple[SceneObject, ...], ...]
+
+    @property
+    def sentence_id(self) -> str:
+        """The part of the identifier shared by the scenes of one sentence ("1572-0" -> "1572")."""
+        return self.identifier.rsplit("-", 1)[0]
+
+
+def resolve(source: str | os.PathLike) -> Path:
+    """A shipped file's name (a key of ``SHIPPED``) or a path -> the file's path."""
+    if isinstance(source, str) and source in SHIPPED:
+        return Path(str(resources.files("circuitlab.data.files") / "nlvr" / SHIPPED[source]))
+    path = Path(source)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file (shipped files are named {sorted(SHIPPED)})")
+    return path
+
+
+def _open(path: Path) -> IO[str]:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return path.open(encoding="utf-8")
+
+
+def _json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with _open(path) as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise NLVRFormatError(f"{path}, line {number}: not JSON ({err})") from err
+            if not isinstance(record, dict):
+                raise NLVRFormatError(f"{path}, line {number}: expected a JSON object")
+            yield number, record
+
+
+def _label(value: Any, where: str) -> bool:
+    text = str(value).strip().lower()
+    if text not in ("true", "false"):
+        raise NLVRFormatError(f"{where}: label must be true or false, got {value!r}")
+    return text == "true"
+
+
+def _require(record: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
+    missing = [k for k in keys if k not in record]
+    if missing:
+        raise NLVRFormatError(f"{where}: missing {missing}")
+
+
+def _scene_object(raw: dict[str, Any], where: str) -> SceneObject:
+    _require(raw, ("x_loc", "y_loc", "size", "type", "color"), where)
+    obj = SceneObject(
+        int(raw["x_loc"]), int(raw["y_loc"]), int(raw["size"]), raw["type"], raw["color"]
+    )
+    if obj.shape not in SHAPES or obj.colour not in COLOURS or obj.size not in SIZES:
+        raise NLVRFormatError(f"{where}: unknown object {raw}")
+    return obj
+
+
+def read_nlvr(source: str | os.PathLike) -> list[NLVRExample]:
+    """NLVR examples with their structured scenes from ``source`` ("nlvr-dev", "nlvr-test", or
+    the path of a file in the official format, e.g. a train.json you have)."""
+    path = resolve(source)
+    examples = []
+    for number, record in _json_lines(path):
+        where = f"{path}, line {number}"
+        _require(record, ("sentence", "label", "identifier", "structured_rep"), where)
+        boxes = tuple(
+            tuple(_scene_object(o, f"{where}, box {b}") for o in box)
+            for b, box in enumerate(record["structured_rep"])
+        )
+        examples.append(
+            NLVRExample(
+                record["identifier"], record["sentence"], _label(record["label"], where), boxes
+            )
+        )
+    return examples
+
+
+def nlvr_frame(examples: list[NLVRExample]) -> pd.DataFrame:
+    """One row per example: identifier, sentence_id, sentence, label, n_objects per scene."""
+    return pd.DataFrame(
+        {
+            "identifier": [e.identifier for e in examples],
+            "sentence_id": [e.sentence_id for e in examples],
+            "sentence": [e.sentence for e in examples],
+            "label": [e.label for e in examples],
+            "n_objects": [sum(len(box) for box in e.boxes) for e in examples],
+        }
+    )
+
+
+NLVR2_COLUMNS = (
+    "identifier",
+    "sentence",
+    "label",
+    "left_url",
+    "right_url",
+    "synset",
+    "query",
+    "writer",
+)
+
+
+def read_nlvr2(source: str | os.PathLike) -> pd.DataFrame:
+    """NLVR2 rows from ``source`` ("nlvr2-dev", "nlvr2-test1", or an official file's path):
+    identifier, sentence, label (bool), left_url, right_url, synset, query, writer."""
+    path = resolve(source)
+    rows = []
+    for number, record in _json_lines(path):
+        where = f"{path}, line {number}"
+        _require(record, ("identifier", "sentence", "label"), where)
+        row = {key: record.get(key) for key in NLVR2_COLUMNS}
+        row["label"] = _label(record["label"], where)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=list(NLVR2_COLUMNS))
+
+
+def read_annotations(source: str | os.PathLike = "nlvr2-annotations") -> pd.DataFrame:
+    """The reasoning-category annotations: one row per sentence, ``categories`` a list of names.
+
+    Format: a sentence line, then one "* category" line per category, blank lines between.
+    """
+    path = resolve(source)
+    rows: list[dict[str, Any]] = []
+    with _open(path) as f:
+        for number, raw in enumerate(f, start=1):
+            line = raw.strip()
+            if not line:
+                continue
+            if line.startswith("*"):
+                if not rows:
+                    raise NLVRFormatError(f"{path}, line {number}: a category before any sentence")
+                category = line.lstrip("* ").strip().lower()
+                if category not in CATEGORIES:
+                    raise NLVRFormatError(f"{path}, line {number}: unknown category {category!r}")
+                rows[-1]["categories"].append(category)
+            else:
+                rows.append({"sentence": line, "categories": []})
+    return pd.DataFrame(rows, columns=["sentence", "categories"])

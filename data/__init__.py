@@ -1,0 +1,1 @@
+"""circuitlab.data.files: the top-level data/ folder (shipped datasets), mapped by pyproject."""
