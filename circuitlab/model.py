@@ -106,13 +106,11 @@ class NAC(nn.Module):
                 dim=c.generator_dim,
                 heads=c.generator_heads,
             )
-            if c.graph == "frozen":
-                self.generator.to_signatures.requires_grad_(False)
-                self.generator.base.signatures.requires_grad_(False)
         else:
             self.generator = UnconditionalGenerator(c.n_modules, c.sig_dim, c.code_dim)
-            if c.graph == "frozen":
-                self.generator.signatures.requires_grad_(False)
+        if c.graph != "learned":
+            # frozen: random signatures that never train; dense (Perceiver IO): no kernel at all
+            self.generator.signature_parameters().requires_grad_(False)
         self.kernel = SignatureKernel(
             eps=c.eps,
             learn_eps=c.learn_eps,
@@ -275,9 +273,6 @@ class NAC(nn.Module):
         index = torch.cat([kept, torch.arange(u, self.config.n_modules)])
         dropped = copy.deepcopy(self)
         dropped.generator.select_modules(index)
-        if dropped.config.graph == "frozen":
-            base = dropped.generator.base if self.config.conditional else dropped.generator
-            base.signatures.requires_grad_(False)
         dropped.config = dataclasses.replace(self.config, n_processors=u - n)
         dropped.regularizer = _regularizer(dropped.config)
         return dropped

@@ -186,3 +186,12 @@ def test_learnable_eps_gets_gradients():
     model = NAC(NACConfig(**SMALL, learn_eps=True))
     model(torch.randn(2, 9, 6)).sum().backward()
     assert model.kernel.log_eps.grad is not None
+
+
+def test_perceiver_io_has_no_trainable_signatures():
+    for conditional in (False, True):
+        extra = dict(conditional=True, cond_vocab=5) if conditional else {}
+        pio = NAC(NACConfig.perceiver_io(**SMALL, **extra))
+        assert all(not p.requires_grad for p in pio.generator.signature_parameters())
+        dropped = pio.drop_modules(2, order="random")
+        assert all(not p.requires_grad for p in dropped.generator.signature_parameters())

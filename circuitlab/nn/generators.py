@@ -27,10 +27,19 @@ class UnconditionalGenerator(nn.Module):
     def forward(self) -> tuple[torch.Tensor, torch.Tensor]:
         return self.signatures.unsqueeze(0), self.codes.unsqueeze(0)
 
+    def signature_parameters(self) -> nn.ParameterList:
+        """The parameters that determine signatures (frozen for a fixed or absent graph)."""
+        return nn.ParameterList([self.signatures])
+
     def select_modules(self, index: torch.Tensor) -> None:
         """Keep only the modules at ``index`` (1-D LongTensor), in that order."""
-        self.signatures = nn.Parameter(self.signatures.data[index].clone())
-        self.codes = nn.Parameter(self.codes.data[index].clone())
+        self.signatures = _select(self.signatures, index)
+        self.codes = _select(self.codes, index)
+
+
+def _select(parameter: nn.Parameter, index: torch.Tensor) -> nn.Parameter:
+    """Rows ``index`` of ``parameter`` as a new parameter that keeps its requires_grad."""
+    return nn.Parameter(parameter.data[index].clone(), requires_grad=parameter.requires_grad)
 
 
 class _Block(nn.Module):
@@ -95,7 +104,11 @@ class ConditionalGenerator(nn.Module):
         base_signatures, base_codes = self.base()
         return base_signatures + self.to_signatures(x), base_codes + self.to_codes(x)
 
+    def signature_parameters(self) -> nn.ParameterList:
+        """The parameters that determine signatures (frozen for a fixed or absent graph)."""
+        return nn.ParameterList([*self.to_signatures.parameters(), self.base.signatures])
+
     def select_modules(self, index: torch.Tensor) -> None:
         """Keep only the modules at ``index``; the generator then emits len(index) modules."""
-        self.queries = nn.Parameter(self.queries.data[index].clone())
+        self.queries = _select(self.queries, index)
         self.base.select_modules(index)
