@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -128,7 +129,8 @@ def train(
         raise typer.Exit(2) from err
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
-    typer.echo(json.dumps(summary, indent=2))
+    if os.environ.get("RANK", "0") == "0":  # under torchrun, rank 0 speaks for all
+        typer.echo(json.dumps(summary, indent=2))
 
 
 @app.command()

@@ -47,10 +47,16 @@ def _init_linear(module: nn.Module) -> None:
             nn.init.zeros_(module.bias)
 
 
-def _attention(config: NACConfig, kernel: SignatureKernel) -> SKMDPA:
+def _attention(config: NACConfig, kernel: SignatureKernel, self_attention: bool) -> SKMDPA:
     c = config
     return SKMDPA(
-        c.dim, c.code_dim, heads=c.heads, head_dim=c.head_dim, conditioned=c.modfc, kernel=kernel
+        c.dim,
+        c.code_dim,
+        heads=c.heads,
+        head_dim=c.head_dim,
+        conditioned=c.modfc,
+        kernel=kernel,
+        self_attention=self_attention,
     )
 
 
@@ -81,7 +87,7 @@ class _Propagator(nn.Module):
 
     def __init__(self, config: NACConfig, kernel: SignatureKernel) -> None:
         super().__init__()
-        self.attn = _attention(config, kernel)
+        self.attn = _attention(config, kernel, self_attention=True)
         self.ffn = _ffn(config)
 
     def forward(self, x: torch.Tensor, codes: torch.Tensor, sigs: torch.Tensor) -> torch.Tensor:
@@ -127,7 +133,7 @@ class NAC(nn.Module):
         )
         self.read_in_ffn = _ffn(c)
         self.propagators = nn.ModuleList(_Propagator(c, self.kernel) for _ in range(c.depth))
-        self.read_out = _attention(c, self.kernel)
+        self.read_out = _attention(c, self.kernel, self_attention=False)
         self.read_out_ffn = _ffn(c)
         self.head_norm = nn.LayerNorm(c.dim)
         self.head = ModFC(c.dim, c.n_classes + 1, c.code_dim, conditioned=c.modfc)

@@ -24,10 +24,11 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
+from circuitlab import distributed
 from circuitlab.config import NACConfig, from_dict
-from circuitlab.device import pick_device
 from circuitlab.model import NAC
 from circuitlab.tasks import Task, make_task
 
@@ -196,6 +197,23 @@ class _StopOnInterrupt:
             signal.signal(signal.SIGINT, self._previous)
 
 
+def _check_run_dir(config: TrainConfig, run_dir: Path, resume: bool) -> None:
+    """Refuse to clobber a run, or to resume one with other options."""
+    checkpoint_path = run_dir / CHECKPOINT
+    if resume:
+        if not checkpoint_path.is_file():
+            raise FileNotFoundError(f"--resume: no checkpoint at {checkpoint_path}")
+        saved = json.loads((run_dir / CONFIG).read_text())
+        asked = dataclasses.asdict(config)
+        if saved != asked:
+            diff = {k: (saved.get(k), v) for k, v in asked.items() if saved.get(k) != v}
+            raise ValueError(f"--resume with options that differ from {run_dir / CONFIG}: {diff}")
+    elif checkpoint_path.exists():
+        raise FileExistsError(
+            f"{run_dir} already holds a run; pass --resume to continue it or pick another --out"
+        )
+
+
 def train(
     config: TrainConfig,
     run_dir: str | os.PathLike,
@@ -203,31 +221,22 @@ def train(
     resume: bool = False,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """Train (or resume) a NAC on ``config.task``; returns the summary written to summary.json."""
-    run_dir = Path(run_dir)
-    checkpoint_path = run_dir / CHECKPOINT
-    if resume:
-        if not checkpoint_path.is_file():
-            raise FileNotFoundError(f"--resume: no checkpoint at {checkpoint_path}")
-        saved = json.loads((run_dir / CONFIG).read_text())
-        if saved != dataclasses.asdict(config):
-            diff = {
-                k: (saved.get(k), v)
-                for k, v in dataclasses.asdict(config).items()
-                if saved.get(k) != v
-            }
-            raise ValueError(f"--resume with options that differ from {run_dir / CONFIG}: {diff}")
-    elif checkpoint_path.exists():
-        raise FileExistsError(
-            f"{run_dir} already holds a run; pass --resume to continue it or pick another --out"
-        )
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / CONFIG).write_text(json.dumps(dataclasses.asdict(config), indent=2))
+    """Train (or resume) a NAC on ``config.task``; returns the summary written to summary.json.
 
-    device = pick_device(config.device)
+    Under torchrun every process calls this; rank 0 alone writes the run directory.
+    """
+    run_dir = Path(run_dir)
+    _check_run_dir(config, run_dir, resume)
+    rank, device = distributed.start(config.device)
+    rows = distributed.shard(config.batch_size, rank)
+    if rank.is_main:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / CONFIG).write_text(json.dumps(dataclasses.asdict(config), indent=2))
+
     task = make_task(config.task, conditional=config.conditional, **config.task_options)
     torch.manual_seed(config.seed)
     model = NAC(config.model_config(task)).to(device)
+    net = DistributedDataParallel(model) if rank.distributed else model
     optimizer = torch.optim.AdamW(
         [p for p in model.parameters() if p.requires_grad],
         lr=config.lr,
@@ -238,19 +247,19 @@ def train(
     )
     start_step, elapsed_before = 0, 0.0
     if resume:
-        state = torch.load(checkpoint_path, map_location=device, weights_only=False)
+        state = torch.load(run_dir / CHECKPOINT, map_location=device, weights_only=False)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         start_step, elapsed_before = state["step"], state["elapsed_s"]
 
-    log = _MetricsLog(run_dir / METRICS, start_step)
+    log = _MetricsLog(run_dir / METRICS, start_step) if rank.is_main else None
     started = time.perf_counter()
     bar = tqdm(
         range(start_step, config.steps),
         initial=start_step,
         total=config.steps,
-        disable=not progress,
+        disable=not (progress and rank.is_main),
         desc="train",
         mininterval=1.0,
     )
@@ -259,9 +268,10 @@ def train(
     stop = _StopOnInterrupt()
     try:
         for step in bar:
-            torch.manual_seed(step_seed(config.seed, step))
-            batch = task.sample(config.batch_size, seed=step_seed(config.seed, step)).to(device)
-            logits, signatures, _ = model(batch.inputs, batch.conditioning, return_circuit=True)
+            torch.manual_seed(step_seed(config.seed, step) + rank.rank)
+            batch = task.sample(config.batch_size, seed=step_seed(config.seed, step))
+            batch = batch.rows(rows).to(device)
+            logits, signatures, _ = net(batch.inputs, batch.conditioning, return_circuit=True)
             task_loss = F.cross_entropy(logits, batch.labels)
             structure_loss = model.structure_loss(signatures)
             loss = task_loss + structure_loss
@@ -272,13 +282,23 @@ def train(
             scheduler.step()
 
             done = step + 1
+            accuracy = (logits.argmax(-1) == batch.labels).float().mean()
+            means = distributed.mean_over_ranks(
+                [loss.item(), task_loss.item(), structure_loss.item(), accuracy.item()],
+                rank,
+                device,
+            )
+            if not rank.is_main:
+                if stop.requested:
+                    raise KeyboardInterrupt
+                continue
             row = {
                 "step": done,
                 "lr": f"{scheduler.get_last_lr()[0]:.6g}",
-                "loss": f"{loss.item():.6f}",
-                "task_loss": f"{task_loss.item():.6f}",
-                "structure_loss": f"{structure_loss.item():.6f}",
-                "train_acc": f"{(logits.argmax(-1) == batch.labels).float().mean().item():.4f}",
+                "loss": f"{means[0]:.6f}",
+                "task_loss": f"{means[1]:.6f}",
+                "structure_loss": f"{means[2]:.6f}",
+                "train_acc": f"{means[3]:.4f}",
                 "val_loss": "",
                 "val_acc": "",
             }
@@ -288,28 +308,29 @@ def train(
             elapsed = elapsed_before + time.perf_counter() - started
             row["elapsed_s"] = f"{elapsed:.2f}"
             log.append(row)
-            bar.set_postfix(loss=f"{loss.item():.3f}", val_acc=f"{val_acc:.3f}")
+            bar.set_postfix(loss=f"{means[0]:.3f}", val_acc=f"{val_acc:.3f}")
             if done % config.checkpoint_every == 0 or done == config.steps or stop.requested:
-                _atomic_save(
-                    {
-                        "step": done,
-                        "elapsed_s": elapsed,
-                        "model": model.state_dict(),
-                        "optimizer": optimizer.state_dict(),
-                        "scheduler": scheduler.state_dict(),
-                        "model_config": model.config.to_dict(),
-                        "train_config": dataclasses.asdict(config),
-                    },
-                    checkpoint_path,
-                )
+                state = {
+                    "step": done,
+                    "elapsed_s": elapsed,
+                    "model": model.state_dict(),
+                    "optimizer": optimizer.state_dict(),
+                    "scheduler": scheduler.state_dict(),
+                    "model_config": model.config.to_dict(),
+                    "train_config": dataclasses.asdict(config),
+                }
+                _atomic_save(state, run_dir / CHECKPOINT)
             if stop.requested:
                 message = f"interrupted: checkpoint saved at step {done}; continue with --resume"
                 tqdm.write(message, file=sys.stderr)
                 raise KeyboardInterrupt
+        checksums = distributed.parameter_checksums(model, rank)
     finally:
         stop.restore()
         bar.close()
-        log.close()
+        if log is not None:
+            log.close()
+        distributed.stop(rank)
 
     summary = {
         "task": config.task,
@@ -321,6 +342,9 @@ def train(
         "parameters": model.n_parameters(),
         "device": str(device),
         "torch_threads": torch.get_num_threads(),
+        "world_size": rank.world_size,
+        "parameter_checksums": checksums,
     }
-    (run_dir / SUMMARY).write_text(json.dumps(summary, indent=2))
+    if rank.is_main:
+        (run_dir / SUMMARY).write_text(json.dumps(summary, indent=2))
     return summary

@@ -12,7 +12,9 @@ def _inputs(b=2, u=6, dim=16, code=8, sig=4):
 
 
 def test_all_ones_kernel_in_eval_equals_softmax_attention():
-    attn = SKMDPA(16, 8, heads=2, head_dim=8, kernel=SignatureKernel(dense=True)).eval()
+    attn = SKMDPA(
+        16, 8, heads=2, head_dim=8, kernel=SignatureKernel(dense=True), self_attention=True
+    ).eval()
     x, c, s = _inputs()
     out = attn(x, c, s, x, c, s)
     h = attn.norm_receivers(x)

@@ -43,21 +43,25 @@ def _select(parameter: nn.Parameter, index: torch.Tensor) -> nn.Parameter:
 
 
 class _Block(nn.Module):
-    """Pre-LN attention (cross or self) followed by a pre-LN FFN, both residual."""
+    """Pre-LN attention followed by a pre-LN FFN, both residual. ``cross``: the block attends to
+    a context (and normalises it with its own LayerNorm); otherwise to its own input."""
 
-    def __init__(self, dim: int, heads: int) -> None:
+    def __init__(self, dim: int, heads: int, *, cross: bool) -> None:
         super().__init__()
         self.norm_q = nn.LayerNorm(dim)
-        self.norm_kv = nn.LayerNorm(dim)
+        self.norm_kv = nn.LayerNorm(dim) if cross else None
         self.attn = nn.MultiheadAttention(dim, heads, batch_first=True)
         self.norm_ffn = nn.LayerNorm(dim)
         self.ffn = _mlp(dim, 2 * dim, dim)
 
     def forward(
-        self, x: torch.Tensor, context: torch.Tensor | None, pad_mask: torch.Tensor | None
+        self,
+        x: torch.Tensor,
+        context: torch.Tensor | None = None,
+        pad_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
         q = self.norm_q(x)
-        kv = q if context is None else self.norm_kv(context)
+        kv = q if self.norm_kv is None else self.norm_kv(context)
         x = x + self.attn(q, kv, kv, key_padding_mask=pad_mask, need_weights=False)[0]
         return x + self.ffn(self.norm_ffn(x))
 
@@ -87,8 +91,8 @@ class ConditionalGenerator(nn.Module):
         super().__init__()
         self.queries = nn.Parameter(torch.randn(n_modules, dim))
         self.cond_proj = nn.Linear(cond_dim, dim)
-        self.cross = _Block(dim, heads)
-        self.self_attn = _Block(dim, heads)
+        self.cross = _Block(dim, heads, cross=True)
+        self.self_attn = _Block(dim, heads, cross=False)
         self.norm_out = nn.LayerNorm(dim)
         self.to_signatures = _mlp(dim, dim, sig_dim)
         self.to_codes = _mlp(dim, dim, code_dim)
@@ -100,7 +104,7 @@ class ConditionalGenerator(nn.Module):
         context = self.cond_proj(tokens)
         x = self.queries.unsqueeze(0).expand(tokens.shape[0], -1, -1)
         x = self.cross(x, context, None if mask is None else ~mask)
-        x = self.norm_out(self.self_attn(x, None, None))
+        x = self.norm_out(self.self_attn(x))
         base_signatures, base_codes = self.base()
         return base_signatures + self.to_signatures(x), base_codes + self.to_codes(x)
 

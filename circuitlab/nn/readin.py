@@ -7,9 +7,9 @@ The naive computation materialises k_uj = ModFC(x_j; c_u) for every module u and
     q_u . (W (x_j * m_u) + b) = ((W^T q_u) * m_u) . x_j + q_u . b,
 
 so the scores cost U*N*d_in per head and hold only (B, H, U, N); the q_u . b term is constant
-along j and cancels in the softmax. Values likewise: sum_j a_uj (W (x_j * m'_u) + b) =
-W ((sum_j a_uj x_j) * m'_u) + b, since the attention weights sum to one. This keeps NACs linear
-in the number of input tokens.
+along j and cancels in the softmax, so the key projection has no bias. Values likewise:
+sum_j a_uj (W (x_j * m'_u) + b) = W ((sum_j a_uj x_j) * m'_u) + b, since the attention weights
+sum to one. This keeps NACs linear in the number of input tokens.
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ class ReadIn(nn.Module):
         self.norm_modules = nn.LayerNorm(dim)
         self.norm_inputs = nn.LayerNorm(input_dim)
         self.to_q = ModFC(dim, inner, code_dim, conditioned=conditioned)
-        self.to_k = ModFC(input_dim, inner, code_dim, conditioned=conditioned)
+        # no key bias: q_u . b is constant along the tokens and cancels in the softmax
+        self.to_k = ModFC(input_dim, inner, code_dim, conditioned=conditioned, bias=False)
         self.to_v = ModFC(input_dim, inner, code_dim, conditioned=conditioned)
         self.to_out = ModFC(inner, dim, code_dim, conditioned=conditioned)
 

@@ -26,7 +26,8 @@ class SKMDPA(nn.Module):
 
     Shapes: receivers (B, Ur, dim), senders (B, Us, dim); codes (B or 1, U*, code_dim);
     signatures (B or 1, U*, sig_dim). Returns the update for the receivers, (B, Ur, dim); the
-    residual connection is added by the caller. Pass the same tensors twice for self-attention.
+    residual connection is added by the caller. With ``self_attention=True`` pass the same
+    tensors as receivers and senders; they share one LayerNorm.
     """
 
     def __init__(
@@ -38,6 +39,7 @@ class SKMDPA(nn.Module):
         head_dim: int = 32,
         conditioned: bool = True,
         kernel: SignatureKernel | None = None,
+        self_attention: bool = False,
     ) -> None:
         super().__init__()
         self.heads = heads
@@ -45,7 +47,7 @@ class SKMDPA(nn.Module):
         inner = heads * head_dim
         self.kernel = kernel if kernel is not None else SignatureKernel()
         self.norm_receivers = nn.LayerNorm(dim)
-        self.norm_senders = nn.LayerNorm(dim)
+        self.norm_senders = None if self_attention else nn.LayerNorm(dim)
         self.to_q = ModFC(dim, inner, code_dim, conditioned=conditioned)
         self.to_k = ModFC(dim, inner, code_dim, conditioned=conditioned)
         self.to_v = ModFC(dim, inner, code_dim, conditioned=conditioned)
@@ -66,7 +68,12 @@ class SKMDPA(nn.Module):
     ) -> torch.Tensor:
         batch = receivers.shape[0]
         r = self.norm_receivers(receivers)
-        s = r if senders is receivers else self.norm_senders(senders)
+        if self.norm_senders is None:
+            if senders is not receivers:
+                raise ValueError("this SKMDPA does self-attention: pass the same senders")
+            s = r
+        else:
+            s = self.norm_senders(senders)
         q = self._split_heads(self.to_q(r, receiver_codes))
         k = self._split_heads(self.to_k(s, sender_codes))
         v = self._split_heads(self.to_v(s, sender_codes))

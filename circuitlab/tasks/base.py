@@ -18,6 +18,19 @@ class Batch:
     conditioning: torch.Tensor | None = None
     conditioning_mask: torch.Tensor | None = None
 
+    def rows(self, index: slice) -> Batch:
+        """The examples at ``index`` (a slice along the batch dimension)."""
+
+        def take(t: torch.Tensor | None) -> torch.Tensor | None:
+            return None if t is None else t[index]
+
+        return Batch(
+            take(self.inputs),
+            take(self.labels),
+            take(self.conditioning),
+            take(self.conditioning_mask),
+        )
+
     def to(self, device: torch.device) -> Batch:
         def move(t: torch.Tensor | None) -> torch.Tensor | None:
             return None if t is None else t.to(device)
