@@ -50,7 +50,7 @@ def train(
         bool | None,
         typer.Option("--conditional/--unconditional", help="One circuit per input, or one in all."),
     ] = None,
-    steps: Annotated[int | None, typer.Option(help="Optimisation steps [1500].")] = None,
+    steps: Annotated[int | None, typer.Option(help="Optimisation steps [3000].")] = None,
     batch_size: Annotated[int | None, typer.Option(help="Examples per step [64].")] = None,
     lr: Annotated[float | None, typer.Option(help="Peak AdamW learning rate [1e-3].")] = None,
     weight_decay: Annotated[float | None, typer.Option(help="AdamW weight decay [0.01].")] = None,

@@ -65,7 +65,7 @@ class TrainConfig:
     task: str = "toy-sets"
     conditional: bool = False
     task_options: dict[str, Any] = field(default_factory=dict)
-    steps: int = 1500
+    steps: int = 3000
     batch_size: int = 64
     lr: float = 1e-3
     weight_decay: float = 0.01
