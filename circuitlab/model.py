@@ -21,7 +21,7 @@ from torch import nn
 from circuitlab.circuit import PROCESSOR, READOUT, Circuit
 from circuitlab.config import NACConfig
 from circuitlab.nn.generators import ConditionalGenerator, UnconditionalGenerator
-from circuitlab.nn.kernel import SignatureKernel, link_probability
+from circuitlab.nn.kernel import SignatureKernel
 from circuitlab.nn.modfc import ModFC, ModFFN
 from circuitlab.nn.readin import ReadIn
 from circuitlab.nn.skmdpa import SKMDPA
@@ -164,7 +164,7 @@ class NAC(nn.Module):
 
     def link_probabilities(self, signatures: torch.Tensor) -> torch.Tensor:
         """P among all modules for signatures (..., U, sig_dim) -> (..., U, U)."""
-        return link_probability(signatures, signatures, self.kernel.eps, self.kernel.truncation)
+        return self.kernel.log_probability(signatures, signatures).exp()
 
     def structure_loss(self, signatures: torch.Tensor) -> torch.Tensor:
         """The graph-prior regulariser on the processors' P (0 when no prior is set)."""
