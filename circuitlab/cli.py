@@ -45,7 +45,7 @@ def train(
         Path | None,
         typer.Option(help="YAML/JSON file of training options (keys as below, 'model' a mapping)."),
     ] = None,
-    task: Annotated[str | None, typer.Option(help="Task to train on: toy-sets.")] = None,
+    task: Annotated[str | None, typer.Option(help="Task to train on: toy-sets, nlvr.")] = None,
     conditional: Annotated[
         bool | None,
         typer.Option("--conditional/--unconditional", help="One circuit per input, or one in all."),
@@ -143,15 +143,61 @@ def export(
     seed: Annotated[int, typer.Option(help="Seed of the conditioning inputs.")] = 0,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing store.")] = False,
 ) -> None:
-    """Write the circuits of a trained run to a circuit store."""
-    from circuitlab.export import export_run
+    """Write the circuits of a trained run to a circuit store (an NLVR model: two stores,
+    OUT/nlvr2 and OUT/nlvr)."""
+    from circuitlab.export import export_nlvr, export_run
+    from circuitlab.train import load_model
 
     try:
-        store = export_run(run_dir, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite)
+        _, train_config = load_model(run_dir)
+        if train_config.task == "nlvr" and train_config.conditional:
+            stores = export_nlvr(run_dir, out, overwrite=overwrite)
+        else:
+            stores = {
+                "": export_run(run_dir, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite)
+            }
     except (ValueError, FileExistsError, FileNotFoundError) as err:
         typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2) from err
-    typer.echo(f"wrote {store!r}")
+    for store in stores.values():
+        typer.echo(f"wrote {store!r}")
+
+
+@app.command()
+def evaluate(
+    checkpoint: Annotated[
+        Path,
+        typer.Argument(
+            help="A run directory of `circuitlab train --task nlvr`, or its checkpoint.pt."
+        ),
+    ],
+    nlvr: Annotated[
+        str,
+        typer.Option(
+            help="A file in NLVR's official JSON-lines format (plain or .gz), or a shipped "
+            "name: nlvr-dev, nlvr-test."
+        ),
+    ],
+    out: Annotated[
+        Path | None, typer.Option(help="Write one row per example (prediction, correct, ...) here.")
+    ] = None,
+    device: Annotated[str, typer.Option(help="auto, cpu, cuda, cuda:1.")] = "auto",
+) -> None:
+    """Score an NLVR model on any NLVR-format file: accuracy overall and per reasoning category."""
+    from circuitlab.data.nlvr import NLVRFormatError
+    from circuitlab.device import pick_device
+    from circuitlab.nlvr_eval import evaluate_file, write_predictions
+
+    try:
+        predictions, table = evaluate_file(checkpoint, nlvr, str(pick_device(device)))
+    except (ValueError, FileNotFoundError, NLVRFormatError) as err:
+        typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from err
+    typer.echo(f"{len(predictions)} examples from {nlvr}")
+    typer.echo(table.to_string(index=False))
+    if out is not None:
+        write_predictions(predictions, out)
+        typer.echo(f"wrote {out}")
 
 
 @app.command()

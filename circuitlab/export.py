@@ -7,9 +7,14 @@ import os
 from pathlib import Path
 
 import pandas as pd
+from tqdm import tqdm
 
+from circuitlab.data.nlvr import read_nlvr
+from circuitlab.model import NAC
+from circuitlab.nlvr_eval import nlvr2_sentences, nlvr_task, predict_nlvr
 from circuitlab.store import CircuitStore
 from circuitlab.tasks import make_task
+from circuitlab.tasks.nlvr import NLVRWorld
 from circuitlab.train import CHECKPOINT, load_model
 
 
@@ -36,6 +41,10 @@ def export_run(
     """
     run_dir = Path(run_dir)
     model, train_config = load_model(run_dir)
+    if train_config.task == "nlvr" and model.config.conditional:
+        raise ValueError(
+            f"{run_dir} is an NLVR model: use export_nlvr (circuitlab export writes its two stores)"
+        )
     if model.config.conditional:
         task = make_task(train_config.task, conditional=True, **train_config.task_options)
         batch, frame = task.circuit_inputs(n_circuits, seed)
@@ -54,6 +63,65 @@ def export_run(
         circuits,
         frame,
         model.config.to_dict(),
-        checkpoint_hash=file_sha256(run_dir / CHECKPOINT),
+        checkpoint_hash=file_sha256(run_dir / CHECKPOINT if run_dir.is_dir() else run_dir),
         overwrite=overwrite,
     )
+
+
+def _circuits_for(model: NAC, task: NLVRWorld, sentences: list[str], chunk: int = 256) -> list:
+    circuits = []
+    for start in tqdm(range(0, len(sentences), chunk), desc="circuits", leave=False):
+        tokens, mask = task.encode_text(sentences[start : start + chunk])
+        circuits += model.circuits(tokens, mask)
+    return circuits
+
+
+def export_nlvr(
+    run_dir: str | os.PathLike, out: str | os.PathLike, *, overwrite: bool = False
+) -> dict[str, CircuitStore]:
+    """The two stores of a conditional NLVR model, under ``out``:
+
+    - ``nlvr2``: one circuit per distinct NLVR2 sentence of dev and test1, with label, split,
+      categories and category_source (see ``nlvr2_sentences``);
+    - ``nlvr``: one circuit per NLVR dev and test example (sentence with one scene), with the
+      scene's identifier, label, the model's prediction and whether it is correct.
+    """
+    run_dir, out = Path(run_dir), Path(out)
+    model, config = load_model(run_dir)
+    if not model.config.conditional:
+        raise ValueError(f"{run_dir} holds an unconditional model: it has one circuit")
+    task = nlvr_task(config)
+    digest = file_sha256(run_dir / CHECKPOINT if run_dir.is_dir() else run_dir)
+    stores = {}
+
+    nlvr2 = nlvr2_sentences()
+    circuits = _circuits_for(model, task, nlvr2["text"].tolist())
+    stores["nlvr2"] = CircuitStore.write(
+        out / "nlvr2",
+        circuits,
+        nlvr2,
+        model.config.to_dict(),
+        checkpoint_hash=digest,
+        overwrite=overwrite,
+    )
+
+    parts = []
+    for split in ("nlvr-dev", "nlvr-test"):
+        predictions = predict_nlvr(model, task, read_nlvr(split))
+        predictions["split"] = split.removeprefix("nlvr-")
+        parts.append(predictions)
+    frame = pd.concat(parts, ignore_index=True).rename(
+        columns={"sentence": "text", "identifier": "scene_id"}
+    )
+    frame["dataset"] = "nlvr"
+    frame["category_source"] = "tagger"
+    circuits = _circuits_for(model, task, frame["text"].tolist())
+    stores["nlvr"] = CircuitStore.write(
+        out / "nlvr",
+        circuits,
+        frame,
+        model.config.to_dict(),
+        checkpoint_hash=digest,
+        overwrite=overwrite,
+    )
+    return stores

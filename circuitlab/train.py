@@ -30,9 +30,10 @@ from tqdm import tqdm
 from circuitlab import distributed
 from circuitlab.config import NACConfig, from_dict
 from circuitlab.model import NAC
-from circuitlab.tasks import Task, make_task
+from circuitlab.tasks import Batch, Task, make_task
 
 CONFIG, METRICS, CHECKPOINT, SUMMARY = "config.json", "metrics.csv", "checkpoint.pt", "summary.json"
+CHECKPOINT_VERSION = 1  # bump when a checkpoint's contents change meaning
 METRIC_COLUMNS = [
     "step",
     "lr",
@@ -96,6 +97,8 @@ class TrainConfig:
             conditional=task.conditional,
             cond_vocab=task.cond_vocab,
         )
+        if task.cond_dim is not None:
+            values["cond_dim"] = task.cond_dim
         return NACConfig.from_dict(values)
 
 
@@ -118,37 +121,65 @@ def _atomic_save(obj: Any, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def load_model(run_dir: str | os.PathLike, device: str = "cpu") -> tuple[NAC, TrainConfig]:
-    """The model of a run's latest checkpoint, in eval mode, with the run's TrainConfig."""
-    run_dir = Path(run_dir)
-    path = run_dir / CHECKPOINT
+def load_model(path: str | os.PathLike, device: str = "cpu") -> tuple[NAC, TrainConfig]:
+    """The model of a run's latest checkpoint (``path``: the run directory or its
+    checkpoint.pt), in eval mode, with the run's TrainConfig."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / CHECKPOINT
     if not path.is_file():
         raise FileNotFoundError(
-            f"{path} not found: is {run_dir} a run directory of circuitlab train?"
+            f"{path} not found: give a run directory of circuitlab train or its {CHECKPOINT}"
         )
     state = torch.load(path, map_location=device, weights_only=False)
+    if not isinstance(state, dict) or "model_config" not in state:
+        raise ValueError(f"{path} is not a circuitlab checkpoint")
+    version = state.get("format_version", 1)
+    if version != CHECKPOINT_VERSION:
+        raise ValueError(
+            f"{path} has checkpoint format {version}; this circuitlab reads format "
+            f"{CHECKPOINT_VERSION}: use the circuitlab version that wrote it, or retrain"
+        )
     model = NAC(NACConfig.from_dict(state["model_config"]))
     model.load_state_dict(state["model"])
     return model.to(device).eval(), TrainConfig.from_dict(state["train_config"])
 
 
+def forward_batch(model: torch.nn.Module, batch: Batch, **kwargs: Any) -> Any:
+    """``model`` (a NAC, or a DDP-wrapped one) on a Batch, masks included."""
+    return model(
+        batch.inputs,
+        batch.conditioning,
+        input_mask=batch.input_mask,
+        conditioning_mask=batch.conditioning_mask,
+        **kwargs,
+    )
+
+
 @torch.no_grad()
+def predict_logits(
+    model: NAC, batch: Batch, device: torch.device | str = "cpu", chunk: int = 256
+) -> torch.Tensor:
+    """Logits (B, n_classes) in eval mode, ``chunk`` examples at a time."""
+    was_training = model.training
+    model.eval()
+    parts = [
+        forward_batch(model, batch.rows(slice(start, start + chunk)).to(device)).float().cpu()
+        for start in range(0, len(batch), chunk)
+    ]
+    model.train(was_training)
+    return torch.cat(parts)
+
+
 def evaluate(
     model: NAC, task: Task, config: TrainConfig, device: torch.device
 ) -> tuple[float, float]:
     """(mean loss, accuracy) on the run's fixed validation set (seed independent of training)."""
-    was_training = model.training
-    model.eval()
-    batch = task.sample(config.eval_size, seed=step_seed(config.seed, 10**12)).to(device)
-    losses, correct = [], 0
-    for start in range(0, config.eval_size, 256):
-        part = slice(start, start + 256)
-        cond = None if batch.conditioning is None else batch.conditioning[part]
-        logits = model(batch.inputs[part], cond)
-        losses.append(F.cross_entropy(logits, batch.labels[part], reduction="sum").item())
-        correct += (logits.argmax(-1) == batch.labels[part]).sum().item()
-    model.train(was_training)
-    return sum(losses) / config.eval_size, correct / config.eval_size
+    seed = step_seed(config.seed, 10**12)
+    batch = task.validation(config.eval_size, seed=seed)
+    logits = predict_logits(model, batch, device)
+    loss = F.cross_entropy(logits, batch.labels).item()
+    return loss, (logits.argmax(-1) == batch.labels).float().mean().item()
 
 
 class _MetricsLog:
@@ -271,7 +302,7 @@ def train(
             torch.manual_seed(step_seed(config.seed, step) + rank.rank)
             batch = task.sample(config.batch_size, seed=step_seed(config.seed, step))
             batch = batch.rows(rows).to(device)
-            logits, signatures, _ = net(batch.inputs, batch.conditioning, return_circuit=True)
+            logits, signatures, _ = forward_batch(net, batch, return_circuit=True)
             task_loss = F.cross_entropy(logits, batch.labels)
             structure_loss = model.structure_loss(signatures)
             loss = task_loss + structure_loss
@@ -311,6 +342,7 @@ def train(
             bar.set_postfix(loss=f"{means[0]:.3f}", val_acc=f"{val_acc:.3f}")
             if done % config.checkpoint_every == 0 or done == config.steps or stop.requested:
                 state = {
+                    "format_version": CHECKPOINT_VERSION,
                     "step": done,
                     "elapsed_s": elapsed,
                     "model": model.state_dict(),

@@ -120,15 +120,27 @@ def _require(record: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
     missing = [k for k in keys if k not in record]
     if missing:
         raise NLVRFormatError(f"{where}: missing {missing}")
+    if "sentence" in keys and (
+        not isinstance(record["sentence"], str) or not record["sentence"].strip()
+    ):
+        raise NLVRFormatError(f"{where}: the sentence is empty or not a string")
 
 
 def _scene_object(raw: dict[str, Any], where: str) -> SceneObject:
+    if not isinstance(raw, dict):
+        raise NLVRFormatError(f"{where}: an object must be a JSON object, got {raw!r}")
     _require(raw, ("x_loc", "y_loc", "size", "type", "color"), where)
-    obj = SceneObject(
-        int(raw["x_loc"]), int(raw["y_loc"]), int(raw["size"]), raw["type"], raw["color"]
-    )
+    try:
+        obj = SceneObject(
+            int(raw["x_loc"]), int(raw["y_loc"]), int(raw["size"]), raw["type"], raw["color"]
+        )
+    except (TypeError, ValueError) as err:
+        raise NLVRFormatError(f"{where}: x_loc, y_loc and size must be integers: {raw}") from err
     if obj.shape not in SHAPES or obj.colour not in COLOURS or obj.size not in SIZES:
-        raise NLVRFormatError(f"{where}: unknown object {raw}")
+        raise NLVRFormatError(
+            f"{where}: unknown object {raw}; type must be one of {SHAPES}, color one of "
+            f"{COLOURS}, size one of {SIZES}"
+        )
     return obj
 
 
@@ -140,9 +152,11 @@ def read_nlvr(source: str | os.PathLike) -> list[NLVRExample]:
     for number, record in _json_lines(path):
         where = f"{path}, line {number}"
         _require(record, ("sentence", "label", "identifier", "structured_rep"), where)
+        rep = record["structured_rep"]
+        if not isinstance(rep, list) or not all(isinstance(box, list) for box in rep):
+            raise NLVRFormatError(f"{where}: structured_rep must be a list of boxes (lists)")
         boxes = tuple(
-            tuple(_scene_object(o, f"{where}, box {b}") for o in box)
-            for b, box in enumerate(record["structured_rep"])
+            tuple(_scene_object(o, f"{where}, box {b}") for o in box) for b, box in enumerate(rep)
         )
         examples.append(
             NLVRExample(

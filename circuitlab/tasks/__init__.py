@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from circuitlab.tasks.base import Batch, Task
+from circuitlab.tasks.nlvr import NLVRWorld
 from circuitlab.tasks.toy_sets import ToySets
 
-TASKS = {"toy-sets": ToySets}
+TASKS = {"toy-sets": ToySets, "nlvr": NLVRWorld}
 
 
 def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
@@ -20,4 +21,4 @@ def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
         raise ValueError(f"bad task_options for {name!r}: {err}") from err
 
 
-__all__ = ["TASKS", "Batch", "Task", "ToySets", "make_task"]
+__all__ = ["TASKS", "Batch", "NLVRWorld", "Task", "ToySets", "make_task"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -11,36 +13,28 @@ import torch
 
 @dataclass
 class Batch:
-    """inputs (B, N, input_dim); labels (B,); conditioning (B, T) token ids or None."""
+    """inputs (B, N, input_dim); labels (B,); input_mask (B, N), True for real tokens, or None;
+    conditioning (B, T) token ids or (B, T, cond_dim) vectors, or None; conditioning_mask (B, T)."""
 
     inputs: torch.Tensor
     labels: torch.Tensor
     conditioning: torch.Tensor | None = None
     conditioning_mask: torch.Tensor | None = None
+    input_mask: torch.Tensor | None = None
+
+    def _map(self, fn: Callable[[torch.Tensor], torch.Tensor]) -> Batch:
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return Batch(**{k: None if v is None else fn(v) for k, v in values.items()})
 
     def rows(self, index: slice) -> Batch:
         """The examples at ``index`` (a slice along the batch dimension)."""
-
-        def take(t: torch.Tensor | None) -> torch.Tensor | None:
-            return None if t is None else t[index]
-
-        return Batch(
-            take(self.inputs),
-            take(self.labels),
-            take(self.conditioning),
-            take(self.conditioning_mask),
-        )
+        return self._map(lambda t: t[index])
 
     def to(self, device: torch.device) -> Batch:
-        def move(t: torch.Tensor | None) -> torch.Tensor | None:
-            return None if t is None else t.to(device)
+        return self._map(lambda t: t.to(device))
 
-        return Batch(
-            move(self.inputs),
-            move(self.labels),
-            move(self.conditioning),
-            move(self.conditioning_mask),
-        )
+    def __len__(self) -> int:
+        return self.inputs.shape[0]
 
 
 class Task(Protocol):
@@ -48,10 +42,15 @@ class Task(Protocol):
     n_classes: int
     input_dim: int
     conditional: bool
-    cond_vocab: int | None
+    cond_vocab: int | None  # conditioning given as token ids from this vocabulary
+    cond_dim: int | None  # conditioning given as vectors of this width
 
     def sample(self, batch_size: int, seed: int) -> Batch:
         """A batch that depends only on ``seed``."""
+        ...
+
+    def validation(self, batch_size: int, seed: int) -> Batch:
+        """Held-out examples for the validation metric (may be ``sample`` with another seed)."""
         ...
 
     def circuit_inputs(self, n: int, seed: int) -> tuple[Batch, pd.DataFrame]:

@@ -55,6 +55,7 @@ class ToySets:
             raise ValueError(f"the conditional task asks for thresholds up to {len(RULES)}")
         self.input_dim = 2 * n_values + 1 + noise_dim
         self.cond_vocab = len(VOCAB) if conditional else None
+        self.cond_dim = None  # conditioning is token ids (cond_vocab), embedded by the model
         self.count_range = n_classes  # k is drawn from 0 .. n_classes - 1 in both variants
         if conditional:
             self.n_classes = 2
@@ -80,6 +81,10 @@ class ToySets:
         rules = torch.randint(0, len(RULES), (b,), generator=g)  # threshold t = rule + 1
         labels = (counts >= rules + 1).long()
         return Batch(tokens, labels, self._sentences(g, rules))
+
+    def validation(self, batch_size: int, seed: int) -> Batch:
+        """Fresh draws: every batch is new data, so validation is ``sample`` with its own seed."""
+        return self.sample(batch_size, seed)
 
     def _sentences(self, g: torch.Generator, rules: torch.Tensor) -> torch.Tensor:
         """Token ids (B, T): random fillers with one word naming the rule at a random place."""

