@@ -161,6 +161,27 @@ def export(
         raise typer.Exit(2) from err
     for store in stores.values():
         typer.echo(f"wrote {store!r}")
+    if set(stores) == {"nlvr2", "nlvr"}:
+        typer.echo(_nlvr_summary(stores["nlvr"].frame, stores["nlvr2"].frame))
+
+
+def _nlvr_summary(nlvr: pd.DataFrame, nlvr2: pd.DataFrame) -> str:
+    """Accuracy on NLVR dev/test and the NLVR2 sentences per category and category source."""
+    lines = ["accuracy on NLVR (sentence + scene):"]
+    for split, rows in nlvr.groupby("split"):
+        lines.append(f"  {split}: {rows['correct'].mean():.3f} over {len(rows)} examples")
+    counts = (
+        nlvr2.explode("categories")
+        .dropna(subset=["categories"])
+        .groupby(["categories", "category_source"])
+        .size()
+        .unstack(fill_value=0)
+    )
+    lines.append(
+        f"NLVR2 sentences per category ({len(nlvr2)} sentences; a sentence may have several):"
+    )
+    lines.append(counts.to_string())
+    return "\n".join(lines)
 
 
 @app.command()

@@ -23,7 +23,7 @@ from typing import Protocol
 import torch
 
 MAX_TOKENS = 512
-_WORD = re.compile(r"[a-z0-9#]+|[^\sa-z0-9#]")
+_WORD = re.compile(r"[\w#]+|[^\w\s]")  # words (any script) and single punctuation marks
 
 
 class TextEncoder(Protocol):

@@ -2,9 +2,11 @@
 
 Training examples pair a sentence from a fixed pool of ``pool_size`` world sentences (each
 encoded once by the frozen text encoder) with a fresh scene that makes it true or false with
-equal odds. Validation uses another ``val_pool_size`` sentences, none in the training pool, so
-``val_acc`` measures new sentences on new scenes. ``batch_for(examples)`` turns real NLVR
-examples (or any NLVRExample) into a batch for the same model.
+equal odds; with ``nlvr_dev_fraction`` > 0 that share of the training examples are real NLVR
+dev examples instead (NLVR test is never trained on). Validation uses another
+``val_pool_size`` sentences, none in the training pool, so ``val_acc`` measures new sentences
+on new scenes. ``batch_for(examples)`` turns real NLVR examples (or any NLVRExample) into a
+batch for the same model.
 
 What the model sees, by ``inputs``:
 - ``scene`` with ``conditional=True`` (the NAC of the paper): the circuit generator reads the
@@ -23,10 +25,17 @@ from collections.abc import Sequence
 import pandas as pd
 import torch
 
-from circuitlab.data.nlvr import NLVRExample
+from circuitlab.data.nlvr import NLVRExample, read_nlvr
 from circuitlab.data.scene_tokens import SCENE_TOKEN_DIM, scene_tokens
 from circuitlab.data.text import make_encoder
-from circuitlab.data.world import Scene, Sentence, WorldGenerator, random_scene, random_sentence
+from circuitlab.data.world import (
+    Scene,
+    Sentence,
+    WorldExample,
+    WorldGenerator,
+    random_scene,
+    random_sentence,
+)
 from circuitlab.tasks.base import Batch
 
 INPUTS = ("scene", "joint", "text")
@@ -71,6 +80,7 @@ class NLVRWorld:
         val_pool_size: int = 500,
         pool_seed: int = 0,
         tower_fraction: float = 0.5,
+        nlvr_dev_fraction: float = 0.0,
     ) -> None:
         if inputs not in INPUTS:
             raise ValueError(f"inputs must be one of {INPUTS}, got {inputs!r}")
@@ -86,6 +96,11 @@ class NLVRWorld:
                 f"inputs={inputs!r} puts text vectors among the input tokens and needs a text "
                 f"encoder that gives vectors (minilm), not {text_encoder!r}"
             )
+        if not 0.0 <= nlvr_dev_fraction <= 1.0:
+            raise ValueError(f"nlvr_dev_fraction must be in [0, 1], got {nlvr_dev_fraction}")
+        self.nlvr_dev_fraction = nlvr_dev_fraction
+        # real NLVR dev examples mixed into training (never NLVR test)
+        self.dev = read_nlvr("nlvr-dev") if nlvr_dev_fraction > 0 else []
         self.world = WorldGenerator(tower_fraction=tower_fraction)
         self.pool = sentence_pool(pool_size, pool_seed, tower_fraction=tower_fraction)
         self.val_pool = sentence_pool(
@@ -106,11 +121,14 @@ class NLVRWorld:
         }[inputs]
 
     def _encode_pools(self) -> tuple[tuple[torch.Tensor, torch.Tensor], ...]:
-        texts = [s.text for s in self.pool] + [s.text for s in self.val_pool]
+        """(tokens, mask) of the training pool followed by the NLVR dev sentences, and of the
+        validation pool."""
+        texts = [s.text for s in self.pool] + [e.sentence for e in self.dev]
+        texts += [s.text for s in self.val_pool]
         tokens, mask = self.encoder.encode(texts)
         if tokens.dtype.is_floating_point:
             tokens = tokens.half()  # the pools' vectors stay in memory for the whole run
-        n = len(self.pool)
+        n = len(self.pool) + len(self.dev)
         return (tokens[:n], mask[:n]), (tokens[n:], mask[n:])
 
     # ------------------------------------------------------------------ batches
@@ -145,11 +163,20 @@ class NLVRWorld:
         pool = self.pool if split == "train" else self.val_pool
         tokens, mask = self._text[split]
         rng = random.Random(seed)
-        index = [rng.randrange(len(pool)) for _ in range(batch_size)]
-        examples = [self.world.example(rng.getrandbits(62), pool[i]) for i in index]
-        return self._batch(
-            [e.scene for e in examples], [e.label for e in examples], tokens[index], mask[index]
-        )
+        index, scenes, labels = [], [], []
+        for _ in range(batch_size):
+            if split == "train" and self.dev and rng.random() < self.nlvr_dev_fraction:
+                i = rng.randrange(len(self.dev))
+                index.append(len(pool) + i)
+                scenes.append(Scene(self.dev[i].boxes))
+                labels.append(self.dev[i].label)
+            else:
+                i = rng.randrange(len(pool))
+                example = self.world.example(rng.getrandbits(62), pool[i])
+                index.append(i)
+                scenes.append(example.scene)
+                labels.append(example.label)
+        return self._batch(scenes, labels, tokens[index], mask[index])
 
     def sample(self, batch_size: int, seed: int) -> Batch:
         """Training sentences on fresh scenes; depends only on ``seed``."""
@@ -158,6 +185,16 @@ class NLVRWorld:
     def validation(self, batch_size: int, seed: int) -> Batch:
         """Held-out sentences on fresh scenes."""
         return self._sample_from("val", batch_size, seed)
+
+    def validation_examples(self, n: int, seed: int) -> list[WorldExample]:
+        """``n`` held-out world examples (validation sentences, fresh scenes), with categories."""
+        rng = random.Random(seed)
+        return [
+            self.world.example(
+                rng.getrandbits(62), self.val_pool[rng.randrange(len(self.val_pool))]
+            )
+            for _ in range(n)
+        ]
 
     def batch_for(self, examples: Sequence[NLVRExample]) -> Batch:
         """A batch for NLVR examples: their scenes, sentences (encoded) and labels."""

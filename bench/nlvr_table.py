@@ -1,0 +1,117 @@
+"""The NLVR results table of the README: every trained run against the same data.
+
+    python bench/nlvr_table.py runs/nlvr runs/nlvr-text-only runs/nlvr-perceiver-io ...
+
+For each run: accuracy on held-out world data (new sentences, new scenes), on real NLVR dev and
+test, training time; then accuracy per reasoning category on NLVR test (rule-based tagger) and on
+the held-out world data (the grammar's own categories). The majority class (the more frequent
+label of NLVR dev, "true") is the first row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from circuitlab.data.nlvr import read_nlvr
+from circuitlab.data.world import WORLD_CATEGORIES
+from circuitlab.nlvr_eval import accuracy_table, nlvr_task, predict_nlvr
+from circuitlab.train import load_model
+
+
+def _describe(config) -> str:
+    model = config.model
+    inputs = config.task_options.get("inputs", "scene")
+    if model.get("graph") == "dense" and not model.get("modfc", True):
+        kind = "Perceiver IO"
+    else:
+        kind = "NAC" + (" (conditional)" if config.conditional else " (unconditional)")
+    return f"{kind}, inputs={inputs}" + (
+        " +NLVR dev" if config.task_options.get("nlvr_dev_fraction") else ""
+    )
+
+
+def markdown(frame: pd.DataFrame, index: bool = False) -> str:
+    """A pipe table (pandas' to_markdown needs the tabulate package)."""
+    if index:
+        frame = frame.reset_index()
+    cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row] for row in frame.values]
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--world", type=int, default=4000, help="held-out world examples")
+    parser.add_argument("--out", type=Path, help="also write the tables as JSON here")
+    args = parser.parse_args()
+
+    dev, test = read_nlvr("nlvr-dev"), read_nlvr("nlvr-test")
+    majority = sum(e.label for e in dev) >= len(dev) / 2
+    overall = [
+        {
+            "model": f"majority class ({str(majority).lower()})",
+            "world held-out": 0.5,
+            "NLVR dev": sum(e.label == majority for e in dev) / len(dev),
+            "NLVR test": sum(e.label == majority for e in test) / len(test),
+            "train time (s)": 0.0,
+        }
+    ]
+    test_categories, world_categories = {}, {}
+    for run in args.runs:
+        model, config = load_model(run)
+        task = nlvr_task(
+            config,
+            pool_size=config.task_options.get("pool_size", 6000),
+            val_pool_size=config.task_options.get("val_pool_size", 500),
+        )
+        world = task.validation_examples(args.world, seed=12345)
+        world_rows = predict_nlvr(model, task, [w.to_nlvr(f"w{i}-0") for i, w in enumerate(world)])
+        world_rows["categories"] = [list(w.categories) for w in world]
+        dev_rows, test_rows = (predict_nlvr(model, task, split) for split in (dev, test))
+        summary = json.loads((run / "summary.json").read_text())
+        name = f"{_describe(config)} [{run.name}]"
+        overall.append(
+            {
+                "model": name,
+                "world held-out": world_rows["correct"].mean(),
+                "NLVR dev": dev_rows["correct"].mean(),
+                "NLVR test": test_rows["correct"].mean(),
+                "train time (s)": summary["wall_time_s"],
+            }
+        )
+        test_categories[name] = accuracy_table(test_rows).set_index("subset")
+        world_table = []
+        for category in WORLD_CATEGORIES:
+            chosen = world_rows["categories"].apply(lambda cs, c=category: c in cs)
+            world_table.append(
+                (category, int(chosen.sum()), world_rows.loc[chosen, "correct"].mean())
+            )
+        world_categories[name] = pd.DataFrame(
+            world_table, columns=["subset", "examples", "accuracy"]
+        ).set_index("subset")
+
+    pd.set_option("display.width", 200)
+    table = pd.DataFrame(overall).round(3)
+    print("## Overall\n")
+    print(markdown(table))
+    for title, tables in (
+        ("NLVR test, tagger categories", test_categories),
+        ("held-out world, grammar categories", world_categories),
+    ):
+        first = next(iter(tables.values()))
+        merged = pd.DataFrame({"examples": first["examples"]})
+        for name, t in tables.items():
+            merged[name.split(" [")[-1].rstrip("]")] = t["accuracy"].round(3)
+        print(f"\n## Per category: {title}\n")
+        print(markdown(merged, index=True))
+    if args.out:
+        args.out.write_text(table.to_json(orient="records", indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""circuitlab train/evaluate/export on the nlvr task, end to end on a tiny model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from circuitlab import CircuitStore
+from circuitlab.data.nlvr import read_annotations, read_nlvr, read_nlvr2
+from circuitlab.data.tagger import TAGGED
+from circuitlab.export import export_nlvr
+from circuitlab.nlvr_eval import evaluate_file
+from circuitlab.train import TrainConfig, train
+from tests.test_train import TINY_MODEL
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "circuitlab", *args]
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    run = tmp_path_factory.mktemp("nlvr") / "run"
+    config = TrainConfig(
+        task="nlvr",
+        conditional=True,
+        task_options=dict(text_encoder="words", pool_size=40, val_pool_size=10),
+        steps=20,
+        batch_size=16,
+        eval_every=10,
+        eval_size=64,
+        checkpoint_every=10,
+        model=dict(TINY_MODEL),
+    )
+    train(config, run, progress=False)
+    return run
+
+
+def test_evaluate_scores_an_nlvr_file_overall_and_per_category(tiny_run, tmp_path):
+    out = tmp_path / "predictions.csv"
+    result = subprocess.run(
+        _cli("evaluate", str(tiny_run), "--nlvr", "nlvr-dev", "--out", str(out), "--device", "cpu"),
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    predictions = pd.read_csv(out)
+    examples = read_nlvr("nlvr-dev")
+    assert len(predictions) == len(examples)
+    assert predictions["label"].tolist() == [e.label for e in examples]
+    assert (predictions["correct"] == (predictions["prediction"] == predictions["label"])).all()
+    accuracy = predictions["correct"].mean()
+    assert f"all {len(examples)}" in " ".join(result.stdout.split())
+    assert f"{round(accuracy, 4)}" in result.stdout
+    _, table = evaluate_file(tiny_run, "nlvr-dev")
+    assert set(table["subset"]) - {"all"} <= set(TAGGED)
+    hard = predictions["categories"].fillna("").str.contains("hard cardinality")
+    row = table.set_index("subset").loc["hard cardinality"]
+    assert row["examples"] == hard.sum()
+    assert abs(row["accuracy"] - predictions.loc[hard, "correct"].mean()) < 1e-4
+
+
+def test_export_writes_the_nlvr2_and_nlvr_stores(tiny_run, tmp_path):
+    stores = export_nlvr(tiny_run, tmp_path / "stores")
+    nlvr2 = CircuitStore.open(tmp_path / "stores" / "nlvr2")
+    sentences = set(read_nlvr2("nlvr2-dev")["sentence"]) | set(
+        read_nlvr2("nlvr2-test1")["sentence"]
+    )
+    assert len(nlvr2) == len(sentences) == len(stores["nlvr2"])
+    frame = nlvr2.frame
+    gold = frame[frame["category_source"] == "gold"]
+    assert len(gold) == read_annotations()["sentence"].nunique()
+    assert set(frame["split"]) == {"dev", "test1"} and set(frame["label"]) <= {
+        "True",
+        "False",
+        "mixed",
+    }
+    annotated = read_annotations().set_index("sentence")["categories"]
+    row = gold.iloc[0]
+    assert list(row["categories"]) == list(annotated.loc[row["text"]])
+    # one circuit per sentence: two rows with the same text would have the same circuit
+    assert nlvr2.signatures[0].shape == (
+        TINY_MODEL["n_processors"] + TINY_MODEL["n_readouts"],
+        TINY_MODEL["sig_dim"],
+    )
+
+    nlvr = CircuitStore.open(tmp_path / "stores" / "nlvr")
+    n = len(read_nlvr("nlvr-dev")) + len(read_nlvr("nlvr-test"))
+    assert len(nlvr) == n
+    assert {"text", "scene_id", "label", "prediction", "correct", "split"} <= set(
+        nlvr.frame.columns
+    )
+    same = nlvr.frame.index[nlvr.frame["text"] == nlvr.frame["text"].iloc[0]]
+    assert len(same) > 1
+    assert (nlvr.signatures[same[0]] == nlvr.signatures[same[1]]).all()
+
+
+def test_evaluate_refuses_other_tasks_and_bad_files(tiny_run, tmp_path):
+    toy = tmp_path / "toy"
+    train(
+        TrainConfig(steps=2, eval_every=1, eval_size=8, model=dict(TINY_MODEL)), toy, progress=False
+    )
+    wrong = subprocess.run(
+        _cli("evaluate", str(toy), "--nlvr", "nlvr-dev"), capture_output=True, text=True
+    )
+    assert wrong.returncode == 2 and "trained on task 'toy-sets'" in wrong.stderr
+    bad = tmp_path / "bad.json"
+    line = {
+        "identifier": "x-0",
+        "sentence": "There is a box.",
+        "label": "true",
+        "structured_rep": [
+            [{"x_loc": 1, "y_loc": 1, "size": 10, "type": "star", "color": "Black"}],
+            [],
+            [],
+        ],
+    }
+    bad.write_text(json.dumps(line) + "\n")
+    result = subprocess.run(
+        _cli("evaluate", str(tiny_run), "--nlvr", str(bad)), capture_output=True, text=True
+    )
+    assert result.returncode == 2 and "bad.json, line 1, box 0: unknown object" in result.stderr
+    line.update(sentence="  ", structured_rep=[[], [], []])
+    bad.write_text(json.dumps(line) + "\n")
+    result = subprocess.run(
+        _cli("evaluate", str(tiny_run), "--nlvr", str(bad)), capture_output=True, text=True
+    )
+    assert result.returncode == 2 and "line 1: the sentence is empty" in result.stderr
