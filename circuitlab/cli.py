@@ -45,7 +45,9 @@ def train(
         Path | None,
         typer.Option(help="YAML/JSON file of training options (keys as below, 'model' a mapping)."),
     ] = None,
-    task: Annotated[str | None, typer.Option(help="Task to train on: toy-sets, nlvr.")] = None,
+    task: Annotated[
+        str | None, typer.Option(help="Task to train on: toy-sets, nlvr, nlvr2 (with --features).")
+    ] = None,
     conditional: Annotated[
         bool | None,
         typer.Option("--conditional/--unconditional", help="One circuit per input, or one in all."),
@@ -82,6 +84,10 @@ def train(
             help="Model option KEY=VALUE, any NACConfig field (-m dim=128 -m depth=3); repeatable.",
         ),
     ] = None,
+    features: Annotated[
+        Path | None,
+        typer.Option(help="--task nlvr2: the folder of `circuitlab nlvr2 features`."),
+    ] = None,
     resume: Annotated[
         bool, typer.Option(help="Continue the run in OUT from its last checkpoint.")
     ] = False,
@@ -112,6 +118,8 @@ def train(
         device=device,
     )
     values.update({k: v for k, v in cli.items() if v is not None})
+    if features is not None:
+        values["task_options"] = {**values.get("task_options", {}), "features": str(features)}
     if perceiver_io:
         model.update(modfc=False, graph="dense", prior=None)
     if prior is not None:
@@ -219,6 +227,36 @@ def evaluate(
     if out is not None:
         write_predictions(predictions, out)
         typer.echo(f"wrote {out}")
+
+
+nlvr2_app = typer.Typer(help="NLVR2 with images: frozen CLIP features.", no_args_is_help=True)
+app.add_typer(nlvr2_app, name="nlvr2")
+
+
+@nlvr2_app.command("features")
+def nlvr2_features(
+    images: Annotated[Path, typer.Option(help="Folder of NLVR2 images (searched recursively).")],
+    clip: Annotated[Path, typer.Option(help="A transformers CLIP model folder you have.")],
+    nlvr2: Annotated[
+        str, typer.Option(help="An NLVR2 JSON-lines file (or nlvr2-dev, nlvr2-test1).")
+    ],
+    out: Annotated[Path, typer.Option(help="Feature folder to write (or complete).")],
+    device: Annotated[str, typer.Option(help="auto, cpu, cuda, cuda:1.")] = "auto",
+    batch_size: Annotated[int, typer.Option(help="Image pairs per CLIP batch.")] = 16,
+) -> None:
+    """Compute and cache frozen CLIP image and text features for an NLVR2 file."""
+    from circuitlab.data.clip_features import compute_features
+    from circuitlab.data.nlvr import NLVRFormatError
+    from circuitlab.device import pick_device
+
+    try:
+        path = compute_features(
+            nlvr2, images, clip, out, device=str(pick_device(device)), batch_size=batch_size
+        )
+    except (ValueError, FileNotFoundError, ImportError, NLVRFormatError) as err:
+        typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2) from err
+    typer.echo(f"wrote {path}; train with: circuitlab train --task nlvr2 --features {path}")
 
 
 @app.command()

@@ -6,9 +6,10 @@ from typing import Any
 
 from circuitlab.tasks.base import Batch, Task
 from circuitlab.tasks.nlvr import NLVRWorld
+from circuitlab.tasks.nlvr2 import NLVR2Features
 from circuitlab.tasks.toy_sets import ToySets
 
-TASKS = {"toy-sets": ToySets, "nlvr": NLVRWorld}
+TASKS = {"toy-sets": ToySets, "nlvr": NLVRWorld, "nlvr2": NLVR2Features}
 
 
 def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
@@ -21,4 +22,4 @@ def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
         raise ValueError(f"bad task_options for {name!r}: {err}") from err
 
 
-__all__ = ["TASKS", "Batch", "NLVRWorld", "Task", "ToySets", "make_task"]
+__all__ = ["TASKS", "Batch", "NLVR2Features", "NLVRWorld", "Task", "ToySets", "make_task"]
