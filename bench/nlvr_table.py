@@ -2,9 +2,10 @@
 
     python bench/nlvr_table.py runs/nlvr runs/nlvr-text-only runs/nlvr-perceiver-io ...
 
-For each run: accuracy on held-out world data (new sentences, new scenes), on real NLVR dev and
-test, training time; then accuracy per reasoning category on NLVR test (rule-based tagger) and on
-the held-out world data (the grammar's own categories). The majority class (the more frequent
+For each run (its results also go to RUN/results.json): accuracy on held-out world data (new
+sentences, new scenes), on real NLVR dev and test, training time; then accuracy per reasoning
+category on NLVR test (rule-based tagger) and on the held-out world data (the grammar's own
+categories). The majority class (the more frequent
 label of NLVR dev, "true") is the first row.
 """
 
@@ -84,6 +85,13 @@ def main() -> None:
                 "train time (s)": summary["wall_time_s"],
             }
         )
+        results = {
+            "world_heldout": round(float(world_rows["correct"].mean()), 4),
+            "nlvr_dev": round(float(dev_rows["correct"].mean()), 4),
+            "nlvr_test": round(float(test_rows["correct"].mean()), 4),
+            "world_examples": args.world,
+        }
+        (run / "results.json").write_text(json.dumps(results, indent=2) + "\n")
         test_categories[name] = accuracy_table(test_rows).set_index("subset")
         world_table = []
         for category in WORLD_CATEGORIES:

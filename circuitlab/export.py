@@ -92,19 +92,19 @@ def export_nlvr(
         raise ValueError(f"{run_dir} holds an unconditional model: it has one circuit")
     task = nlvr_task(config)
     digest = file_sha256(run_dir / CHECKPOINT if run_dir.is_dir() else run_dir)
-    stores = {}
 
-    nlvr2 = nlvr2_sentences()
-    circuits = _circuits_for(model, task, nlvr2["text"].tolist())
-    stores["nlvr2"] = CircuitStore.write(
-        out / "nlvr2",
-        circuits,
-        nlvr2,
-        model.config.to_dict(),
-        checkpoint_hash=digest,
-        overwrite=overwrite,
-    )
+    def write(name: str, frame: pd.DataFrame) -> CircuitStore:
+        circuits = _circuits_for(model, task, frame["text"].tolist())
+        return CircuitStore.write(
+            out / name,
+            circuits,
+            frame,
+            model.config.to_dict(),
+            checkpoint_hash=digest,
+            overwrite=overwrite,
+        )
 
+    stores = {"nlvr2": write("nlvr2", nlvr2_sentences())}
     parts = []
     for split in ("nlvr-dev", "nlvr-test"):
         predictions = predict_nlvr(model, task, read_nlvr(split))
@@ -115,13 +115,5 @@ def export_nlvr(
     )
     frame["dataset"] = "nlvr"
     frame["category_source"] = "tagger"
-    circuits = _circuits_for(model, task, frame["text"].tolist())
-    stores["nlvr"] = CircuitStore.write(
-        out / "nlvr",
-        circuits,
-        frame,
-        model.config.to_dict(),
-        checkpoint_hash=digest,
-        overwrite=overwrite,
-    )
+    stores["nlvr"] = write("nlvr", frame)
     return stores

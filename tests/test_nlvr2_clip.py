@@ -103,16 +103,15 @@ def _cli(*args):
     )
 
 
-def test_features_then_training_through_the_same_code_path(tiny_clip, tmp_path):
-    images, nlvr2 = _dataset(tmp_path)
-    out = tmp_path / "features"
-    result = _cli(
+def _features(images, clip, nlvr2, out):
+    """`circuitlab nlvr2 features` on CPU."""
+    return _cli(
         "nlvr2",
         "features",
         "--images",
         str(images),
         "--clip",
-        str(tiny_clip),
+        str(clip),
         "--nlvr2",
         str(nlvr2),
         "--out",
@@ -120,6 +119,12 @@ def test_features_then_training_through_the_same_code_path(tiny_clip, tmp_path):
         "--device",
         "cpu",
     )
+
+
+def test_features_then_training_through_the_same_code_path(tiny_clip, tmp_path):
+    images, nlvr2 = _dataset(tmp_path)
+    out = tmp_path / "features"
+    result = _features(images, tiny_clip, nlvr2, out)
     assert result.returncode == 0, result.stderr
     examples, pairs, text, meta = load_features(out)
     assert len(examples) == 12 and len(pairs) == 6 and len(text) == 12
@@ -127,23 +132,10 @@ def test_features_then_training_through_the_same_code_path(tiny_clip, tmp_path):
     assert pairs["dev-3-0"].shape == (2, 17, 16)
     assert not torch.equal(pairs["dev-3-0"][0], pairs["dev-3-0"][1])  # two different images
     stamp = (out / "images.pt").stat().st_mtime_ns
-    again = _cli(
-        "nlvr2",
-        "features",
-        "--images",
-        str(images),
-        "--clip",
-        str(tiny_clip),
-        "--nlvr2",
-        str(nlvr2),
-        "--out",
-        str(out),
-        "--device",
-        "cpu",
-    )
+    again = _features(images, tiny_clip, nlvr2, out)
     assert again.returncode == 0
     assert torch.equal(load_features(out)[1]["dev-3-0"], pairs["dev-3-0"])  # served from the cache
-    assert (out / "images.pt").stat().st_mtime_ns >= stamp
+    assert (out / "images.pt").stat().st_mtime_ns == stamp  # nothing new: not rewritten
 
     task = make_task("nlvr2", conditional=True, features=str(out), val_fraction=0.3)
     batch = task.sample(5, seed=1)
@@ -186,34 +178,12 @@ def test_features_then_training_through_the_same_code_path(tiny_clip, tmp_path):
 def test_missing_images_and_models_are_named(tiny_clip, tmp_path):
     images, nlvr2 = _dataset(tmp_path, n_pairs=2)
     (images / "dev" / "dev-1-0-img1.png").unlink()
-    result = _cli(
-        "nlvr2",
-        "features",
-        "--images",
-        str(images),
-        "--clip",
-        str(tiny_clip),
-        "--nlvr2",
-        str(nlvr2),
-        "--out",
-        str(tmp_path / "f"),
-    )
+    result = _features(images, tiny_clip, nlvr2, tmp_path / "f")
     assert (
         result.returncode == 2
         and "1 image(s) missing" in result.stderr
         and "dev-1-0-img1" in result.stderr
     )
     shutil.copy(images / "dev" / "dev-0-0-img1.png", images / "dev" / "dev-1-0-img1.png")
-    result = _cli(
-        "nlvr2",
-        "features",
-        "--images",
-        str(images),
-        "--clip",
-        str(tmp_path),
-        "--nlvr2",
-        str(nlvr2),
-        "--out",
-        str(tmp_path / "f"),
-    )
+    result = _features(images, tmp_path, nlvr2, tmp_path / "f")
     assert result.returncode == 2 and "not a CLIP model folder" in result.stderr

@@ -130,3 +130,17 @@ def test_evaluate_refuses_other_tasks_and_bad_files(tiny_run, tmp_path):
         _cli("evaluate", str(tiny_run), "--nlvr", str(bad)), capture_output=True, text=True
     )
     assert result.returncode == 2 and "line 1: the sentence is empty" in result.stderr
+
+
+def test_a_checkpoint_of_another_format_version_says_so(tiny_run, tmp_path):
+    import torch
+
+    from circuitlab.train import load_model
+
+    state = torch.load(tiny_run / "checkpoint.pt", weights_only=False)
+    state["format_version"] = 99
+    torch.save(state, tmp_path / "checkpoint.pt")
+    with pytest.raises(ValueError, match="checkpoint format 99; this circuitlab reads format 1"):
+        load_model(tmp_path / "checkpoint.pt")
+    with pytest.raises(FileNotFoundError, match="give a run directory"):
+        load_model(tmp_path / "absent")

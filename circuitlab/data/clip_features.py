@@ -115,7 +115,8 @@ def compute_features(
         image_cache.update(zip(chunk, tokens, strict=True))
         if (n + 1) % save_every == 0:
             _save(image_cache, out / IMAGES)
-    _save(image_cache, out / IMAGES)
+    if pairs:
+        _save(image_cache, out / IMAGES)
 
     sentences = [s for s in frame["sentence"].unique() if s not in text_cache]
     for start in tqdm(range(0, len(sentences), 64), desc="text", disable=not progress):
@@ -127,7 +128,8 @@ def compute_features(
         ).last_hidden_state
         tokens = model.text_projection(states).to("cpu", torch.float16)
         text_cache.update({s: t[m] for s, t, m in zip(chunk, tokens, mask, strict=True)})
-    _save(text_cache, out / TEXT)
+    if sentences:
+        _save(text_cache, out / TEXT)
 
     frame[["identifier", "sentence", "label", "pair"]].to_parquet(out / EXAMPLES)
     first = next(iter(image_cache.values()))
