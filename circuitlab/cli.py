@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -17,6 +17,12 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+def _exit_with(err: Exception) -> NoReturn:
+    """Report a user error (bad input, missing file ...) in one red line and exit with 2."""
+    typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(2) from err
 
 
 def _parse_value(text: str) -> Any:
@@ -133,8 +139,7 @@ def train(
         train_config = TrainConfig.from_dict({**values, "model": model})
         summary = run_training(train_config, out, resume=resume, progress=progress)
     except (ValueError, FileExistsError, FileNotFoundError) as err:
-        typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from err
+        _exit_with(err)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     if os.environ.get("RANK", "0") == "0":  # under torchrun, rank 0 speaks for all
@@ -165,8 +170,7 @@ def export(
                 "": export_run(run_dir, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite)
             }
     except (ValueError, FileExistsError, FileNotFoundError) as err:
-        typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from err
+        _exit_with(err)
     for store in stores.values():
         typer.echo(f"wrote {store!r}")
     if set(stores) == {"nlvr2", "nlvr"}:
@@ -220,8 +224,7 @@ def evaluate(
     try:
         predictions, table = evaluate_file(checkpoint, nlvr, str(pick_device(device)))
     except (ValueError, FileNotFoundError, NLVRFormatError) as err:
-        typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from err
+        _exit_with(err)
     typer.echo(f"{len(predictions)} examples from {nlvr}")
     typer.echo(table.to_string(index=False))
     if out is not None:
@@ -254,8 +257,7 @@ def nlvr2_features(
             nlvr2, images, clip, out, device=str(pick_device(device)), batch_size=batch_size
         )
     except (ValueError, FileNotFoundError, ImportError, NLVRFormatError) as err:
-        typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from err
+        _exit_with(err)
     typer.echo(f"wrote {path}; train with: circuitlab train --task nlvr2 --features {path}")
 
 
@@ -270,8 +272,7 @@ def info(
     try:
         store = CircuitStore.open(store_path)
     except CircuitStoreError as err:
-        typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2) from err
+        _exit_with(err)
     graph = store[0].to_networkx(threshold)
     typer.echo(repr(store))
     typer.echo(f"columns: {list(store.frame.columns)}")

@@ -57,7 +57,8 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("CIRCUITLAB_CACHE", Path.home() / ".cache" / "circuitlab"))
 
 
-def _pad(rows: list[torch.Tensor], dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+def pad_tokens(rows: list[torch.Tensor], dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-sentence tokens (T_i, ...) -> tokens (B, max T_i, ...) of ``dtype`` and mask (B, T)."""
     n = max(r.shape[0] for r in rows)
     tokens = torch.zeros(len(rows), n, *rows[0].shape[1:], dtype=dtype)
     mask = torch.zeros(len(rows), n, dtype=torch.bool)
@@ -89,7 +90,7 @@ class WordEncoder:
             cut += len(words) > self.max_tokens
             rows.append(torch.tensor([self.word_id(w) for w in words[: self.max_tokens]] or [1]))
         _warn_cut(cut, self.max_tokens)
-        return _pad(rows, torch.long)
+        return pad_tokens(rows, torch.long)
 
 
 class MiniLMEncoder:
@@ -171,7 +172,7 @@ class MiniLMEncoder:
             torch.save(encoded, tmp)
             os.replace(tmp, self.cache_dir / f"{name}.pt")
             cache.update(encoded)
-        return _pad([cache[s].float() for s in sentences], torch.float32)
+        return pad_tokens([cache[s].float() for s in sentences], torch.float32)
 
 
 ENCODERS = {"minilm": MiniLMEncoder, "words": WordEncoder}

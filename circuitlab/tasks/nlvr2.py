@@ -16,22 +16,13 @@ import pandas as pd
 import torch
 
 from circuitlab.data.clip_features import load_features
+from circuitlab.data.text import pad_tokens
 from circuitlab.tasks.base import Batch
 
 
 def _held_out(sentence: str, fraction: float) -> bool:
     digest = hashlib.sha1(sentence.encode("utf-8")).digest()
     return int.from_bytes(digest[:4], "little") / 2**32 < fraction
-
-
-def _pad(rows: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-    n = max(r.shape[0] for r in rows)
-    tokens = torch.zeros(len(rows), n, rows[0].shape[1])
-    mask = torch.zeros(len(rows), n, dtype=torch.bool)
-    for i, r in enumerate(rows):
-        tokens[i, : r.shape[0]] = r.float()
-        mask[i, : r.shape[0]] = True
-    return tokens, mask
 
 
 class NLVR2Features:
@@ -64,9 +55,9 @@ class NLVR2Features:
             side[: left.shape[0], 0] = 1.0
             side[left.shape[0] :, 1] = 1.0
             inputs.append(torch.cat([torch.cat([left, right]), side], dim=1))
-        text, text_mask = _pad([self.text[s] for s in rows["sentence"]])
+        text, text_mask = pad_tokens([self.text[s] for s in rows["sentence"]], torch.float32)
         labels = torch.tensor(rows["label"].astype(int).to_numpy())
-        images, image_mask = _pad(inputs)
+        images, image_mask = pad_tokens(inputs, torch.float32)
         if self.conditional:
             return Batch(images, labels, text, text_mask, input_mask=image_mask)
         text_tokens = torch.cat([text, torch.zeros(*text.shape[:2], flags)], dim=2)
@@ -94,7 +85,7 @@ class NLVR2Features:
         sentences = list(
             dict.fromkeys(self.train_rows["sentence"].tolist() + self.val_rows["sentence"].tolist())
         )[:n]
-        text, mask = _pad([self.text[s] for s in sentences])
+        text, mask = pad_tokens([self.text[s] for s in sentences], torch.float32)
         frame = pd.DataFrame({"text": sentences, "label": "", "split": "nlvr2", "dataset": "nlvr2"})
         empty = torch.zeros(len(sentences), 1, self.input_dim)
         return Batch(empty, torch.zeros(len(sentences), dtype=torch.long), text, mask), frame
