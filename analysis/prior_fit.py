@@ -1,0 +1,367 @@
+"""Fit the four graph priors to a graph and compare them by description length.
+
+Each family is an estimator in the scikit-learn shape: ``ErdosRenyiFit().fit(a)`` returns
+itself with fitted values in attributes ending in ``_``. ``a`` is a checked (n, n) matrix
+(``analysis.matrix.link_matrix``): a 0/1 adjacency, or a weighted P whose entries are read as
+expected links (the likelihood becomes the expected log-likelihood, the same formulas).
+
+Two-part description length, in nats: ``-log-likelihood`` of the links under the fitted model
+plus the cost of the model itself. Block families (one block for Erdos-Renyi) send the number of
+links in each group of node pairs (inside blocks, between ring neighbours, elsewhere) and then
+which pairs they are; the model cost is the counts plus the node labels (block sizes, then
+which node is in which block; up to relabelling of the blocks for a planted partition, up to
+rotation and reflection of the ring for a ring of cliques). The scale-free family sends each
+node's degree under a fitted discrete power law (exponent and k_min: 0.5 log n + log n), then
+the links as one of the configuration-model pairings of those degrees,
+log((2E - 1)!!) - sum_i log k_i!, which bounds the number of graphs with that degree sequence.
+All codes are exact for 0/1 graphs; for a weighted P the same formulas run on real counts.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+from circuitlab.analysis import blocks
+from circuitlab.analysis.matrix import is_binary, sample_graph
+from scipy.optimize import minimize_scalar
+from scipy.special import gammaln, zeta
+
+FAMILIES = ("erdos_renyi", "planted_partition", "ring_of_cliques", "scale_free")
+_EPS = 1e-12
+LOUVAIN_MAX_LINKS = 50_000  # Louvain in networkx takes ~1 s at this size
+
+
+def log_binomial(pairs: np.ndarray | float, links: np.ndarray | float) -> np.ndarray:
+    """log C(pairs, links), elementwise; real arguments allowed (expected links of a weighted P)."""
+    pairs, links = np.asarray(pairs, dtype=float), np.asarray(links, dtype=float)
+    return gammaln(pairs + 1) - gammaln(links + 1) - gammaln(pairs - links + 1)
+
+
+def group_code(links: np.ndarray | float, pairs: np.ndarray | float) -> tuple[float, float]:
+    """Nats to send the links of groups of node pairs: (-log-likelihood, parameter cost).
+
+    Per group: its number of links, uniform on 0..pairs (the parameter, log(pairs + 1)),
+    then which pairs they are, uniform among the C(pairs, links) choices (the likelihood).
+    """
+    links, pairs = np.atleast_1d(links).astype(float), np.atleast_1d(pairs).astype(float)
+    used = pairs > 0
+    nll = float(log_binomial(pairs[used], links[used]).sum())
+    return nll, float(np.log(pairs[used] + 1).sum())
+
+
+def n_pairs(n: int) -> int:
+    return n * (n - 1) // 2
+
+
+def label_cost(sizes: np.ndarray, log_symmetries: float) -> float:
+    """Nats to send a partition of n nodes into blocks of ``sizes``: K, the sizes, the labels,
+    less ``log_symmetries``, the log-number of relabellings that give the same model."""
+    sizes = np.asarray(sizes, dtype=float)
+    n, k = sizes.sum(), len(sizes)
+    log_k = np.log(n)
+    log_sizes = gammaln(n) - gammaln(k) - gammaln(n - k + 1)  # compositions of n into k parts
+    log_labels = gammaln(n + 1) - gammaln(sizes + 1).sum()
+    return float(log_k + log_sizes + log_labels - log_symmetries)
+
+
+class PriorFit:
+    """Base of the four fits: ``fit(a)``, ``description_length_``, ``params()``, ``expected()``."""
+
+    family: str = ""
+    log_likelihood_: float
+    model_cost_: float
+
+    @property
+    def description_length_(self) -> float:
+        return -self.log_likelihood_ + self.model_cost_
+
+    def params(self) -> dict:
+        raise NotImplementedError
+
+    def expected(self) -> np.ndarray:
+        """(n, n) link probabilities of the fitted model, zero diagonal."""
+        raise NotImplementedError
+
+    def sample(self, rng: np.random.Generator) -> np.ndarray:
+        """One 0/1 adjacency drawn from the fitted model."""
+        return sample_graph(self.expected(), rng)
+
+
+class ErdosRenyiFit(PriorFit):
+    """Every pair linked independently with one probability ``p_``."""
+
+    family = "erdos_renyi"
+
+    def fit(self, a: np.ndarray) -> ErdosRenyiFit:
+        self.n_ = a.shape[0]
+        links, pairs = np.triu(a, 1).sum(), n_pairs(self.n_)
+        self.p_ = float(links / max(pairs, 1))
+        nll, self.model_cost_ = group_code(links, pairs)
+        self.log_likelihood_ = -nll
+        return self
+
+    def params(self) -> dict:
+        return {"p": self.p_}
+
+    def expected(self) -> np.ndarray:
+        p = np.full((self.n_, self.n_), self.p_)
+        np.fill_diagonal(p, 0.0)
+        return p
+
+
+def candidate_partitions(a: np.ndarray, seed: int = 0) -> list[np.ndarray]:
+    """Block labellings to try: k-means on the Bethe-Hessian eigenvectors for K-1, K, K+1
+    blocks (K the Bethe-Hessian estimate, at least 2) and, for a sparse 0/1 graph, the Louvain
+    communities; each as found and refined by likelihood sweeps."""
+    n = a.shape[0]
+    k_est, vectors = blocks.bethe_hessian_blocks(a)
+    ks = sorted({k for k in (k_est - 1, k_est, k_est + 1, 2, 3) if 2 <= k <= min(n - 1, 64)})
+    found = [blocks.cluster(vectors, k, seed=seed) for k in ks]
+    if is_binary(a) and a.sum() / 2 <= LOUVAIN_MAX_LINKS:
+        found.append(blocks.louvain(a, seed=seed))
+    partitions = []
+    for labels in found:
+        raw = blocks.relabel(labels)
+        refined = blocks.refine(a, raw)
+        for labels in (refined, raw):
+            if labels.max() >= 1 and not any(np.array_equal(labels, p) for p in partitions):
+                partitions.append(labels)
+    return partitions
+
+
+class PlantedPartitionFit(PriorFit):
+    """K blocks; pairs inside a block linked with ``p_in_``, across blocks with ``p_out_``."""
+
+    family = "planted_partition"
+
+    def fit(self, a: np.ndarray, partitions: list[np.ndarray] | None = None) -> PlantedPartitionFit:
+        self.n_ = a.shape[0]
+        partitions = candidate_partitions(a) if partitions is None else partitions
+        if not partitions:
+            raise ValueError("a planted partition needs at least 2 blocks and 3 nodes")
+        best = None
+        for labels in partitions:
+            links, pairs = blocks.block_counts(a, labels)
+            inside, inside_pairs = np.trace(links), np.trace(pairs)
+            outside, outside_pairs = np.triu(links, 1).sum(), np.triu(pairs, 1).sum()
+            nll, cost = group_code([inside, outside], [inside_pairs, outside_pairs])
+            sizes = np.bincount(labels)
+            ll = -nll
+            cost += label_cost(sizes, gammaln(len(sizes) + 1))
+            if best is None or cost - ll < best[0]:
+                p_in = inside / max(inside_pairs, 1)
+                p_out = outside / max(outside_pairs, 1)
+                best = (cost - ll, ll, cost, labels, p_in, p_out)
+        _, self.log_likelihood_, self.model_cost_, self.labels_, p_in, p_out = best
+        self.n_blocks_ = int(self.labels_.max()) + 1
+        self.p_in_, self.p_out_ = float(p_in), float(p_out)
+        return self
+
+    def params(self) -> dict:
+        return {
+            "n_blocks": self.n_blocks_,
+            "p_in": self.p_in_,
+            "p_out": self.p_out_,
+            "labels": self.labels_.tolist(),
+        }
+
+    def expected(self) -> np.ndarray:
+        same = self.labels_[:, None] == self.labels_[None, :]
+        p = np.where(same, self.p_in_, self.p_out_)
+        np.fill_diagonal(p, 0.0)
+        return p
+
+
+class RingOfCliquesFit(PriorFit):
+    """K >= 4 blocks on a ring: ``p_in_`` inside a block, ``p_ring_`` between blocks next to
+    each other on the ring, ``p_out_`` between all other blocks.
+
+    The links between ring neighbours are sent either as one group (``bridges_ = "random"``)
+    or, when every pair of neighbours is joined by the same number b of links, as b per pair
+    (``bridges_ = "exact"``: networkx's ``ring_of_cliques`` joins neighbours by one link); the
+    cheaper is used, at the cost of one flag. Three blocks on a ring are all neighbours, the
+    same model as a planted partition, so a ring needs four.
+    """
+
+    family = "ring_of_cliques"
+
+    def fit(self, a: np.ndarray, partitions: list[np.ndarray] | None = None) -> RingOfCliquesFit:
+        self.n_ = a.shape[0]
+        partitions = candidate_partitions(a) if partitions is None else partitions
+        partitions = [p for p in partitions if p.max() >= 3]
+        if not partitions:
+            raise ValueError("a ring of cliques needs at least 4 blocks (3 is a planted partition)")
+        best = None
+        for labels in partitions:
+            links, pairs = blocks.block_counts(a, labels)
+            k = len(links)
+            order = blocks.ring_order(links / np.maximum(pairs, 1))
+            position = np.empty(k, dtype=int)
+            position[order] = np.arange(k)
+            step = np.abs(position[:, None] - position[None, :])
+            ring = np.triu((step == 1) | (step == k - 1))
+            outside = np.triu(step > 1) & ~ring
+            inside = np.eye(k, dtype=bool)
+            nll, cost = group_code(
+                [links[inside].sum(), links[outside].sum()],
+                [pairs[inside].sum(), pairs[outside].sum()],
+            )
+            ring_nll, ring_cost, bridges = _ring_code(links[ring], pairs[ring])
+            ll = -(nll + ring_nll)
+            cost += ring_cost + label_cost(np.bincount(labels), np.log(2 * k))
+            if best is None or cost - ll < best[0]:
+                groups = [(links[m].sum(), pairs[m].sum()) for m in (inside, ring, outside)]
+                rates = [e / n if n > 0 else 0.0 for e, n in groups]
+                best = (cost - ll, ll, cost, labels, order, rates, bridges)
+        _, self.log_likelihood_, self.model_cost_, self.labels_, self.order_, rates, bridges = best
+        self.p_in_, self.p_ring_, self.p_out_ = (float(r) for r in rates)
+        self.bridges_ = bridges
+        self.n_cliques_ = int(self.labels_.max()) + 1
+        self.clique_size_ = float(self.n_ / self.n_cliques_)
+        return self
+
+    def params(self) -> dict:
+        return {
+            "n_cliques": self.n_cliques_,
+            "clique_size": self.clique_size_,
+            "p_in": self.p_in_,
+            "p_ring": self.p_ring_,
+            "p_out": self.p_out_,
+            "bridges": self.bridges_,
+            "labels": self.labels_.tolist(),
+            "ring_order": self.order_.tolist(),
+        }
+
+    def expected(self) -> np.ndarray:
+        k = self.n_cliques_
+        position = np.empty(k, dtype=int)
+        position[self.order_] = np.arange(k)
+        node_pos = position[self.labels_]
+        step = np.abs(node_pos[:, None] - node_pos[None, :])
+        p = np.where(step == 0, self.p_in_, self.p_out_)
+        p = np.where((step == 1) | (step == k - 1), self.p_ring_, p)
+        np.fill_diagonal(p, 0.0)
+        return p
+
+
+def _ring_code(links: np.ndarray, pairs: np.ndarray) -> tuple[float, float, str]:
+    """Nats for the links between ring neighbours, (nll, cost, "random" | "exact").
+
+    ``links``, ``pairs`` (K,): one entry per neighbouring pair of blocks. One group, or b links
+    in each pair when all counts are the same integer b; plus log 2 for which of the two.
+    """
+    nll, cost = group_code(links.sum(), pairs.sum())
+    best = (nll, cost + np.log(2), "random")
+    count = links[0]
+    if np.all(links == count) and float(count).is_integer():
+        exact_nll = float(log_binomial(pairs, count).sum())
+        exact_cost = float(np.log(pairs.min() + 1)) + np.log(2)
+        if exact_nll + exact_cost < best[0] + best[1]:
+            best = (exact_nll, exact_cost, "exact")
+    return best
+
+
+class ScaleFreeFit(PriorFit):
+    """Degrees drawn from a discrete power law k^-``exponent_`` (k >= ``k_min_``), links a
+    configuration-model pairing of them. Degrees below k_min (a Barabasi-Albert graph's seed
+    nodes) are sent uniformly on 1..k_min-1, isolated nodes by their number and positions;
+    k_min is the value (at most the median degree) that makes the degree code shortest.
+    ``m_`` is the Barabasi-Albert m that gives this many links (the root of m (n - m) = E,
+    rounded)."""
+
+    family = "scale_free"
+
+    def fit(self, a: np.ndarray) -> ScaleFreeFit:
+        n = self.n_ = a.shape[0]
+        degrees = a.sum(axis=1)
+        links = degrees.sum() / 2
+        self.m_ = int(max(1, round((n - np.sqrt(max(n * n - 4 * links, 0.0))) / 2)))
+        counts = np.rint(degrees).astype(int)
+        self.k_min_, self.exponent_, degree_nll = _degree_code(counts)
+        self.degrees_ = degrees
+        self.log_likelihood_ = -_pairing_code(degrees)
+        self.model_cost_ = degree_nll
+        return self
+
+    def params(self) -> dict:
+        return {"m": self.m_, "exponent": self.exponent_, "k_min": self.k_min_}
+
+    def expected(self) -> np.ndarray:
+        """Chung-Lu link probabilities of the observed degrees (an approximation of the
+        model's expected links, used for overlays)."""
+        return _chung_lu(self.degrees_)
+
+    def sample(self, rng: np.random.Generator) -> np.ndarray:
+        """Degrees drawn from the fitted power law (isolated nodes kept isolated), joined by a
+        configuration model; multi-links and self-loops dropped."""
+        n = self.n_
+        observed = np.rint(self.degrees_)
+        tail = np.flatnonzero(observed >= self.k_min_)
+        low = np.flatnonzero((observed > 0) & (observed < self.k_min_))
+        support = np.arange(self.k_min_, max(self.k_min_ + 1, n))
+        weights = support ** -float(self.exponent_)
+        degrees = np.zeros(n, dtype=int)
+        degrees[tail] = rng.choice(support, size=len(tail), p=weights / weights.sum())
+        degrees[low] = rng.integers(1, self.k_min_, size=len(low))
+        linked = np.flatnonzero(degrees)
+        if degrees.sum() % 2 and len(linked):
+            degrees[linked[0]] += 1
+        graph = nx.configuration_model(degrees.tolist(), seed=int(rng.integers(2**31)))
+        a = nx.to_numpy_array(nx.Graph(graph), nodelist=range(n), weight=None)
+        np.fill_diagonal(a, 0.0)
+        return np.minimum(a, 1.0)
+
+
+def _chung_lu(degrees: np.ndarray) -> np.ndarray:
+    total = max(degrees.sum(), _EPS)
+    p = np.minimum(1.0, np.outer(degrees, degrees) / total)
+    np.fill_diagonal(p, 0.0)
+    return p
+
+
+def _pairing_code(degrees: np.ndarray) -> float:
+    """log((2E - 1)!!) - sum_i log k_i!: nats to pick a graph among the stub pairings."""
+    stubs = degrees.sum()
+    links = stubs / 2
+    pairings = gammaln(stubs + 1) - links * np.log(2) - gammaln(links + 1)
+    return float(pairings - gammaln(degrees + 1).sum())
+
+
+def _degree_code(counts: np.ndarray) -> tuple[int, float, float]:
+    """(k_min, exponent, nats) of the shortest degree code over k_min <= the median degree:
+    isolated nodes and nodes below k_min by their number and positions (the low ones' degrees
+    uniform on 1..k_min-1), the rest under the fitted power law; plus 0.5 log n + log n for the
+    exponent and k_min."""
+    n = len(counts)
+    positive = counts[counts > 0]
+    if len(positive) == 0:
+        return 1, float("nan"), 0.0
+    overhead = 1.5 * np.log(n)
+    best = None
+    for k_min in np.unique(positive[positive <= np.median(positive)]):
+        tail, low = positive[positive >= k_min], positive[positive < k_min]
+        exponent, nats = _fit_power_law(tail, int(k_min))
+        for group in (n - len(positive), len(low)):
+            if group:
+                nats += np.log(n + 1) + float(log_binomial(n, group))
+        if len(low):
+            nats += len(low) * np.log(k_min - 1)
+        if best is None or nats < best[2]:
+            best = (int(k_min), exponent, nats)
+    k_min, exponent, nats = best
+    return k_min, exponent, nats + overhead
+
+
+def _fit_power_law(degrees: np.ndarray, k_min: int) -> tuple[float, float]:
+    """Maximum-likelihood exponent of a discrete power law on ``degrees`` >= ``k_min`` and the
+    -log-likelihood there: p(k) = k^-alpha / zeta(alpha, k_min)."""
+    if len(degrees) == 0:
+        return float("nan"), 0.0
+    log_sum = np.log(degrees).sum()
+    count = len(degrees)
+
+    def nll(alpha: float) -> float:
+        return float(alpha * log_sum + count * np.log(zeta(alpha, k_min)))
+
+    result = minimize_scalar(nll, bounds=(1.05, 12.0), method="bounded")
+    return float(result.x), float(result.fun)
