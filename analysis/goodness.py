@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 import numpy as np
-from circuitlab.analysis.prior_fit import PriorFit
 from scipy.linalg import eigvalsh
 from scipy.stats import ks_2samp
+
+from circuitlab.analysis.prior_fit import PriorFit
 
 STATISTICS = (
     "degree_ks",

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import networkx as nx
 import numpy as np
-from circuitlab.analysis.matrix import LinkMatrixError, link_matrix, sample_graph
 
+from circuitlab.analysis.matrix import LinkMatrixError, link_matrix, sample_graph
 from circuitlab.circuit import Circuit
 
 

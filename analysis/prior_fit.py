@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
-from circuitlab.analysis import blocks
-from circuitlab.analysis.matrix import is_binary, sample_graph
 from scipy.optimize import minimize_scalar
 from scipy.special import gammaln, zeta
+
+from circuitlab.analysis import blocks
+from circuitlab.analysis.matrix import is_binary, sample_graph
 
 FAMILIES = ("erdos_renyi", "planted_partition", "ring_of_cliques", "scale_free")
 _EPS = 1e-12

@@ -25,6 +25,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import pandas as pd
+
 from circuitlab.analysis.goodness import GoodnessOfFit, goodness_of_fit
 from circuitlab.analysis.matrix import LinkMatrixError, is_binary, link_matrix, sample_graph
 from circuitlab.analysis.prior_fit import (
@@ -36,7 +37,6 @@ from circuitlab.analysis.prior_fit import (
     ScaleFreeFit,
     candidate_partitions,
 )
-
 from circuitlab.circuit import Circuit
 
 AMBIGUITY_NATS = 3.0

@@ -8,9 +8,10 @@ from __future__ import annotations
 import time
 
 import pandas as pd
+from tqdm import tqdm
+
 from circuitlab.analysis.priors import NO_PRIOR_FITS, best_prior
 from circuitlab.analysis.synthetic import SYNTHETIC_FAMILIES, synthetic_graphs
-from tqdm import tqdm
 
 COUNTS = {"planted_partition": "n_blocks", "ring_of_cliques": "n_cliques", "scale_free": "m"}
 RATES = {"erdos_renyi": ("p",), "planted_partition": ("p_in", "p_out")}

@@ -5,8 +5,9 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pandas as pd
-from circuitlab.analysis.communities import communities
 from scipy.linalg import eigvalsh
+
+from circuitlab.analysis.communities import communities
 
 
 def graph_stats(graph: nx.Graph, backend: str = "auto", seed: int = 0) -> pd.DataFrame:

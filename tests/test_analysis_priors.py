@@ -137,7 +137,10 @@ def test_scale_free_fit_reads_m_and_exponent():
 def test_fit_priors_table_and_verdict():
     frame = fit_priors(nx.barabasi_albert_graph(300, 2, seed=0))
     assert list(frame["family"]) == [
-        "erdos_renyi", "planted_partition", "ring_of_cliques", "scale_free"
+        "erdos_renyi",
+        "planted_partition",
+        "ring_of_cliques",
+        "scale_free",
     ]
     assert frame["weight"].sum() == pytest.approx(1.0)
     best = frame.loc[frame["gap"] == 0, "family"].item()
@@ -153,7 +156,8 @@ def test_weighted_expected_matrix_is_fitted_as_expected_links():
     verdict = best_prior(target, check=False)
     assert verdict.family == "planted_partition"
     assert verdict.params["n_blocks"] == 3
-    assert verdict.params["p_in"] == pytest.approx(0.6) and verdict.params["p_out"] == pytest.approx(0.05)
+    assert verdict.params["p_in"] == pytest.approx(0.6)
+    assert verdict.params["p_out"] == pytest.approx(0.05)
 
 
 def test_degenerate_graphs_have_defined_verdicts():
@@ -178,8 +182,12 @@ def test_ambiguity_threshold_turns_a_small_gap_ambiguous():
 def test_recovery_on_sampled_graphs_of_each_family():
     """A small draw of the README's recovery benchmark (bench/prior_recovery.py, 20 each)."""
     table = summary(recovery(count=5, seed=1))
-    assert (table.loc[["erdos_renyi", "planted_partition", "ring_of_cliques", "scale_free"],
-                      "recovered"] >= 0.8).all()
+    assert (
+        table.loc[
+            ["erdos_renyi", "planted_partition", "ring_of_cliques", "scale_free"], "recovered"
+        ]
+        >= 0.8
+    ).all()
     assert table.loc["random_signatures", "recovered"] >= 0.6  # verdict no_prior_fits
     assert (table["count_exact"].dropna() >= 0.8).all()
     assert (table["rates_within_10pct"].dropna() >= 0.8).all()
