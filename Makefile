@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 DEMO_CHECKPOINT ?= checkpoints/nlvr
 DEMO_STORES ?= stores/nlvr
 
-.PHONY: setup test lint demo clean
+.PHONY: setup test lint demo notebooks clean
 
 setup:
 	@bash scripts/setup.sh
@@ -24,6 +24,11 @@ lint: setup
 # and a summary: accuracy, store paths, counts per category.
 demo: setup
 	$(VENV)/bin/circuitlab export $(DEMO_CHECKPOINT) --out $(DEMO_STORES) --overwrite
+
+# The notebooks are jupytext percent-format sources; the .ipynb files are generated from them
+# (a test checks they are in sync).
+notebooks: setup
+	$(VENV)/bin/jupytext --to ipynb --update examples/notebooks/*.py
 
 clean:
 	rm -rf runs stores .pytest_cache .ruff_cache

@@ -33,7 +33,11 @@ def bethe_hessian_blocks(a: np.ndarray, max_blocks: int = MAX_BLOCKS) -> tuple[i
     r = np.sqrt(max((degrees**2).mean() / mean_degree - 1.0, 1.0 + 1e-6))
     hessian = (r**2 - 1.0) * np.eye(n) - r * a + np.diag(degrees)
     top = min(n, max_blocks + 1)
-    values, vectors = eigh(hessian, subset_by_index=[0, top - 1])
+    try:
+        values, vectors = eigh(hessian, subset_by_index=[0, top - 1])
+    except np.linalg.LinAlgError:  # LAPACK's subset driver fails on some small matrices
+        values, vectors = np.linalg.eigh(hessian)
+        values, vectors = values[:top], vectors[:, :top]
     k = int(max(1, min(max_blocks, np.sum(values < 0))))
     return k, vectors[:, :max_blocks]
 

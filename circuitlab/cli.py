@@ -290,5 +290,68 @@ def info(
         typer.echo(summary.groupby("label")["links"].agg(["count", "mean", "std"]).round(1))
 
 
+@app.command()
+def analyze(
+    store_path: Annotated[Path, typer.Argument(help="A circuit store directory.")],
+    threshold: Annotated[float, typer.Option(help="Link threshold on P for the graphs.")] = 0.5,
+    check: Annotated[
+        bool, typer.Option("--check/--no-check", help="Goodness-of-fit check of each verdict.")
+    ] = True,
+    method: Annotated[str, typer.Option(help="Embedding: tsne, pca or umap.")] = "tsne",
+    seed: Annotated[int, typer.Option(help="Seed of fits, embedding and layout.")] = 0,
+    recompute: Annotated[bool, typer.Option(help="Ignore cached results in the store.")] = False,
+) -> None:
+    """Graph statistics, prior fits, embedding and layout of every circuit, cached in the store;
+    prints a summary per prior verdict."""
+    from circuitlab.analysis.store_analysis import analyze_store
+    from circuitlab.store import CircuitStoreError
+
+    try:
+        store, summary = analyze_store(
+            store_path,
+            threshold=threshold,
+            check=check,
+            method=method,
+            seed=seed,
+            recompute=recompute,
+        )
+    except (CircuitStoreError, ValueError, ImportError) as err:
+        _exit_with(err)
+    typer.echo(repr(store))
+    typer.echo(f"graphs at P > {threshold}, prior verdicts (gap: median nats to the runner-up):")
+    typer.echo(summary.round(3).to_string())
+    typer.echo(
+        f"added columns graph_*, prior*, {method}_x/_y and the module layout to {store.path}"
+    )
+
+
+@app.command()
+def figures(
+    store_path: Annotated[Path, typer.Argument(help="A circuit store directory.")],
+    out: Annotated[Path, typer.Option(help="Directory for the PNG, SVG and PDF files.")] = Path(
+        "figures"
+    ),
+    dropping: Annotated[
+        Path | None,
+        typer.Option(help="CSV of model, dropped, accuracy, throughput (bench/dropping.py)."),
+    ] = None,
+    method: Annotated[str, typer.Option(help="Embedding: tsne, pca or umap.")] = "tsne",
+    threshold: Annotated[float, typer.Option(help="Link threshold on P for drawn graphs.")] = 0.5,
+) -> None:
+    """Write the publication figures of a store (prior samples, degree distribution with its
+    fit, embedding by category with example circuits, and module dropping if given)."""
+    from circuitlab.analysis.store_analysis import write_figures
+    from circuitlab.store import CircuitStoreError
+
+    try:
+        paths = write_figures(
+            store_path, out, dropping=dropping, method=method, threshold=threshold
+        )
+    except (CircuitStoreError, ValueError, FileNotFoundError, ImportError) as err:
+        _exit_with(err)
+    for path in paths:
+        typer.echo(f"wrote {path}")
+
+
 if __name__ == "__main__":
     app()

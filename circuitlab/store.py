@@ -16,7 +16,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -96,6 +96,40 @@ class CircuitStore:
         """P for many circuits at once: (len(indices), U, U) float32."""
         return link_probabilities(np.asarray(self.signatures[indices]), self.eps, self.truncation)
 
+    # ----------------------------------------------------------------------------- analysis cache
+    def analysis_params(self, key: str) -> dict[str, Any] | None:
+        """The parameters recorded with the analysis columns ``key`` (None if never added)."""
+        return self.meta.get("analysis", {}).get(key)
+
+    def add_analysis(
+        self, key: str, params: dict[str, Any], columns: pd.DataFrame | None = None
+    ) -> None:
+        """Record ``params`` (JSON) under ``store.json``'s ``analysis[key]`` and add (or
+        replace) analysis ``columns``, one row per circuit in store order.
+
+        samples.parquet is replaced first, then store.json, each by an atomic rename: an
+        interruption leaves either the old files or the new columns without their record
+        (which reads as "not cached", so they are recomputed).
+        """
+        meta = json.loads(json.dumps(self.meta))
+        meta.setdefault("analysis", {})[key] = params
+        if columns is not None:
+            self._replace_columns(columns)
+        _write_atomic(self.path / META, lambda tmp: tmp.write_text(json.dumps(meta, indent=2)))
+        self.meta = meta
+
+    def _replace_columns(self, columns: pd.DataFrame) -> None:
+        if len(columns) != len(self):
+            raise ValueError(f"{len(columns)} rows of analysis columns for {len(self)} circuits")
+        clash = {"id"} & set(columns.columns)
+        if clash:
+            raise ValueError(f"analysis columns may not replace {sorted(clash)}")
+        frame = self.frame.copy()
+        for name in columns.columns:
+            frame[name] = columns[name].to_numpy()
+        _write_atomic(self.path / SAMPLES, lambda tmp: frame.to_parquet(tmp, index=False))
+        self.frame = frame
+
     @property
     def config(self) -> dict[str, Any]:
         return self.meta.get("config", {})
@@ -161,6 +195,16 @@ class CircuitStore:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return CircuitStore.open(path)
+
+
+def _write_atomic(target: Path, write: Callable[[Path], object]) -> None:
+    """Write ``target`` through a temporary sibling file and rename it into place."""
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _replace_dir(new: Path, target: Path) -> None:

@@ -1,0 +1,174 @@
+"""2-D maps of many circuits, and how well they separate reasoning categories.
+
+As in the paper (Fig. 6): each circuit's P, lower triangle flattened, PCA to 64 dimensions,
+t-SNE to 2. Results are cached in the store: columns ``{method}_x``, ``{method}_y`` in
+samples.parquet and the parameters under store.json's ``analysis["embedding_{method}"]``;
+``embed`` recomputes only when the parameters differ or ``recompute=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.decomposition import PCA
+from sklearn.manifold import TSNE
+from sklearn.metrics import silhouette_score
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.neighbors import KNeighborsClassifier
+from tqdm import tqdm
+
+from circuitlab.store import CircuitStore
+
+METHODS = ("tsne", "pca", "umap")
+
+
+def circuit_features(store: CircuitStore, batch: int = 512) -> np.ndarray:
+    """(N, U (U - 1) / 2) float32: the strict lower triangle of every circuit's P."""
+    u = store.meta["n_modules"]
+    rows, cols = np.tril_indices(u, k=-1)
+    out = np.empty((len(store), len(rows)), dtype=np.float32)
+    starts = range(0, len(store), batch)
+    for start in tqdm(starts, desc="link matrices", leave=False, disable=len(starts) < 4):
+        p = store.link_probabilities(slice(start, start + batch))
+        out[start : start + len(p)] = p[:, rows, cols]
+    return out
+
+
+def embed(
+    store: CircuitStore,
+    method: str = "tsne",
+    *,
+    pca_dims: int = 64,
+    seed: int = 0,
+    perplexity: float = 30.0,
+    recompute: bool = False,
+) -> pd.DataFrame:
+    """2-D embedding of every circuit in ``store``: DataFrame (id, x, y), cached in the store.
+
+    ``method``: "tsne" (PCA to ``pca_dims``, then t-SNE), "pca" (first two components) or
+    "umap" (PCA, then UMAP; needs ``pip install umap-learn``). ``perplexity`` is capped at
+    (N - 1) / 3 for small stores.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown embedding method {method!r}; choose one of {METHODS}")
+    if len(store) < 3:
+        raise ValueError(f"an embedding needs at least 3 circuits; {store.path} has {len(store)}")
+    key, x_col, y_col = f"embedding_{method}", f"{method}_x", f"{method}_y"
+    params = {"method": method, "pca_dims": pca_dims, "seed": seed, "n_circuits": len(store)}
+    if method != "pca":
+        params["perplexity"] = min(perplexity, (len(store) - 1) / 3)
+    cached = store.analysis_params(key)
+    if not recompute and cached == params and {x_col, y_col} <= set(store.frame.columns):
+        return _frame(store, x_col, y_col)
+    reduced = pca_features(store, pca_dims, seed)
+    if method == "pca":
+        xy = reduced[:, :2] if reduced.shape[1] >= 2 else np.pad(reduced, ((0, 0), (0, 1)))
+    elif method == "tsne":
+        tsne = TSNE(2, perplexity=params["perplexity"], init="pca", random_state=seed)
+        xy = tsne.fit_transform(reduced)
+    else:
+        try:
+            import umap
+        except ImportError as err:
+            raise ImportError("method='umap' needs umap-learn: pip install umap-learn") from err
+        xy = umap.UMAP(random_state=seed).fit_transform(reduced)
+    columns = pd.DataFrame({x_col: xy[:, 0].astype(float), y_col: xy[:, 1].astype(float)})
+    store.add_analysis(key, params, columns)
+    return _frame(store, x_col, y_col)
+
+
+def pca_features(store: CircuitStore, pca_dims: int = 64, seed: int = 0) -> np.ndarray:
+    """(N, <= pca_dims) PCA of ``circuit_features``."""
+    features = circuit_features(store)
+    dims = max(1, min(pca_dims, features.shape[1], len(features) - 1))
+    return PCA(dims, random_state=seed).fit_transform(features)
+
+
+def _frame(store: CircuitStore, x_col: str, y_col: str) -> pd.DataFrame:
+    frame = store.frame
+    return pd.DataFrame({"id": frame["id"], "x": frame[x_col], "y": frame[y_col]})
+
+
+def single_category_labels(
+    frame: pd.DataFrame, categories: Sequence[str] | None = None
+) -> pd.Series:
+    """The category of each row that has exactly one of ``categories`` (default: all that
+    occur) in its ``categories`` list; other rows are left out (a Series indexed like frame)."""
+    if "categories" not in frame.columns:
+        raise ValueError(
+            "the store has no 'categories' column; export an NLVR run (circuitlab export) "
+            "or add one with store.add_analysis"
+        )
+    wanted = (
+        set(categories)
+        if categories is not None
+        else {c for cats in frame["categories"] for c in cats}
+    )
+    chosen = frame["categories"].map(lambda cats: [c for c in cats if c in wanted])
+    single = chosen[chosen.map(len) == 1]
+    return single.map(lambda cats: cats[0])
+
+
+def sentence_embeddings(texts: Sequence[str], text_encoder: str = "minilm") -> np.ndarray:
+    """(N, dim) mean of the frozen text encoder's token vectors: what the generator read."""
+    from circuitlab.data.text import make_encoder
+
+    encoder = make_encoder(text_encoder)
+    out = []
+    for start in range(0, len(texts), 256):
+        tokens, mask = encoder.encode(list(texts[start : start + 256]))
+        if tokens.ndim != 3:
+            raise ValueError(f"text encoder {text_encoder!r} gives ids, not vectors; use minilm")
+        weights = mask.unsqueeze(-1).float()
+        out.append(((tokens * weights).sum(1) / weights.sum(1).clamp(min=1)).numpy())
+    return np.concatenate(out)
+
+
+def category_separation(
+    store: CircuitStore,
+    embedding: pd.DataFrame,
+    categories: Sequence[str] | None = None,
+    *,
+    k: int = 5,
+    sentence_features: np.ndarray | None = None,
+    text_encoder: str = "minilm",
+    seed: int = 0,
+) -> pd.DataFrame:
+    """How well reasoning categories separate: k-NN accuracy (5-fold) and silhouette.
+
+    Rows: the 2-D ``embedding`` of the circuits, the circuits' PCA features, and the baseline,
+    the sentence embeddings the generator read (``sentence_features`` (N, dim), or computed
+    with ``text_encoder``). Only circuits with exactly one of ``categories`` are scored;
+    ``chance`` is the share of the largest category.
+    """
+    labels = single_category_labels(store.frame, categories)
+    counts = labels.value_counts()
+    labels = labels[labels.isin(counts[counts >= 5].index)]  # 5 folds need 5 of each
+    if labels.nunique() < 2:
+        raise ValueError("fewer than two categories with at least 5 single-category circuits")
+    rows = labels.index.to_numpy()
+    if sentence_features is None:
+        sentence_features = sentence_embeddings(store.frame["text"].tolist(), text_encoder)
+    representations = {
+        "circuit embedding (2-D)": embedding[["x", "y"]].to_numpy()[rows],
+        "circuit P (PCA)": pca_features(store, seed=seed)[rows],
+        "sentence embedding": np.asarray(sentence_features)[rows],
+    }
+    y = labels.to_numpy()
+    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
+    out = []
+    for name, x in representations.items():
+        knn = cross_val_score(KNeighborsClassifier(k), x, y, cv=folds).mean()
+        out.append(
+            {
+                "representation": name,
+                "knn_accuracy": float(knn),
+                "silhouette": float(silhouette_score(x, y, random_state=seed)),
+                "circuits": len(y),
+                "classes": int(labels.nunique()),
+                "chance": float(counts[labels.unique()].max() / len(y)),
+            }
+        )
+    return pd.DataFrame(out)

@@ -1,0 +1,216 @@
+"""Publication figures: matplotlib functions that return a figure, ``save_figure`` to write it
+as PNG, SVG and PDF, and a plotly version of the embedding for interactive use."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # figures are files; never open a window
+import matplotlib.pyplot as plt  # noqa: E402
+import networkx as nx  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import plotly.graph_objects as go  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from circuitlab import priors as core_priors  # noqa: E402
+from circuitlab.analysis.embedding import single_category_labels  # noqa: E402
+from circuitlab.analysis.graphs import to_graph  # noqa: E402
+from circuitlab.analysis.layout import module_colors, module_layout  # noqa: E402
+from circuitlab.analysis.matrix import is_binary, link_matrix, sample_graph  # noqa: E402
+from circuitlab.analysis.prior_fit import PriorFit  # noqa: E402
+from circuitlab.analysis.priors import best_prior  # noqa: E402
+from circuitlab.circuit import Circuit  # noqa: E402
+from circuitlab.store import CircuitStore  # noqa: E402
+
+FORMATS = ("png", "svg", "pdf")
+FAMILY_TITLES = {
+    "scale_free": "scale-free",
+    "planted_partition": "planted partition",
+    "ring_of_cliques": "ring of cliques",
+    "erdos_renyi": "Erdos-Renyi",
+}
+
+
+def save_figure(
+    fig: Figure, out_dir: str | os.PathLike, name: str, formats: Sequence[str] = FORMATS
+) -> list[Path]:
+    """Write ``fig`` as ``out_dir/name.{png,svg,pdf}``; returns the paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"{name}.{fmt}" for fmt in formats]
+    for path in paths:
+        fig.savefig(path, dpi=200, bbox_inches="tight")
+    return paths
+
+
+def draw_circuit(
+    ax: plt.Axes,
+    graph: nx.Graph,
+    positions: np.ndarray,
+    colors: Sequence[str] | None = None,
+    title: str = "",
+) -> None:
+    """Draw ``graph`` on ``ax`` at ``positions`` (U, 2), edge width and alpha by ``p``."""
+    colors = colors or module_colors(graph.number_of_nodes())
+    pos = {i: positions[i] for i in graph.nodes}
+    p = np.array([d.get("p", 1.0) for _, _, d in graph.edges(data=True)])
+    nx.draw_networkx_edges(graph, pos, ax=ax, width=0.3 + 1.5 * p, alpha=0.25, edge_color="#555")
+    shapes = {"processor": "o", "readout": "s"}
+    for role, marker in shapes.items():
+        nodes = [i for i, d in graph.nodes(data=True) if d.get("role", "processor") == role]
+        nx.draw_networkx_nodes(
+            graph,
+            pos,
+            nodelist=nodes,
+            node_color=[colors[i] for i in nodes],
+            node_shape=marker,
+            node_size=60,
+            ax=ax,
+            edgecolors="black",
+            linewidths=0.4,
+        )
+    ax.set_title(title, fontsize=9)
+    ax.set_axis_off()
+
+
+def prior_samples_figure(n_modules: int = 128, seed: int = 0) -> Figure:
+    """One graph sampled from each of the four priors' targets (paper Fig. 3)."""
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.8))
+    rng = np.random.default_rng(seed)
+    for ax, name in zip(axes, core_priors.PRIOR_NAMES, strict=True):
+        expected = core_priors.target(name, n_modules)
+        adjacency = sample_graph(np.where(np.eye(n_modules, dtype=bool), 0, expected), rng)
+        graph = to_graph(adjacency)
+        positions = nx.spring_layout(graph, seed=seed)
+        xy = np.array([positions[i] for i in range(n_modules)])
+        if name in ("planted_partition", "ring_of_cliques"):
+            labels = core_priors.block_labels(n_modules, core_priors.default_blocks(n_modules))
+            colors = [module_colors(20)[label % 20] for label in labels]
+        else:
+            colors = module_colors(n_modules)
+        draw_circuit(
+            ax, graph, xy, colors, f"{FAMILY_TITLES[name]} ({graph.number_of_edges()} links)"
+        )
+    fig.suptitle(f"Graphs sampled from the four priors, U = {n_modules}")
+    return fig
+
+
+def dropping_figure(results: pd.DataFrame) -> Figure:
+    """Accuracy and throughput against the fraction of processor modules dropped (paper Fig. 5).
+
+    ``results``: columns ``model``, ``dropped`` (fraction), ``accuracy`` and ``throughput``
+    (samples per second), one row per model and fraction.
+    """
+    missing = {"model", "dropped", "accuracy", "throughput"} - set(results.columns)
+    if missing:
+        raise ValueError(f"dropping results lack columns {sorted(missing)}")
+    fig, (acc_ax, speed_ax) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for model, rows in results.sort_values("dropped").groupby("model", sort=False):
+        acc_ax.plot(rows["dropped"], rows["accuracy"], marker="o", label=model)
+        speed_ax.plot(rows["dropped"], rows["throughput"], marker="o", label=model)
+    acc_ax.set(xlabel="fraction of processor modules dropped", ylabel="accuracy")
+    speed_ax.set(xlabel="fraction of processor modules dropped", ylabel="samples / s")
+    speed_ax.set_yscale("log")
+    acc_ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def embedding_figure(
+    store: CircuitStore,
+    embedding: pd.DataFrame,
+    categories: Sequence[str] | None = None,
+    *,
+    threshold: float = 0.5,
+    n_examples: int = 4,
+) -> Figure:
+    """The circuit embedding coloured by reasoning category, beside one example circuit of each
+    of the ``n_examples`` most common categories: the circuit nearest its category's centre
+    (paper Fig. 6). Circuits with no or several of the categories are grey."""
+    labels = single_category_labels(store.frame, categories)
+    top = labels.value_counts().index[:n_examples]
+    fig = plt.figure(figsize=(13, 5.5))
+    grid = fig.add_gridspec(2, 4, width_ratios=[1.4, 1.4, 1, 1])
+    ax = fig.add_subplot(grid[:, :2])
+    xy = embedding[["x", "y"]].to_numpy()
+    ax.scatter(xy[:, 0], xy[:, 1], s=3, color="#cccccc", label="other")
+    palette = plt.get_cmap("tab10" if labels.nunique() <= 10 else "tab20")
+    for i, category in enumerate(labels.value_counts().index):
+        rows = labels.index[labels == category]
+        ax.scatter(xy[rows, 0], xy[rows, 1], s=5, color=palette(i % 20), label=category)
+    ax.legend(fontsize=7, markerscale=3, loc="best")
+    ax.set_title("circuits, t-SNE of P, by reasoning category", fontsize=10)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    positions = module_layout(store)
+    for k, category in enumerate(top):
+        rows = labels.index[labels == category]
+        centre = xy[rows].mean(axis=0)
+        pick = int(rows[np.argmin(np.linalg.norm(xy[rows] - centre, axis=1))])
+        graph = to_graph(store[pick], threshold=threshold)
+        text = str(store.frame["text"].iloc[pick]) if "text" in store.frame else ""
+        sub = fig.add_subplot(grid[k // 2, 2 + k % 2])
+        draw_circuit(sub, graph, positions, title=f"{category}\n{_shorten(text, 38)}")
+    fig.tight_layout()
+    return fig
+
+
+def degree_figure(
+    source: Circuit | nx.Graph | np.ndarray,
+    fit: PriorFit | None = None,
+    *,
+    n_simulations: int = 20,
+    seed: int = 0,
+) -> Figure:
+    """The degree distribution with the fitted prior overlaid: observed degree histogram and
+    the mean histogram of ``n_simulations`` graphs drawn from ``fit`` (default: the best fit).
+    A weighted P is drawn once into a 0/1 graph first."""
+    a = link_matrix(source)
+    rng = np.random.default_rng(seed)
+    graph = a if is_binary(a) else sample_graph(a, rng)
+    if fit is None:
+        verdict = best_prior(graph, check=False, seed=seed)
+        fit = verdict.fits[verdict.best]
+    observed = graph.sum(axis=1).astype(int)
+    simulated = [fit.sample(rng).sum(axis=1).astype(int) for _ in range(n_simulations)]
+    top = int(max(observed.max(), max(s.max() for s in simulated))) + 1
+    bins = np.arange(top + 1)
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    ax.bar(bins[:-1], np.bincount(observed, minlength=top)[:top], color="#9ecae1", label="observed")
+    mean_counts = np.mean([np.bincount(s, minlength=top)[:top] for s in simulated], axis=0)
+    ax.plot(bins[:-1], mean_counts, color="#d62728", marker=".", label=f"fit: {fit.family}")
+    ax.set(xlabel="degree", ylabel="modules")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def embedding_plotly(frame: pd.DataFrame, color: str | None = None) -> go.Figure:
+    """WebGL scatter of an embedding frame (columns x, y, id, and ``color`` if given)."""
+    if color is not None and color not in frame.columns:
+        raise ValueError(f"no column {color!r} to colour by; columns: {list(frame.columns)}")
+    fig = go.Figure()
+    groups = [(None, frame)] if color is None else frame.groupby(color, sort=True)
+    for name, rows in groups:
+        fig.add_trace(
+            go.Scattergl(
+                x=rows["x"],
+                y=rows["y"],
+                mode="markers",
+                name=str(name),
+                customdata=rows["id"],
+                marker={"size": 4},
+                text=rows["text"] if "text" in rows else None,
+            )
+        )
+    fig.update_layout(margin={"l": 0, "r": 0, "t": 0, "b": 0}, dragmode="lasso")
+    return fig
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

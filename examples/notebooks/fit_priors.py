@@ -1,0 +1,57 @@
+# %% [markdown]
+# # Which graph prior explains a circuit?
+#
+# `fit_priors` fits the four families (Erdos-Renyi, planted partition, ring of cliques,
+# scale-free) by two-part description length and checks the best one by simulation. We try it
+# on graphs of known structure first, then on a circuit of the shipped NLVR model.
+#
+# Set `CIRCUITLAB_TINY=1` for a quick run (the tests do).
+
+# %%
+import os
+
+import networkx as nx
+
+from circuitlab.analysis.figures import degree_figure
+from circuitlab.analysis.graphs import to_graph
+from circuitlab.analysis.priors import best_prior, fit_priors
+
+TINY = os.environ.get("CIRCUITLAB_TINY") == "1"
+N = 96 if TINY else 256
+
+# %% [markdown]
+# ## Graphs of known structure
+
+# %%
+graphs = {
+    "Erdos-Renyi": nx.gnp_random_graph(N, 0.08, seed=0),
+    "planted partition": nx.planted_partition_graph(4, N // 4, 0.5, 0.02, seed=0),
+    "ring of 16 cliques": nx.ring_of_cliques(16, N // 16),
+    "Barabasi-Albert": nx.barabasi_albert_graph(N, 3, seed=0),
+}
+for name, graph in graphs.items():
+    verdict = best_prior(graph)
+    print(f"{name:20s} -> {verdict.family:18s} gap {verdict.gap:7.1f} nats")
+
+# %% [markdown]
+# The full table for one graph: description length, its parts, weights and parameters.
+
+# %%
+table = fit_priors(graphs["planted partition"])
+table.drop(columns="params").round(3)
+
+# %% [markdown]
+# ## A circuit of the shipped model
+# Export the shipped NLVR checkpoint's circuits (`make demo` does it) and fit one of them.
+
+# %%
+from circuitlab.store import CircuitStore  # noqa: E402
+
+store_path = os.environ.get("CIRCUITLAB_STORE", "stores/nlvr/nlvr2")
+if os.path.isdir(store_path):
+    circuit = CircuitStore.open(store_path)[0]
+    graph = to_graph(circuit, threshold=0.5)
+    print(best_prior(graph))
+    degree_figure(graph)
+else:
+    print(f"no store at {store_path}: run `make demo` first")

@@ -1,0 +1,165 @@
+"""Store-level analysis: cached embedding and layout, category separation, figures, the
+analyze/figures commands and the notebooks."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from circuitlab.analysis.embedding import (
+    category_separation,
+    circuit_features,
+    embed,
+    single_category_labels,
+)
+from circuitlab.analysis.figures import dropping_figure, save_figure
+from circuitlab.analysis.layout import module_colors, module_layout
+from circuitlab.circuit import Circuit
+from circuitlab.cli import app
+from circuitlab.store import CircuitStore
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "examples" / "notebooks").glob("*.py"))
+CATEGORIES = ["counting", "spatial", "negation"]
+
+
+@pytest.fixture
+def store(tmp_path) -> CircuitStore:
+    """60 circuits of 12 modules in three categories; each category's signatures share a
+    direction, so circuits of one category are alike."""
+    rng = np.random.default_rng(0)
+    centres = rng.standard_normal((3, 12, 6))
+    circuits, rows = [], []
+    for i in range(60):
+        c = i % 3
+        signatures = centres[c] + 0.3 * rng.standard_normal((12, 6))
+        circuits.append(Circuit(signatures, ["processor"] * 10 + ["readout"] * 2))
+        cats = [CATEGORIES[c]] if i % 10 else [CATEGORIES[c], CATEGORIES[(c + 1) % 3]]
+        rows.append({"text": f"sentence {i}", "label": "True", "categories": cats})
+    return CircuitStore.write(tmp_path / "store", circuits, pd.DataFrame(rows))
+
+
+def test_circuit_features_are_the_lower_triangle_of_p(store):
+    features = circuit_features(store, batch=7)
+    p = store[5].link_probability()
+    rows, cols = np.tril_indices(12, k=-1)
+    assert features.shape == (60, 66)
+    np.testing.assert_allclose(features[5], p[rows, cols], rtol=1e-6)
+
+
+def test_embedding_is_cached_in_the_store_and_recomputed_on_request(store):
+    first = embed(store, "pca", seed=0)
+    assert list(first.columns) == ["id", "x", "y"] and len(first) == 60
+    reopened = CircuitStore.open(store.path)
+    assert {"pca_x", "pca_y"} <= set(reopened.frame.columns)
+    assert reopened.analysis_params("embedding_pca")["pca_dims"] == 64
+    # a cached result comes back without recomputing: overwrite it and see the stale values
+    reopened.add_analysis(
+        "embedding_pca",
+        reopened.analysis_params("embedding_pca"),
+        pd.DataFrame({"pca_x": np.zeros(60), "pca_y": np.zeros(60)}),
+    )
+    assert (embed(reopened, "pca")["x"] == 0).all()
+    fresh = embed(reopened, "pca", recompute=True)
+    np.testing.assert_allclose(fresh["x"], first["x"], atol=1e-6)
+    tsne = embed(reopened, "tsne", seed=0, perplexity=10)
+    assert tsne[["x", "y"]].notna().all().all()
+    with pytest.raises(ValueError, match="unknown embedding method"):
+        embed(reopened, "mds")
+
+
+def test_categories_separate_in_circuit_space_and_not_in_unrelated_baseline(store):
+    embedding = embed(store, "tsne", seed=0, perplexity=10)
+    labels = single_category_labels(store.frame, CATEGORIES)
+    assert len(labels) == 54  # every tenth circuit has two categories and is left out
+    noise = np.random.default_rng(1).standard_normal((60, 8))
+    table = category_separation(store, embedding, CATEGORIES, sentence_features=noise)
+    by = table.set_index("representation")
+    assert by.loc["circuit P (PCA)", "knn_accuracy"] > 0.9
+    assert by.loc["sentence embedding", "knn_accuracy"] < 0.7
+    assert by.loc["circuit P (PCA)", "silhouette"] > by.loc["sentence embedding", "silhouette"]
+    np.testing.assert_allclose(table["chance"], 1 / 3)
+
+
+def test_store_without_categories_is_refused_by_name(tmp_path):
+    plain = CircuitStore.write(
+        tmp_path / "plain",
+        [Circuit(np.eye(4), ["processor"] * 4)] * 5,
+        pd.DataFrame({"x": range(5)}),
+    )
+    with pytest.raises(ValueError, match="no 'categories' column"):
+        single_category_labels(plain.frame)
+
+
+def test_module_layout_is_cached_and_stable(store):
+    positions = module_layout(store, seed=0)
+    assert positions.shape == (12, 2) and np.abs(positions).max() == pytest.approx(1.0)
+    meta = json.loads((store.path / "store.json").read_text())
+    np.testing.assert_allclose(meta["analysis"]["layout"]["positions"], positions)
+    np.testing.assert_allclose(module_layout(CircuitStore.open(store.path)), positions)
+    assert module_colors(25)[3] == module_colors(25)[23]  # tab20, cycled
+    assert len(set(module_colors(20))) == 20
+
+
+def test_dropping_figure_files(tmp_path):
+    results = pd.DataFrame(
+        {
+            "model": ["NAC"] * 3 + ["Perceiver IO"] * 3,
+            "dropped": [0, 0.5, 0.875] * 2,
+            "accuracy": [0.8, 0.78, 0.7, 0.8, 0.6, 0.4],
+            "throughput": [100, 180, 600, 100, 170, 500],
+        }
+    )
+    paths = save_figure(dropping_figure(results), tmp_path, "dropping")
+    assert [p.suffix for p in paths] == [".png", ".svg", ".pdf"]
+    assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert paths[2].read_bytes()[:4] == b"%PDF"
+    with pytest.raises(ValueError, match="throughput"):
+        dropping_figure(results.drop(columns="throughput"))
+
+
+def test_analyze_and_figures_commands(store, tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(app, ["analyze", str(store.path), "--method", "pca", "--no-check"])
+    assert result.exit_code == 0, result.output
+    assert "prior verdicts" in result.output
+    frame = CircuitStore.open(store.path).frame
+    assert {"graph_density", "prior", "prior_gap", "pca_x"} <= set(frame.columns)
+    valid = {"erdos_renyi", "planted_partition", "ring_of_cliques", "scale_free", "ambiguous"}
+    assert set(frame["prior"]) <= valid
+    # density is the share of module pairs with P > 0.5
+    p = store.link_probabilities([0])[0]
+    assert frame["graph_density"].iloc[0] == pytest.approx(np.triu(p > 0.5, 1).sum() / 66)
+    out = tmp_path / "figs"
+    result = runner.invoke(app, ["figures", str(store.path), "--out", str(out), "--method", "pca"])
+    assert result.exit_code == 0, result.output
+    names = {p.name for p in out.iterdir()}
+    assert {"prior_samples.png", "embedding_by_category.pdf", "degree_mean_circuit.svg"} <= names
+    bad = runner.invoke(app, ["analyze", str(tmp_path / "nowhere")])
+    assert bad.exit_code == 2 and "no such store directory" in bad.output
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_on_tiny_settings_and_its_ipynb_is_in_sync(notebook, tmp_path):
+    env = {
+        **os.environ,
+        "CIRCUITLAB_TINY": "1",
+        "CIRCUITLAB_OUT": str(tmp_path / "out"),
+        "MPLBACKEND": "Agg",
+    }
+    result = subprocess.run(
+        [sys.executable, str(notebook)], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    source = jupytext.read(notebook)
+    generated = jupytext.read(notebook.with_suffix(".ipynb"))
+    assert [c.source for c in generated.cells] == [c.source for c in source.cells], (
+        f"{notebook.with_suffix('.ipynb').name} is stale: run `make notebooks`"
+    )
