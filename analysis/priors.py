@@ -87,14 +87,15 @@ def fit_all(a: np.ndarray, seed: int = 0) -> dict[str, PriorFit]:
     return fits
 
 
-def prior_verdict(
+def best_prior(
     source: Circuit | nx.Graph | np.ndarray,
     *,
     check: bool = True,
     n_simulations: int = 12,
     seed: int = 0,
 ) -> PriorVerdict:
-    """Fit the four priors to ``source`` and decide (see the module docstring)."""
+    """Fit the four priors to ``source`` and decide (see the module docstring): the verdict's
+    ``.family`` and ``.params``, with every fit in ``.fits``."""
     a = link_matrix(source)
     if a.shape[0] < 3:
         raise LinkMatrixError(f"prior fitting needs at least 3 nodes, got {a.shape[0]}")
@@ -128,7 +129,7 @@ def fit_priors(
     Families that do not apply (a ring needs 4 blocks; degenerate graphs) have NaN lengths.
     The goodness-of-fit check is in ``frame.attrs["goodness"]`` (a dict) when run.
     """
-    verdict = prior_verdict(source, check=check, n_simulations=n_simulations, seed=seed)
+    verdict = best_prior(source, check=check, n_simulations=n_simulations, seed=seed)
     return verdict_frame(verdict)
 
 
@@ -180,14 +181,3 @@ def verdict_frame(verdict: PriorVerdict) -> pd.DataFrame:
             "outside": verdict.goodness.outside,
         }
     return frame
-
-
-def best_prior(
-    source: Circuit | nx.Graph | np.ndarray,
-    *,
-    check: bool = True,
-    n_simulations: int = 12,
-    seed: int = 0,
-) -> PriorVerdict:
-    """The verdict alone: ``.family`` and ``.params`` (see ``fit_priors``)."""
-    return prior_verdict(source, check=check, n_simulations=n_simulations, seed=seed)

@@ -315,7 +315,7 @@ def analyze(
             seed=seed,
             recompute=recompute,
         )
-    except (CircuitStoreError, ValueError, ImportError) as err:
+    except (CircuitStoreError, ValueError, ImportError, OSError) as err:
         _exit_with(err)
     typer.echo(repr(store))
     typer.echo(f"graphs at P > {threshold}, prior verdicts (gap: median nats to the runner-up):")
@@ -347,7 +347,7 @@ def figures(
         paths = write_figures(
             store_path, out, dropping=dropping, method=method, threshold=threshold
         )
-    except (CircuitStoreError, ValueError, FileNotFoundError, ImportError) as err:
+    except (CircuitStoreError, ValueError, ImportError, OSError) as err:
         _exit_with(err)
     for path in paths:
         typer.echo(f"wrote {path}")
