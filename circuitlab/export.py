@@ -77,7 +77,11 @@ def _circuits_for(model: NAC, task: NLVRWorld, sentences: list[str], chunk: int 
 
 
 def export_nlvr(
-    run_dir: str | os.PathLike, out: str | os.PathLike, *, overwrite: bool = False
+    run_dir: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    overwrite: bool = False,
+    limit: int | None = None,
 ) -> dict[str, CircuitStore]:
     """The two stores of a conditional NLVR model, under ``out``:
 
@@ -85,6 +89,9 @@ def export_nlvr(
       categories and category_source (see ``nlvr2_sentences``);
     - ``nlvr``: one circuit per NLVR dev and test example (sentence with one scene), with the
       scene's identifier, label, the model's prediction and whether it is correct.
+
+    ``limit``: only the first ``limit`` NLVR2 sentences and NLVR examples of each split (small
+    stores for notebooks and tests).
     """
     run_dir, out = Path(run_dir), Path(out)
     model, config = load_model(run_dir)
@@ -104,10 +111,10 @@ def export_nlvr(
             overwrite=overwrite,
         )
 
-    stores = {"nlvr2": write("nlvr2", nlvr2_sentences())}
+    stores = {"nlvr2": write("nlvr2", nlvr2_sentences().head(limit))}
     parts = []
     for split in ("nlvr-dev", "nlvr-test"):
-        predictions = predict_nlvr(model, task, read_nlvr(split))
+        predictions = predict_nlvr(model, task, read_nlvr(split)[:limit])
         predictions["split"] = split.removeprefix("nlvr-")
         parts.append(predictions)
     frame = pd.concat(parts, ignore_index=True).rename(

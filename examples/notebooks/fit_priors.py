@@ -42,16 +42,16 @@ table.drop(columns="params").round(3)
 
 # %% [markdown]
 # ## A circuit of the shipped model
-# Export the shipped NLVR checkpoint's circuits (`make demo` does it) and fit one of them.
+# The shipped NLVR model generates one circuit per sentence; fit the priors to one.
 
 # %%
-from circuitlab.store import CircuitStore  # noqa: E402
+from circuitlab.nlvr_eval import nlvr_task  # noqa: E402
+from circuitlab.train import load_model  # noqa: E402
 
-store_path = os.environ.get("CIRCUITLAB_STORE", "stores/nlvr/nlvr2")
-if os.path.isdir(store_path):
-    circuit = CircuitStore.open(store_path)[0]
-    graph = to_graph(circuit, threshold=0.5)
-    print(best_prior(graph))
-    degree_figure(graph)
-else:
-    print(f"no store at {store_path}: run `make demo` first")
+model, config = load_model("checkpoints/nlvr")
+task = nlvr_task(config)
+(circuit,) = model.circuits(*task.encode_text(["There is a yellow block on top of a tower."]))
+graph = to_graph(circuit, threshold=0.5)
+print(f"{graph.number_of_edges()} links among {graph.number_of_nodes()} modules")
+print(best_prior(graph))
+fig = degree_figure(graph)

@@ -6,25 +6,24 @@
 # better in circuit space or in the sentence embeddings the generator read, and draw a few
 # circuits on one shared layout.
 #
-# Needs the NLVR2 store: `make demo` writes it to `stores/nlvr/nlvr2`.
-# Set `CIRCUITLAB_TINY=1` to use the first 300 sentences (the tests do).
+# It uses the NLVR2 store that `make demo` writes to `stores/nlvr/nlvr2`; with
+# `CIRCUITLAB_TINY=1` (the tests) it exports the first 300 sentences itself.
 
 # %%
 import os
-import shutil
-import tempfile
+from pathlib import Path
 
 from circuitlab.analysis.embedding import category_separation, embed
 from circuitlab.analysis.figures import embedding_figure
+from circuitlab.export import export_nlvr
 from circuitlab.store import CircuitStore
 
 TINY = os.environ.get("CIRCUITLAB_TINY") == "1"
-store_path = os.environ.get("CIRCUITLAB_STORE", "stores/nlvr/nlvr2")
-store = CircuitStore.open(store_path)
-if TINY:  # a small copy, so the real store's cache is left alone
-    small = os.path.join(tempfile.mkdtemp(), "small")
-    circuits = [store[i] for i in range(300)]
-    store = CircuitStore.write(small, circuits, store.frame.iloc[:300], store.config)
+if TINY:
+    out = Path(os.environ.get("CIRCUITLAB_OUT", "runs/notebook-nlvr2"))
+    store = export_nlvr("checkpoints/nlvr", out, overwrite=True, limit=300)["nlvr2"]
+else:
+    store = CircuitStore.open(os.environ.get("CIRCUITLAB_STORE", "stores/nlvr/nlvr2"))
 print(store)
 
 # %% [markdown]
@@ -47,7 +46,3 @@ category_separation(store, embedding).round(3)
 
 # %%
 fig = embedding_figure(store, embedding)
-
-# %%
-if TINY:
-    shutil.rmtree(os.path.dirname(small), ignore_errors=True)
