@@ -203,7 +203,7 @@ def embedding_plotly(frame: pd.DataFrame, color: str | None = None) -> go.Figure
                 y=rows["y"],
                 mode="markers",
                 name=str(name),
-                customdata=rows["id"],
+                customdata=rows["id"].tolist(),  # a list: plotly packs arrays as base64
                 marker={"size": 4},
                 text=rows["text"] if "text" in rows else None,
             )

@@ -353,5 +353,26 @@ def figures(
         typer.echo(f"wrote {path}")
 
 
+@app.command("app")
+def serve_app(
+    store_path: Annotated[Path, typer.Argument(help="A circuit store directory.")],
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8050,
+    root: Annotated[
+        Path | None, typer.Option(help="Serve only stores under this folder (default: the store).")
+    ] = None,
+    debug: Annotated[bool, typer.Option(help="Dash debug mode (reloads, dev tools).")] = False,
+) -> None:
+    """Browse a store's circuits in the Dash app at http://127.0.0.1:PORT/."""
+    from circuitlab.app.factory import create_app
+    from circuitlab.store import CircuitStoreError
+
+    try:
+        dash_app = create_app(store_path, root=root)
+    except (CircuitStoreError, ValueError, OSError) as err:
+        _exit_with(err)
+    typer.echo(f"circuitlab app: http://127.0.0.1:{port}/  (Ctrl-C to stop)")
+    dash_app.run(host="127.0.0.1", port=port, debug=debug)
+
+
 if __name__ == "__main__":
     app()

@@ -1,0 +1,313 @@
+"""``create_app``: the Dash app over one circuit store, built in a factory (callbacks on the
+app object, never the global ``dash.callback``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode
+
+import dash
+import dash_bootstrap_components as dbc
+from dash import Input, Output, State, ctx, html, no_update
+
+from circuitlab.analysis.embedding import single_category_labels
+from circuitlab.analysis.figures import embedding_plotly
+from circuitlab.app.layout import page
+from circuitlab.app.store_view import MAX_EDGES, StoreView, TooManyEdges
+from circuitlab.store import CircuitStore
+
+ASSETS = Path(__file__).resolve().parent / "assets"
+VIEW_DEFAULTS = {"threshold": 0.5, "mode": "threshold", "top_k": 3, "color": "module"}
+
+
+def create_app(
+    store_path: str | os.PathLike,
+    *,
+    root: str | os.PathLike | None = None,
+    max_edges: int = MAX_EDGES,
+) -> dash.Dash:
+    """The app for the store at ``store_path``, which must lie under ``root`` (default: the
+    store's own folder). Opening the store, its layout and its embedding happens here, once
+    (the first time, the embedding is computed and cached in the store)."""
+    store_path = Path(store_path).resolve()
+    root = Path(root).resolve() if root is not None else store_path
+    if not store_path.is_relative_to(root):
+        raise ValueError(f"{store_path} is outside the app's root {root}")
+    view = StoreView(CircuitStore.open(store_path), max_edges=max_edges)
+    app = dash.Dash(
+        __name__,
+        assets_folder=str(ASSETS),
+        title="circuitlab",
+        serve_locally=True,
+        suppress_callback_exceptions=False,
+    )
+    color_columns = _color_columns(view)
+    app.layout = page(store_path.name, view.filter_options(), view.categories(), color_columns)
+    _register(app, view)
+    return app
+
+
+def _color_columns(view: StoreView) -> list[str]:
+    columns = ["category"] if "categories" in view.frame else []
+    for c in view.frame.columns:
+        if c not in ("id", "text", "categories") and view.frame[c].nunique() <= 30:
+            columns.append(c)
+    return columns
+
+
+def _query(search: str | None) -> dict[str, str]:
+    return {k: v[-1] for k, v in parse_qs((search or "").lstrip("?")).items()}
+
+
+def _parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
+    """Validated view settings from the URL query, and a message per value refused."""
+    values, problems = {}, []
+    if "threshold" in query:
+        try:
+            threshold = float(query["threshold"])
+            if not 0 <= threshold <= 1:
+                raise ValueError
+            values["threshold"] = threshold
+        except ValueError:
+            problems.append(f"threshold {query['threshold']!r} is not a number in [0, 1]")
+    if "mode" in query:
+        if query["mode"] in ("threshold", "top-k"):
+            values["mode"] = query["mode"]
+        else:
+            problems.append(f"mode {query['mode']!r} is not threshold or top-k")
+    if "k" in query:
+        if query["k"].isdigit() and int(query["k"]) >= 1:
+            values["top_k"] = int(query["k"])
+        else:
+            problems.append(f"k {query['k']!r} is not a positive integer")
+    if "color" in query:
+        if query["color"] in ("module", "community"):
+            values["color"] = query["color"]
+        else:
+            problems.append(f"color {query['color']!r} is not module or community")
+    return values, problems
+
+
+def _row_of(point: dict, figure: dict) -> int:
+    """The store row of a clicked or selected embedding point: its customdata, which WebGL
+    traces leave out of selection events, so looked up by trace and point index then."""
+    if "customdata" in point:
+        return int(point["customdata"])
+    trace = figure["data"][point["curveNumber"]]
+    return int(trace["customdata"][point["pointIndex"]])
+
+
+def _register(app: dash.Dash, view: StoreView) -> None:
+    n_modules = view.n_modules
+
+    @app.callback(
+        Output("results", "data"),
+        Output("result-count", "children"),
+        Input("search", "value"),
+        Input("category", "value"),
+        Input("filter-split", "value"),
+        Input("filter-label", "value"),
+        Input("filter-correct", "value"),
+    )
+    def find(text, category, split, label, correct):
+        rows = view.search(
+            text or "", category, {"split": split, "label": label, "correct": correct}
+        )
+        shown = "first 200 " if len(rows) == 200 else ""
+        return rows.to_dict("records"), f"{shown}{len(rows)} matching circuits"
+
+    @app.callback(
+        Output("threshold", "value"),
+        Output("mode", "value"),
+        Output("top-k", "value"),
+        Output("color-by", "value"),
+        Input("url-read", "search"),
+        State("threshold", "value"),
+        State("mode", "value"),
+        State("top-k", "value"),
+        State("color-by", "value"),
+    )
+    def restore_view(search, threshold, mode, top_k, color):
+        values, _ = _parse_view(_query(search))
+        current = {"threshold": threshold, "mode": mode, "top_k": top_k, "color": color}
+        return tuple(
+            values[k] if k in values and values[k] != current[k] else no_update
+            for k in ("threshold", "mode", "top_k", "color")
+        )
+
+    @app.callback(
+        Output("circuit", "data"),
+        Input("results", "active_cell"),
+        Input("selection", "active_cell"),
+        Input("embedding", "clickData"),
+        Input("url-read", "search"),
+        State("circuit", "data"),
+        State("embedding", "figure"),
+    )
+    def choose_circuit(result_cell, selection_cell, click, search, current, figure):
+        trigger = ctx.triggered_id
+        if trigger in ("results", "selection"):
+            cell = result_cell if trigger == "results" else selection_cell
+            index = view.index_of(cell["row_id"]) if cell else None
+        elif trigger == "embedding":
+            index = _row_of(click["points"][0], figure) if click else None
+        else:
+            query = _query(search)
+            if "id" not in query:
+                return no_update
+            index = view.index_of(query["id"])
+            if index is None:
+                return {"error": f"no circuit with id {query['id'][:40]!r} in this store"}
+        if index is None or (current and current.get("index") == index):
+            return no_update
+        return {"index": index}
+
+    @app.callback(
+        Output("graph", "elements"),
+        Output("circuit-title", "children"),
+        Output("edge-count", "children"),
+        Output("graph-message", "children"),
+        Output("graph-message", "is_open"),
+        Output("prior-fit", "children"),
+        Input("circuit", "data"),
+        Input("threshold", "value"),
+        Input("mode", "value"),
+        Input("top-k", "value"),
+        Input("color-by", "value"),
+        Input("url-read", "search"),
+    )
+    def draw(circuit, threshold, mode, top_k, color, search):
+        _, problems = _parse_view(_query(search))
+        messages = list(problems)
+        if not circuit or "index" not in circuit:
+            if circuit and "error" in circuit:
+                messages.insert(0, circuit["error"])
+            text = "; ".join(messages)
+            return [], "no circuit selected", "", text, bool(text), "select a circuit"
+        index = circuit["index"]
+        if mode == "top-k" and not (isinstance(top_k, int) and 1 <= top_k < n_modules):
+            messages.append(f"top-k must be an integer in [1, {n_modules - 1}]")
+            top_k = min(3, n_modules - 1)
+        threshold = 0.5 if threshold is None else float(threshold)
+        try:
+            elements, n_edges = view.graph_elements(
+                index, threshold, top_k if mode == "top-k" else None, color or "module"
+            )
+        except TooManyEdges as err:
+            elements, n_edges = [], 0
+            messages.append(str(err))
+        row = view.frame.iloc[index]
+        title = f"#{row['id']}: {row.get('text', '')}"
+        setting = f"top-{top_k} per module" if mode == "top-k" else f"P > {threshold:g}"
+        count = f"{n_modules} modules, {n_edges} links ({setting})"
+        fit = view.prior_fit(index, threshold)
+        params = ", ".join(
+            f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in fit["params"].items()
+        )
+        prior = [
+            html.B(fit["family"]),
+            html.Div(f"best by length: {fit['best']}"),
+            html.Div(f"gap to runner-up: {fit['gap']:.1f} nats"),
+            html.Div(params, className="small text-muted"),
+        ]
+        text = "; ".join(messages)
+        return elements, title, count, text, bool(text), prior
+
+    @app.callback(
+        Output("module", "data"),
+        Input("graph", "tapNodeData"),
+        Input("url-read", "search"),
+        State("module", "data"),
+    )
+    def choose_module(node, search, current):
+        if ctx.triggered_id == "graph":
+            module = int(node["id"]) if node else None
+        else:
+            raw = _query(search).get("module")
+            module = int(raw) if raw is not None and raw.isdigit() else None
+            if module is not None and module >= n_modules:
+                module = None
+        return no_update if module == current else module
+
+    @app.callback(
+        Output("module-details", "children"),
+        Input("module", "data"),
+        Input("circuit", "data"),
+        Input("threshold", "value"),
+    )
+    def describe_module(module, circuit, threshold):
+        if module is None or not circuit or "index" not in circuit:
+            return "click a module"
+        d = view.module_details(circuit["index"], module, 0.5 if threshold is None else threshold)
+        links = ", ".join(f"{j} ({p:.2f})" for j, p in d["links"])
+        sentences = [html.Li(f"#{r['id']}: {r.get('text', '')}") for r in d["sentences"]]
+        return [
+            html.B(f"module {module} ({d['role']})", id="module-title"),
+            html.Div(f"degree {d['degree']}"),
+            html.Div(f"strongest links: {links}", className="small"),
+            html.Div("most connected in:", className="small mt-1"),
+            html.Ul(sentences, className="small"),
+        ]
+
+    @app.callback(Output("edge-hover", "children"), Input("graph", "mouseoverEdgeData"))
+    def hover_edge(edge):
+        return f"link {edge['source']}-{edge['target']}: p = {edge['p']:.3f}" if edge else ""
+
+    @app.callback(Output("embedding", "figure"), Input("embedding-color", "value"))
+    def draw_embedding(color):
+        if view.embedding is None:
+            return {}
+        frame = view.embedding.copy()
+        frame["id"] = range(len(frame))  # customdata: the row index
+        if "text" in view.frame:
+            frame["text"] = view.frame["text"].astype(str).to_numpy()
+        if color == "category":
+            labels = single_category_labels(view.frame)
+            frame["category"] = "several or none"
+            frame.loc[labels.index, "category"] = labels
+        elif color:
+            frame[color] = view.frame[color].astype(str).to_numpy()
+        return embedding_plotly(frame, color)
+
+    @app.callback(
+        Output("selection", "data"),
+        Output("selection-count", "children"),
+        Input("embedding", "selectedData"),
+        State("embedding", "figure"),
+    )
+    def select(selected, figure):
+        if not selected or not selected.get("points"):
+            return [], "selection: lasso points on the map"
+        rows = sorted({_row_of(point, figure) for point in selected["points"]})
+        return view.table_rows(rows).to_dict("records"), f"selection: {len(rows)} circuits"
+
+    @app.callback(
+        Output("url-write", "search"),
+        Input("circuit", "data"),
+        Input("module", "data"),
+        Input("threshold", "value"),
+        Input("mode", "value"),
+        Input("top-k", "value"),
+        Input("color-by", "value"),
+        prevent_initial_call=True,
+    )
+    def write_url(circuit, module, threshold, mode, top_k, color):
+        query = {}
+        if circuit and "index" in circuit:
+            query["id"] = int(view.frame["id"].iloc[circuit["index"]])
+        if module is not None:
+            query["module"] = module
+        for key, value in (
+            ("threshold", threshold),
+            ("mode", mode),
+            ("k", top_k),
+            ("color", color),
+        ):
+            default = VIEW_DEFAULTS["top_k" if key == "k" else key]
+            if value is not None and value != default:
+                query[key] = value
+        return "?" + urlencode(query) if query else ""
+
+
+__all__ = ["create_app", "dbc"]

@@ -1,0 +1,187 @@
+"""The page: search and results (left), the circuit (middle), module and prior-fit details
+(right), the embedding and the lasso selection (below)."""
+
+from __future__ import annotations
+
+import dash_bootstrap_components as dbc
+import dash_cytoscape as cyto
+from dash import dash_table, dcc, html
+
+GRAPH_STYLE = [
+    {
+        "selector": "node",
+        "style": {
+            "background-color": "data(color)",
+            "label": "data(label)",
+            "font-size": 9,
+            "width": 18,
+            "height": 18,
+            "border-width": 1,
+            "border-color": "#333",
+        },
+    },
+    {"selector": ".readout", "style": {"shape": "square"}},
+    {
+        "selector": "edge",
+        "style": {
+            "width": "data(width)",
+            "line-color": "#888",
+            "opacity": 0.45,
+            "curve-style": "haystack",
+        },
+    },
+    {"selector": "node:selected", "style": {"border-width": 3, "border-color": "#d62728"}},
+]
+TABLE_COLUMNS = ["id", "text", "label", "split", "categories"]
+
+
+def _table(table_id: str, page_size: int) -> dash_table.DataTable:
+    return dash_table.DataTable(
+        id=table_id,
+        columns=[{"name": c, "id": c} for c in TABLE_COLUMNS],
+        data=[],
+        page_size=page_size,
+        style_cell={
+            "textAlign": "left",
+            "fontSize": 12,
+            "whiteSpace": "normal",
+            "height": "auto",
+            "maxWidth": 320,
+        },
+        style_table={"overflowX": "auto"},
+    )
+
+
+def _filters(options: dict[str, list[str]], categories: list[str]) -> list:
+    controls = [
+        dbc.Input(id="search", placeholder="search sentences", type="search", debounce=True),
+        dcc.Dropdown(id="category", options=categories, placeholder="category"),
+    ]
+    for column in ("split", "label", "correct"):
+        controls.append(
+            dcc.Dropdown(
+                id=f"filter-{column}",
+                options=options.get(column, []),
+                placeholder=column,
+                disabled=column not in options,
+            )
+        )
+    return controls
+
+
+def page(
+    title: str, options: dict[str, list[str]], categories: list[str], color_columns: list[str]
+) -> html.Div:
+    """The whole page; every control starts empty and is filled from the URL."""
+    left = dbc.Col(
+        [
+            html.H6("Find a sentence"),
+            *_filters(options, categories),
+            html.Div(id="result-count", className="small text-muted my-1"),
+            _table("results", page_size=8),
+        ],
+        width=3,
+    )
+    middle = dbc.Col(
+        [
+            html.H6(id="circuit-title", children="no circuit selected"),
+            dbc.Row(
+                [
+                    dbc.Col(
+                        dcc.RadioItems(
+                            id="mode",
+                            options=["threshold", "top-k"],
+                            value="threshold",
+                            inline=True,
+                            inputStyle={"marginRight": 4, "marginLeft": 8},
+                        ),
+                        width=5,
+                    ),
+                    dbc.Col(
+                        dcc.RadioItems(
+                            id="color-by",
+                            options=["module", "community"],
+                            value="module",
+                            inline=True,
+                            inputStyle={"marginRight": 4, "marginLeft": 8},
+                        ),
+                        width=7,
+                    ),
+                ]
+            ),
+            dcc.Slider(
+                id="threshold",
+                min=0,
+                max=1,
+                step=0.05,
+                value=0.5,
+                marks={v / 10: f"{v / 10:g}" for v in range(0, 11)},
+            ),
+            dbc.Input(
+                id="top-k", type="number", min=1, step=1, value=3, size="sm", style={"width": 90}
+            ),
+            html.Div(id="edge-count", className="small"),
+            html.Div(id="edge-hover", className="small text-muted"),
+            dbc.Alert(id="graph-message", color="warning", is_open=False, className="py-1 my-1"),
+            cyto.Cytoscape(
+                id="graph",
+                elements=[],
+                layout={"name": "preset"},
+                stylesheet=GRAPH_STYLE,
+                style={"width": "100%", "height": "460px", "border": "1px solid #ddd"},
+                userZoomingEnabled=True,
+                minZoom=0.3,
+                maxZoom=4,
+            ),
+        ],
+        width=6,
+    )
+    right = dbc.Col(
+        [
+            dbc.Card(
+                [
+                    dbc.CardHeader("Module"),
+                    dbc.CardBody(id="module-details", children="click a module"),
+                ]
+            ),
+            dbc.Card([dbc.CardHeader("Prior fit"), dbc.CardBody(id="prior-fit")], className="mt-2"),
+        ],
+        width=3,
+    )
+    bottom = dbc.Row(
+        [
+            dbc.Col(
+                [
+                    html.H6("All circuits (t-SNE of P); lasso to select"),
+                    dcc.Dropdown(
+                        id="embedding-color",
+                        options=color_columns,
+                        value="category" if "category" in color_columns else None,
+                        placeholder="colour by",
+                    ),
+                    dcc.Graph(
+                        id="embedding", style={"height": "420px"}, config={"displaylogo": False}
+                    ),
+                ],
+                width=7,
+            ),
+            dbc.Col(
+                [
+                    html.H6(id="selection-count", children="selection"),
+                    _table("selection", page_size=10),
+                ],
+                width=5,
+            ),
+        ],
+        className="mt-3",
+    )
+    return html.Div(
+        [
+            dcc.Location(id="url-read"),
+            dcc.Location(id="url-write", refresh=False),
+            dcc.Store(id="circuit"),
+            dcc.Store(id="module"),
+            dbc.NavbarSimple(brand=f"circuitlab: {title}", color="dark", dark=True, fluid=True),
+            dbc.Container([dbc.Row([left, middle, right], className="mt-2"), bottom], fluid=True),
+        ]
+    )

@@ -1,0 +1,180 @@
+"""What the app shows of one circuit store: search, cached layout and embedding, and one
+circuit's graph as cytoscape elements (memoised)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from circuitlab.analysis.communities import communities
+from circuitlab.analysis.embedding import embed
+from circuitlab.analysis.graphs import to_graph
+from circuitlab.analysis.layout import module_colors, module_layout
+from circuitlab.analysis.priors import best_prior
+from circuitlab.store import CircuitStore
+
+MAX_EDGES = 5000
+LAYOUT_SCALE = 260  # cytoscape pixels per layout unit
+FILTER_COLUMNS = ("split", "label", "correct")
+
+
+class TooManyEdges(ValueError):
+    """A circuit view would draw more edges than the guard allows."""
+
+
+class StoreView:
+    """Read-only view of a store for the app. ``max_edges`` is the drawing guard."""
+
+    def __init__(self, store: CircuitStore, *, max_edges: int = MAX_EDGES) -> None:
+        self.store = store
+        self.frame = store.frame.reset_index(drop=True)
+        self.max_edges = max_edges
+        self.n_modules = store.meta["n_modules"]
+        self.positions = module_layout(store)
+        self.colors = module_colors(self.n_modules)
+        self.embedding = embed(store, "tsne") if len(store) >= 3 else None
+        self.texts = self.frame["text"].fillna("").astype(str) if "text" in self.frame else None
+        self._strength = None
+        self.graph_elements = lru_cache(maxsize=512)(self._graph_elements)
+
+    # ----------------------------------------------------------------------------- search
+    def categories(self) -> list[str]:
+        if "categories" not in self.frame:
+            return []
+        return sorted({c for cats in self.frame["categories"] for c in cats})
+
+    def filter_options(self) -> dict[str, list[str]]:
+        return {
+            c: sorted(self.frame[c].astype(str).unique()) for c in FILTER_COLUMNS if c in self.frame
+        }
+
+    def search(
+        self,
+        text: str = "",
+        category: str | None = None,
+        filters: dict[str, str | None] | None = None,
+        limit: int = 200,
+    ) -> pd.DataFrame:
+        """Rows whose text contains ``text`` (case-insensitive, plain substring), with the
+        ``category`` and every column filter given; the first ``limit``."""
+        keep = np.ones(len(self.frame), dtype=bool)
+        if text and self.texts is not None:
+            keep &= self.texts.str.contains(text, case=False, regex=False).to_numpy()
+        if category:
+            keep &= self.frame["categories"].map(lambda cats: category in cats).to_numpy()
+        for column, value in (filters or {}).items():
+            if value not in (None, "") and column in self.frame:
+                keep &= (self.frame[column].astype(str) == value).to_numpy()
+        rows = self.frame[keep].head(limit)
+        return self.table_rows(rows.index)
+
+    def table_rows(self, indices) -> pd.DataFrame:
+        rows = self.frame.loc[list(indices)]
+        out = pd.DataFrame({"id": rows["id"].to_numpy(), "index": list(rows.index)})
+        for column in ("text", "label", "split"):
+            if column in rows:
+                out[column] = rows[column].astype(str).to_numpy()
+        if "categories" in rows:
+            out["categories"] = rows["categories"].map(", ".join).to_numpy()
+        return out
+
+    def index_of(self, circuit_id: object) -> int | None:
+        """Row of the circuit whose ``id`` is ``circuit_id`` (an int or its text), else None."""
+        try:
+            wanted = int(str(circuit_id))
+        except ValueError:
+            return None
+        hits = np.flatnonzero(self.frame["id"].to_numpy() == wanted)
+        return int(hits[0]) if len(hits) else None
+
+    # ----------------------------------------------------------------------------- one circuit
+    def _graph_elements(
+        self, index: int, threshold: float, top_k: int | None, color_by: str
+    ) -> tuple[list[dict], int]:
+        """Cytoscape elements of circuit ``index`` and its number of edges."""
+        circuit = self.store[index]
+        if top_k is not None:
+            graph = to_graph(circuit, top_k=top_k)
+        else:
+            graph = to_graph(circuit, threshold=threshold)
+        if graph.number_of_edges() > self.max_edges:
+            raise TooManyEdges(
+                f"{graph.number_of_edges()} links at this setting; the view draws at most "
+                f"{self.max_edges}: raise the threshold or use top-k"
+            )
+        colors = self.colors
+        if color_by == "community":
+            palette = module_colors(20)
+            colors = [""] * self.n_modules
+            for c, members in enumerate(communities(graph)):
+                for node in members:
+                    colors[node] = palette[c % 20]
+        elements = [
+            {
+                "data": {
+                    "id": str(i),
+                    "label": str(i),
+                    "role": d["role"],
+                    "color": colors[i],
+                    "degree": d["degree"],
+                },
+                "position": {
+                    "x": float(self.positions[i, 0] * LAYOUT_SCALE),
+                    "y": float(self.positions[i, 1] * LAYOUT_SCALE),
+                },
+                "classes": d["role"],
+            }
+            for i, d in graph.nodes(data=True)
+        ]
+        elements += [
+            {
+                "data": {
+                    "id": f"{i}-{j}",
+                    "source": str(i),
+                    "target": str(j),
+                    "p": round(d["p"], 4),
+                    "width": 0.5 + 4 * d["p"],
+                }
+            }
+            for i, j, d in graph.edges(data=True)
+        ]
+        return elements, graph.number_of_edges()
+
+    def prior_fit(self, index: int, threshold: float) -> dict:
+        """The verdict of ``best_prior`` on the circuit's graph (cached columns when present)."""
+        verdict = best_prior(to_graph(self.store[index], threshold=threshold), check=False)
+        params = {k: v for k, v in verdict.params.items() if k not in ("labels", "ring_order")}
+        return {
+            "family": verdict.family,
+            "best": verdict.best,
+            "gap": verdict.gap,
+            "params": params,
+        }
+
+    def module_strength(self) -> np.ndarray:
+        """(N, U) summed link probability of every module in every circuit (computed once)."""
+        if self._strength is None:
+            out = np.empty((len(self.store), self.n_modules), dtype=np.float32)
+            for start in range(0, len(self.store), 1024):
+                p = self.store.link_probabilities(slice(start, start + 1024))
+                out[start : start + len(p)] = p.sum(axis=2) - 1.0
+            self._strength = out
+        return self._strength
+
+    def module_details(self, index: int, module: int, threshold: float) -> dict:
+        """Role, degree, strongest links in circuit ``index``, and the circuits where the
+        module is most connected."""
+        p = self.store[index].link_probability()
+        row = p[module].copy()
+        row[module] = -1
+        strongest = np.argsort(-row)[:5]
+        top = np.argsort(-self.module_strength()[:, module])[:5]
+        return {
+            "module": module,
+            "role": str(self.store.roles[module]),
+            "degree": int(np.sum(row > threshold)),
+            "links": [(int(j), float(row[j])) for j in strongest],
+            "sentences": self.table_rows(top).to_dict("records"),
+        }

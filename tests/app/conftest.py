@@ -1,0 +1,30 @@
+"""Browser tests: real headless Chromium through dash[testing]'s dash_duo (pytest --headless is
+in pyproject's addopts). Debian's chromium and chromium-driver come from scripts/setup.sh."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from circuitlab.export import export_nlvr
+
+os.environ.setdefault("DASH_TEST_CHROMEPATH", "/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "app"
+
+
+@pytest.fixture(scope="session")
+def nlvr2_store(tmp_path_factory) -> Path:
+    """A small real NLVR2 store: the shipped model's circuits of the first 150 sentences."""
+    out = tmp_path_factory.mktemp("stores")
+    return export_nlvr("checkpoints/nlvr", out, limit=150)["nlvr2"].path
+
+
+@pytest.fixture
+def screenshot():
+    def save(dash_duo, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        dash_duo.driver.save_screenshot(str(path))
+        return path
+
+    return save
