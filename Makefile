@@ -22,8 +22,12 @@ lint: setup
 # The main job: the shipped NLVR checkpoint (a conditional NAC trained on the generated world),
 # both circuit stores exported (NLVR2: one circuit per distinct sentence; NLVR: one per example),
 # and a summary: accuracy, store paths, counts per category.
+# In a terminal it then serves the app on the NLVR2 store (Ctrl-C to stop); from a script
+# (no terminal on stdin) it prints the command instead of blocking.
 demo: setup
 	$(VENV)/bin/circuitlab export $(DEMO_CHECKPOINT) --out $(DEMO_STORES) --overwrite
+	@if [ -t 0 ]; then $(VENV)/bin/circuitlab app $(DEMO_STORES)/nlvr2; \
+	else echo "browse the circuits: $(VENV)/bin/circuitlab app $(DEMO_STORES)/nlvr2"; fi
 
 # The notebooks are jupytext percent-format sources; the .ipynb files are generated from them
 # (a test checks they are in sync).
