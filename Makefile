@@ -26,8 +26,8 @@ lint: setup
 # (no terminal on stdin) it prints the command instead of blocking.
 demo: setup
 	$(VENV)/bin/circuitlab export $(DEMO_CHECKPOINT) --out $(DEMO_STORES) --overwrite
-	@if [ -t 0 ]; then $(VENV)/bin/circuitlab app $(DEMO_STORES)/nlvr2; \
-	else echo "browse the circuits: $(VENV)/bin/circuitlab app $(DEMO_STORES)/nlvr2"; fi
+	@serve="$(VENV)/bin/circuitlab app $(DEMO_STORES)/nlvr2 --checkpoint $(DEMO_CHECKPOINT)"; \
+	if [ -t 0 ]; then $$serve; else echo "browse the circuits: $$serve"; fi
 
 # The notebooks are jupytext percent-format sources; the .ipynb files are generated from them
 # (a test checks they are in sync).

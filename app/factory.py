@@ -3,16 +3,20 @@ app object, never the global ``dash.callback``)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
 import dash
 import dash_bootstrap_components as dbc
-from dash import Input, Output, State, ctx, html, no_update
+import matplotlib.pyplot as plt
+import pandas as pd
+import plotly.graph_objects as go
+from dash import Input, Output, State, ctx, dcc, html, no_update
 
 from circuitlab.analysis.embedding import single_category_labels
-from circuitlab.analysis.figures import embedding_plotly
+from circuitlab.analysis.figures import draw_circuit, embedding_plotly
 from circuitlab.app.layout import page
 from circuitlab.app.store_view import MAX_EDGES, StoreView, TooManyEdges
 from circuitlab.store import CircuitStore
@@ -25,16 +29,20 @@ def create_app(
     store_path: str | os.PathLike,
     *,
     root: str | os.PathLike | None = None,
+    checkpoint: str | os.PathLike | None = None,
     max_edges: int = MAX_EDGES,
 ) -> dash.Dash:
     """The app for the store at ``store_path``, which must lie under ``root`` (default: the
     store's own folder). Opening the store, its layout and its embedding happens here, once
-    (the first time, the embedding is computed and cached in the store)."""
+    (the first time, the embedding is computed and cached in the store). With ``checkpoint``
+    (the conditional NLVR model of the store) typed sentences get circuits live."""
     store_path = Path(store_path).resolve()
     root = Path(root).resolve() if root is not None else store_path
     if not store_path.is_relative_to(root):
         raise ValueError(f"{store_path} is outside the app's root {root}")
     view = StoreView(CircuitStore.open(store_path), max_edges=max_edges)
+    if checkpoint is not None:
+        view.attach_model(checkpoint)
     app = dash.Dash(
         __name__,
         assets_folder=str(ASSETS),
@@ -87,6 +95,22 @@ def _parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
         else:
             problems.append(f"color {query['color']!r} is not module or community")
     return values, problems
+
+
+def _file_stem(view: StoreView, circuit: dict | None) -> str:
+    if circuit and "typed" in circuit:
+        return f"circuit-typed-{circuit['typed']}"
+    if circuit and "index" in circuit:
+        return f"circuit-{int(view.frame['id'].iloc[circuit['index']])}"
+    return "circuit"
+
+
+def _figure_png(view: StoreView, graph, buffer) -> None:
+    """The shown graph drawn by the analysis layer's figure code, as PNG bytes."""
+    fig, ax = plt.subplots(figsize=(5, 5))
+    draw_circuit(ax, graph, view.positions)
+    fig.savefig(buffer, format="png", dpi=200, bbox_inches="tight")
+    plt.close(fig)
 
 
 def _row_of(point: dict, figure: dict) -> int:
@@ -152,6 +176,8 @@ def _register(app: dash.Dash, view: StoreView) -> None:
             index = view.index_of(cell["row_id"]) if cell else None
         elif trigger == "embedding":
             index = _row_of(click["points"][0], figure) if click else None
+            if index is not None and index < 0:  # a typed sentence's star
+                return {"typed": -1 - index}
         else:
             query = _query(search)
             if "id" not in query:
@@ -180,28 +206,30 @@ def _register(app: dash.Dash, view: StoreView) -> None:
     def draw(circuit, threshold, mode, top_k, color, search):
         _, problems = _parse_view(_query(search))
         messages = list(problems)
-        if not circuit or "index" not in circuit:
+        if not circuit or not ({"index", "typed"} & set(circuit)):
             if circuit and "error" in circuit:
                 messages.insert(0, circuit["error"])
             text = "; ".join(messages)
             return [], "no circuit selected", "", text, bool(text), "select a circuit"
-        index = circuit["index"]
         if mode == "top-k" and not (isinstance(top_k, int) and 1 <= top_k < n_modules):
             messages.append(f"top-k must be an integer in [1, {n_modules - 1}]")
             top_k = min(3, n_modules - 1)
         threshold = 0.5 if threshold is None else float(threshold)
         try:
             elements, n_edges = view.graph_elements(
-                index, threshold, top_k if mode == "top-k" else None, color or "module"
+                circuit, threshold, top_k if mode == "top-k" else None, color or "module"
             )
         except TooManyEdges as err:
             elements, n_edges = [], 0
             messages.append(str(err))
-        row = view.frame.iloc[index]
-        title = f"#{row['id']}: {row.get('text', '')}"
+        if "typed" in circuit:
+            title = f"typed: {view.typed[circuit['typed']][0]}"
+        else:
+            row = view.frame.iloc[circuit["index"]]
+            title = f"#{row['id']}: {row.get('text', '')}"
         setting = f"top-{top_k} per module" if mode == "top-k" else f"P > {threshold:g}"
         count = f"{n_modules} modules, {n_edges} links ({setting})"
-        fit = view.prior_fit(index, threshold)
+        fit = view.prior_fit(circuit, threshold)
         params = ", ".join(
             f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in fit["params"].items()
         )
@@ -237,9 +265,9 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("threshold", "value"),
     )
     def describe_module(module, circuit, threshold):
-        if module is None or not circuit or "index" not in circuit:
+        if module is None or not circuit or not ({"index", "typed"} & set(circuit)):
             return "click a module"
-        d = view.module_details(circuit["index"], module, 0.5 if threshold is None else threshold)
+        d = view.module_details(circuit, module, 0.5 if threshold is None else threshold)
         links = ", ".join(f"{j} ({p:.2f})" for j, p in d["links"])
         sentences = [html.Li(f"#{r['id']}: {r.get('text', '')}") for r in d["sentences"]]
         return [
@@ -254,8 +282,12 @@ def _register(app: dash.Dash, view: StoreView) -> None:
     def hover_edge(edge):
         return f"link {edge['source']}-{edge['target']}: p = {edge['p']:.3f}" if edge else ""
 
-    @app.callback(Output("embedding", "figure"), Input("embedding-color", "value"))
-    def draw_embedding(color):
+    @app.callback(
+        Output("embedding", "figure"),
+        Input("embedding-color", "value"),
+        Input("typed-version", "data"),
+    )
+    def draw_embedding(color, _typed_version):
         if view.embedding is None:
             return {}
         frame = view.embedding.copy()
@@ -268,7 +300,80 @@ def _register(app: dash.Dash, view: StoreView) -> None:
             frame.loc[labels.index, "category"] = labels
         elif color:
             frame[color] = view.frame[color].astype(str).to_numpy()
-        return embedding_plotly(frame, color)
+        figure = embedding_plotly(frame, color)
+        if view.typed:
+            figure.add_trace(
+                go.Scattergl(
+                    x=[xy[0] for _, _, xy in view.typed],
+                    y=[xy[1] for _, _, xy in view.typed],
+                    text=[t for t, _, _ in view.typed],
+                    mode="markers",
+                    name="typed",
+                    customdata=[-1 - k for k in range(len(view.typed))],
+                    marker={"size": 12, "symbol": "star", "color": "black"},
+                )
+            )
+        return figure
+
+    @app.callback(
+        Output("circuit", "data", allow_duplicate=True),
+        Output("typed-message", "children"),
+        Output("typed-version", "data"),
+        Input("generate", "n_clicks"),
+        Input("typed", "n_submit"),
+        State("typed", "value"),
+        State("typed-version", "data"),
+        prevent_initial_call=True,
+    )
+    def type_sentence(_clicks, _submit, text, version):
+        try:
+            k = view.add_sentence(text)
+        except ValueError as err:
+            return no_update, str(err), no_update
+        return {"typed": k}, "", (version or 0) + 1
+
+    @app.callback(
+        Output("graph", "generateImage"),
+        Input("export-png", "n_clicks"),
+        Input("export-svg", "n_clicks"),
+        State("circuit", "data"),
+        prevent_initial_call=True,
+    )
+    def export_image(_png, _svg, circuit):
+        kind = "png" if ctx.triggered_id == "export-png" else "svg"
+        return {"type": kind, "action": "download", "filename": _file_stem(view, circuit)}
+
+    @app.callback(
+        Output("download", "data"),
+        Input("export-csv", "n_clicks"),
+        Input("export-json", "n_clicks"),
+        Input("export-figure", "n_clicks"),
+        State("circuit", "data"),
+        State("threshold", "value"),
+        State("mode", "value"),
+        State("top-k", "value"),
+        prevent_initial_call=True,
+    )
+    def export_data(_csv, _json, _figure, circuit, threshold, mode, top_k):
+        if not circuit or not ({"index", "typed"} & set(circuit)):
+            return no_update
+        k = top_k if mode == "top-k" and isinstance(top_k, int) else None
+        graph = view.visible_graph(circuit, 0.5 if threshold is None else threshold, k)
+        stem = _file_stem(view, circuit)
+        if ctx.triggered_id == "export-figure":
+            return dcc.send_bytes(lambda buffer: _figure_png(view, graph, buffer), f"{stem}.png")
+        edges = pd.DataFrame(
+            [
+                (u, v, d["p"], graph.nodes[u]["role"], graph.nodes[v]["role"])
+                for u, v, d in graph.edges(data=True)
+            ],
+            columns=["source", "target", "p", "source_role", "target_role"],
+        )
+        if ctx.triggered_id == "export-csv":
+            return dcc.send_data_frame(edges.to_csv, f"{stem}.csv", index=False)
+        nodes = [{"module": int(i), **d} for i, d in graph.nodes(data=True)]
+        payload = {"circuit": stem, "nodes": nodes, "links": edges.to_dict("records")}
+        return {"content": json.dumps(payload, indent=1), "filename": f"{stem}.json"}
 
     @app.callback(
         Output("selection", "data"),
@@ -279,7 +384,7 @@ def _register(app: dash.Dash, view: StoreView) -> None:
     def select(selected, figure):
         if not selected or not selected.get("points"):
             return [], "selection: lasso points on the map"
-        rows = sorted({_row_of(point, figure) for point in selected["points"]})
+        rows = sorted({r for p in selected["points"] if (r := _row_of(p, figure)) >= 0})
         return view.table_rows(rows).to_dict("records"), f"selection: {len(rows)} circuits"
 
     @app.callback(

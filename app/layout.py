@@ -120,6 +120,15 @@ def page(
             dbc.Input(
                 id="top-k", type="number", min=1, step=1, value=3, size="sm", style={"width": 90}
             ),
+            dbc.InputGroup(
+                [
+                    dbc.Input(id="typed", placeholder="type a new sentence", maxLength=1000),
+                    dbc.Button("circuit", id="generate", n_clicks=0, color="secondary"),
+                ],
+                size="sm",
+                className="my-1",
+            ),
+            html.Div(id="typed-message", className="small text-danger"),
             html.Div(id="edge-count", className="small"),
             html.Div(id="edge-hover", className="small text-muted"),
             dbc.Alert(id="graph-message", color="warning", is_open=False, className="py-1 my-1"),
@@ -133,6 +142,24 @@ def page(
                 minZoom=0.3,
                 maxZoom=4,
             ),
+            html.Div(
+                [
+                    html.Span("export: ", className="small"),
+                    *[
+                        dbc.Button(
+                            label,
+                            id=f"export-{label.lower()}",
+                            n_clicks=0,
+                            size="sm",
+                            color="light",
+                            className="me-1",
+                        )
+                        for label in ("PNG", "SVG", "CSV", "JSON", "Figure")
+                    ],
+                ],
+                className="mt-1",
+            ),
+            dcc.Download(id="download"),
         ],
         width=6,
     )
@@ -181,6 +208,7 @@ def page(
             dcc.Location(id="url-write", refresh=False),
             dcc.Store(id="circuit"),
             dcc.Store(id="module"),
+            dcc.Store(id="typed-version", data=0),
             dbc.NavbarSimple(brand=f"circuitlab: {title}", color="dark", dark=True, fluid=True),
             dbc.Container([dbc.Row([left, middle, right], className="mt-2"), bottom], fluid=True),
         ]

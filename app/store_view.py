@@ -3,19 +3,23 @@ circuit's graph as cytoscape elements (memoised)."""
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
+from sklearn.decomposition import PCA
 
 from circuitlab.analysis.communities import communities
-from circuitlab.analysis.embedding import embed
+from circuitlab.analysis.embedding import circuit_features, embed
 from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import module_colors, module_layout
 from circuitlab.analysis.priors import best_prior
+from circuitlab.circuit import Circuit
 from circuitlab.store import CircuitStore
 
 MAX_EDGES = 5000
+MAX_SENTENCE = 300  # characters of a typed sentence
 LAYOUT_SCALE = 260  # cytoscape pixels per layout unit
 FILTER_COLUMNS = ("split", "label", "correct")
 
@@ -37,7 +41,10 @@ class StoreView:
         self.embedding = embed(store, "tsne") if len(store) >= 3 else None
         self.texts = self.frame["text"].fillna("").astype(str) if "text" in self.frame else None
         self._strength = None
-        self.graph_elements = lru_cache(maxsize=512)(self._graph_elements)
+        self._pca = None
+        self.generate_circuit = None  # set by attach_model
+        self.typed: list[tuple[str, Circuit, tuple[float, float]]] = []
+        self._cached_elements = lru_cache(maxsize=512)(self._store_elements)
 
     # ----------------------------------------------------------------------------- search
     def categories(self) -> list[str]:
@@ -89,12 +96,80 @@ class StoreView:
         hits = np.flatnonzero(self.frame["id"].to_numpy() == wanted)
         return int(hits[0]) if len(hits) else None
 
+    # ----------------------------------------------------------------------------- typed sentences
+    def attach_model(self, checkpoint: str | os.PathLike) -> None:
+        """Load the conditional NLVR model at ``checkpoint`` so typed sentences get circuits."""
+        from circuitlab.nlvr_eval import nlvr_task
+        from circuitlab.train import load_model
+
+        model, config = load_model(checkpoint)
+        if not model.config.conditional or config.task != "nlvr":
+            raise ValueError(f"{checkpoint} is not a conditional NLVR model: it reads no text")
+        if model.config.n_processors + model.config.n_readouts != self.n_modules:
+            raise ValueError(f"{checkpoint} has a different number of modules than the store")
+        task = nlvr_task(config)
+        self.generate_circuit = lambda text: model.circuits(*task.encode_text([text]))[0]
+
+    def add_sentence(self, text: str | None) -> int:
+        """Generate the circuit of a typed sentence; returns its number in ``typed``.
+
+        Raises ValueError with a message for the page: no model, an empty or over-long
+        sentence. The text is kept as text (the page never renders it as HTML).
+        """
+        if self.generate_circuit is None:
+            raise ValueError("no model attached: start the app with --checkpoint to type sentences")
+        text = (text or "").strip()
+        if not text:
+            raise ValueError("type a sentence first")
+        if len(text) > MAX_SENTENCE:
+            raise ValueError(f"the sentence has {len(text)} characters; at most {MAX_SENTENCE}")
+        circuit = self.generate_circuit(text)
+        self.typed.append((text, circuit, self.project(circuit)))
+        return len(self.typed) - 1
+
+    def project(self, circuit: Circuit) -> tuple[float, float]:
+        """Where a new circuit falls on the map: the mean map position of its 10 nearest
+        circuits in the PCA space of P (the map itself is not refitted)."""
+        if self.embedding is None:
+            return (0.0, 0.0)
+        if self._pca is None:
+            features = circuit_features(self.store)
+            pca = PCA(min(64, features.shape[1], len(features) - 1), random_state=0)
+            self._pca = (pca, pca.fit_transform(features))
+        pca, reduced = self._pca
+        rows, cols = np.tril_indices(self.n_modules, k=-1)
+        point = pca.transform(circuit.link_probability()[rows, cols][None, :])
+        nearest = np.argsort(np.linalg.norm(reduced - point, axis=1))[:10]
+        xy = self.embedding[["x", "y"]].to_numpy()[nearest].mean(axis=0)
+        return float(xy[0]), float(xy[1])
+
     # ----------------------------------------------------------------------------- one circuit
-    def _graph_elements(
-        self, index: int, threshold: float, top_k: int | None, color_by: str
+    def circuit_of(self, key: dict) -> Circuit:
+        """The circuit a page state names: ``{"index": row}`` or ``{"typed": k}``."""
+        return self.typed[key["typed"]][1] if "typed" in key else self.store[key["index"]]
+
+    def graph_elements(
+        self, key: dict, threshold: float, top_k: int | None, color_by: str
     ) -> tuple[list[dict], int]:
-        """Cytoscape elements of circuit ``index`` and its number of edges."""
-        circuit = self.store[index]
+        """Cytoscape elements of the circuit ``key`` names and its number of edges (store
+        circuits memoised)."""
+        if "typed" in key:
+            return self._elements(self.circuit_of(key), threshold, top_k, color_by)
+        return self._cached_elements(key["index"], threshold, top_k, color_by)
+
+    def _store_elements(self, index: int, threshold: float, top_k: int | None, color_by: str):
+        return self._elements(self.store[index], threshold, top_k, color_by)
+
+    def visible_graph(self, key: dict, threshold: float, top_k: int | None):
+        """The networkx graph the view shows."""
+        circuit = self.circuit_of(key)
+        if top_k is not None:
+            return to_graph(circuit, top_k=top_k)
+        return to_graph(circuit, threshold=threshold)
+
+    def _elements(
+        self, circuit: Circuit, threshold: float, top_k: int | None, color_by: str
+    ) -> tuple[list[dict], int]:
         if top_k is not None:
             graph = to_graph(circuit, top_k=top_k)
         else:
@@ -142,9 +217,9 @@ class StoreView:
         ]
         return elements, graph.number_of_edges()
 
-    def prior_fit(self, index: int, threshold: float) -> dict:
-        """The verdict of ``best_prior`` on the circuit's graph (cached columns when present)."""
-        verdict = best_prior(to_graph(self.store[index], threshold=threshold), check=False)
+    def prior_fit(self, key: dict, threshold: float) -> dict:
+        """The verdict of ``best_prior`` (no simulation check) on the circuit's graph."""
+        verdict = best_prior(to_graph(self.circuit_of(key), threshold=threshold), check=False)
         params = {k: v for k, v in verdict.params.items() if k not in ("labels", "ring_order")}
         return {
             "family": verdict.family,
@@ -163,10 +238,10 @@ class StoreView:
             self._strength = out
         return self._strength
 
-    def module_details(self, index: int, module: int, threshold: float) -> dict:
-        """Role, degree, strongest links in circuit ``index``, and the circuits where the
-        module is most connected."""
-        p = self.store[index].link_probability()
+    def module_details(self, key: dict, module: int, threshold: float) -> dict:
+        """Role, degree, strongest links in the circuit ``key`` names, and the store circuits
+        where the module is most connected."""
+        p = self.circuit_of(key).link_probability()
         row = p[module].copy()
         row[module] = -1
         strongest = np.argsort(-row)[:5]

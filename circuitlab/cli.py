@@ -360,6 +360,10 @@ def serve_app(
     root: Annotated[
         Path | None, typer.Option(help="Serve only stores under this folder (default: the store).")
     ] = None,
+    checkpoint: Annotated[
+        Path | None,
+        typer.Option(help="The store's conditional NLVR model: typed sentences get circuits."),
+    ] = None,
     debug: Annotated[bool, typer.Option(help="Dash debug mode (reloads, dev tools).")] = False,
 ) -> None:
     """Browse a store's circuits in the Dash app at http://127.0.0.1:PORT/."""
@@ -367,7 +371,7 @@ def serve_app(
     from circuitlab.store import CircuitStoreError
 
     try:
-        dash_app = create_app(store_path, root=root)
+        dash_app = create_app(store_path, root=root, checkpoint=checkpoint)
     except (CircuitStoreError, ValueError, OSError) as err:
         _exit_with(err)
     typer.echo(f"circuitlab app: http://127.0.0.1:{port}/  (Ctrl-C to stop)")

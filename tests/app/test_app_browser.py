@@ -1,8 +1,11 @@
 """The app in headless Chromium: search, threshold, module click, lasso, URL state, bad input.
 Each test ends by checking the browser console has no errors."""
 
+import json
 import time
+from pathlib import Path
 
+import pandas as pd
 import pytest
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
@@ -14,8 +17,8 @@ from circuitlab.store import CircuitStore
 pytestmark = pytest.mark.timeout(300)
 
 
-def start(dash_duo, store_path, query: str = ""):
-    app = create_app(store_path)
+def start(dash_duo, store_path, query: str = "", checkpoint=None):
+    app = create_app(store_path, checkpoint=checkpoint)
     dash_duo.start_server(app)
     dash_duo.driver.set_window_size(1500, 1900)  # the whole page fits: no scrolling
     if query:
@@ -154,4 +157,64 @@ def test_bad_url_input_shows_a_message_and_no_injected_html(dash_duo, nlvr2_stor
     assert "threshold '7' is not a number in [0, 1]" in message
     assert dash_duo.driver.find_elements(By.CSS_SELECTOR, "#graph-message b") == []
     assert "Traceback" not in dash_duo.driver.page_source
+    no_console_errors(dash_duo)
+
+
+def wait_for_file(folder: Path, suffix: str, timeout: float = 10) -> Path:
+    end = time.time() + timeout
+    while time.time() < end:
+        done = [p for p in folder.glob(f"*{suffix}") if p.stat().st_size > 0]
+        if done:
+            return done[0]
+        time.sleep(0.2)
+    raise AssertionError(f"no {suffix} file in {folder}: {list(folder.iterdir())}")
+
+
+def test_type_a_sentence_and_see_a_new_circuit(dash_duo, nlvr2_store, screenshot):
+    start(dash_duo, nlvr2_store, checkpoint="checkpoints/nlvr")
+    typed = dash_duo.find_element("#typed")
+    typed.send_keys("There is a yellow block on top of a tower.")
+    dash_duo.find_element("#generate").click()
+    dash_duo.wait_for_contains_text("#circuit-title", "typed: There is a yellow block", timeout=30)
+    assert edge_count(dash_duo) > 0
+    dash_duo.wait_for_element("#embedding .legend .traces:last-child", timeout=10)
+    assert "typed" in dash_duo.find_element("#embedding .legend").text
+    screenshot(dash_duo, "typed_sentence")
+    no_console_errors(dash_duo)
+
+
+def test_bad_typed_sentences_show_messages_and_stay_text(dash_duo, nlvr2_store):
+    start(dash_duo, nlvr2_store, checkpoint="checkpoints/nlvr")
+    dash_duo.find_element("#generate").click()
+    dash_duo.wait_for_contains_text("#typed-message", "type a sentence first")
+    typed = dash_duo.find_element("#typed")
+    typed.send_keys("word " * 80)
+    dash_duo.find_element("#generate").click()
+    dash_duo.wait_for_contains_text("#typed-message", "at most 300")
+    typed.send_keys(Keys.CONTROL, "a")
+    typed.send_keys("<img src=x onerror=alert(1)> There are two towers.")
+    dash_duo.find_element("#generate").click()
+    dash_duo.wait_for_contains_text("#circuit-title", "<img src=x", timeout=30)
+    assert dash_duo.driver.find_elements(By.CSS_SELECTOR, "#circuit-title img") == []
+    no_console_errors(dash_duo)
+
+
+def test_export_csv_json_png_and_figure(dash_duo, nlvr2_store):
+    start(dash_duo, nlvr2_store, "?id=2&threshold=0.7")
+    dash_duo.wait_for_contains_text("#edge-count", "P > 0.7")
+    links = edge_count(dash_duo)
+    folder = Path(dash_duo.download_path)
+    dash_duo.find_element("#export-csv").click()
+    table = pd.read_csv(wait_for_file(folder, ".csv"))
+    assert list(table.columns) == ["source", "target", "p", "source_role", "target_role"]
+    assert len(table) == links and (table["p"] > 0.7).all()
+    dash_duo.find_element("#export-json").click()
+    payload = json.loads(wait_for_file(folder, ".json").read_text())
+    assert len(payload["nodes"]) == 18 and len(payload["links"]) == links
+    dash_duo.find_element("#export-png").click()
+    assert wait_for_file(folder, ".png").read_bytes()[:4] == b"\x89PNG"
+    for old in folder.glob("*.png"):
+        old.unlink()
+    dash_duo.find_element("#export-figure").click()
+    assert wait_for_file(folder, ".png").read_bytes()[:4] == b"\x89PNG"
     no_console_errors(dash_duo)
