@@ -9,7 +9,6 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
 import dash
-import dash_bootstrap_components as dbc
 import matplotlib.pyplot as plt
 import pandas as pd
 import plotly.graph_objects as go
@@ -89,12 +88,37 @@ def _parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
             values["top_k"] = int(query["k"])
         else:
             problems.append(f"k {query['k']!r} is not a positive integer")
+    if "compare" in query:
+        values["compare"] = query["compare"][:40]  # checked against the store's ids on use
     if "color" in query:
         if query["color"] in ("module", "community"):
             values["color"] = query["color"]
         else:
             problems.append(f"color {query['color']!r} is not module or community")
     return values, problems
+
+
+def _degree_figure(fit: dict) -> go.Figure:
+    degrees = list(range(len(fit["observed"])))
+    figure = go.Figure(
+        [
+            go.Bar(x=degrees, y=fit["observed"], name="observed", marker_color="#9ecae1"),
+            go.Scatter(
+                x=degrees,
+                y=fit["fitted"],
+                name=fit["best"],
+                mode="lines+markers",
+                line={"color": "#d62728"},
+            ),
+        ]
+    )
+    figure.update_layout(
+        margin={"l": 30, "r": 0, "t": 0, "b": 30},
+        showlegend=True,
+        legend={"orientation": "h", "y": 1.15},
+        xaxis_title="degree",
+    )
+    return figure
 
 
 def _file_stem(view: StoreView, circuit: dict | None) -> str:
@@ -146,18 +170,26 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Output("mode", "value"),
         Output("top-k", "value"),
         Output("color-by", "value"),
+        Output("compare-id", "value"),
         Input("url-read", "search"),
         State("threshold", "value"),
         State("mode", "value"),
         State("top-k", "value"),
         State("color-by", "value"),
+        State("compare-id", "value"),
     )
-    def restore_view(search, threshold, mode, top_k, color):
+    def restore_view(search, threshold, mode, top_k, color, compare_id):
         values, _ = _parse_view(_query(search))
-        current = {"threshold": threshold, "mode": mode, "top_k": top_k, "color": color}
+        current = {
+            "threshold": threshold,
+            "mode": mode,
+            "top_k": top_k,
+            "color": color,
+            "compare": compare_id,
+        }
         return tuple(
             values[k] if k in values and values[k] != current[k] else no_update
-            for k in ("threshold", "mode", "top_k", "color")
+            for k in ("threshold", "mode", "top_k", "color", "compare")
         )
 
     @app.callback(
@@ -196,6 +228,7 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Output("graph-message", "children"),
         Output("graph-message", "is_open"),
         Output("prior-fit", "children"),
+        Output("degree", "figure"),
         Input("circuit", "data"),
         Input("threshold", "value"),
         Input("mode", "value"),
@@ -210,7 +243,7 @@ def _register(app: dash.Dash, view: StoreView) -> None:
             if circuit and "error" in circuit:
                 messages.insert(0, circuit["error"])
             text = "; ".join(messages)
-            return [], "no circuit selected", "", text, bool(text), "select a circuit"
+            return [], "no circuit selected", "", text, bool(text), "select a circuit", {}
         if mode == "top-k" and not (isinstance(top_k, int) and 1 <= top_k < n_modules):
             messages.append(f"top-k must be an integer in [1, {n_modules - 1}]")
             top_k = min(3, n_modules - 1)
@@ -240,7 +273,43 @@ def _register(app: dash.Dash, view: StoreView) -> None:
             html.Div(params, className="small text-muted"),
         ]
         text = "; ".join(messages)
-        return elements, title, count, text, bool(text), prior
+        return elements, title, count, text, bool(text), prior, _degree_figure(fit)
+
+    @app.callback(
+        Output("graph-b", "elements"),
+        Output("graph-diff", "elements"),
+        Output("compare-summary", "children"),
+        Input("circuit", "data"),
+        Input("compare-id", "value"),
+        Input("compare-category", "value"),
+        Input("threshold", "value"),
+    )
+    def compare(circuit, other_id, category, threshold):
+        if not circuit or not ({"index", "typed"} & set(circuit)):
+            return [], [], ""
+        if category:
+            reference, name = {"category": category}, f"the mean circuit of {category}"
+        elif other_id not in (None, ""):
+            index = view.index_of(other_id)
+            if index is None:
+                return [], [], f"no circuit with id {str(other_id)[:40]!r} in this store"
+            reference, name = {"index": index}, f"circuit #{other_id}"
+        else:
+            return [], [], "pick a circuit id or a category to compare with"
+        threshold = 0.5 if threshold is None else float(threshold)
+        try:
+            elements, n_links = view.reference_elements(reference, threshold)
+        except TooManyEdges as err:
+            return [], [], str(err)
+        difference, gained, lost = view.difference_elements(circuit, reference)
+        return (
+            elements,
+            difference,
+            (
+                f"against {name}: {n_links} links at P > {threshold:g}; "
+                f"{gained} links stronger, {lost} weaker by 0.05 or more"
+            ),
+        )
 
     @app.callback(
         Output("module", "data"),
@@ -395,10 +464,13 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("mode", "value"),
         Input("top-k", "value"),
         Input("color-by", "value"),
+        Input("compare-id", "value"),
         prevent_initial_call=True,
     )
-    def write_url(circuit, module, threshold, mode, top_k, color):
+    def write_url(circuit, module, threshold, mode, top_k, color, compare_id):
         query = {}
+        if compare_id:
+            query["compare"] = compare_id
         if circuit and "index" in circuit:
             query["id"] = int(view.frame["id"].iloc[circuit["index"]])
         if module is not None:
@@ -413,6 +485,3 @@ def _register(app: dash.Dash, view: StoreView) -> None:
             if value is not None and value != default:
                 query[key] = value
         return "?" + urlencode(query) if query else ""
-
-
-__all__ = ["create_app", "dbc"]

@@ -32,6 +32,18 @@ GRAPH_STYLE = [
     },
     {"selector": "node:selected", "style": {"border-width": 3, "border-color": "#d62728"}},
 ]
+DIFF_STYLE = [
+    *GRAPH_STYLE[:2],
+    {
+        "selector": "edge",
+        "style": {
+            "width": "data(width)",
+            "line-color": "data(color)",
+            "opacity": 0.8,
+            "curve-style": "haystack",
+        },
+    },
+]
 TABLE_COLUMNS = ["id", "text", "label", "split", "categories"]
 
 
@@ -67,6 +79,64 @@ def _filters(options: dict[str, list[str]], categories: list[str]) -> list:
             )
         )
     return controls
+
+
+def _compare_row(categories: list[str]) -> dbc.Row:
+    """Compare the shown circuit with another one or with a category's mean circuit."""
+    small = {"width": "100%", "height": "320px", "border": "1px solid #ddd"}
+    return dbc.Row(
+        [
+            dbc.Col(
+                [
+                    html.H6("Compare"),
+                    dbc.Input(
+                        id="compare-id",
+                        placeholder="with circuit id",
+                        type="text",
+                        debounce=True,
+                        size="sm",
+                    ),
+                    dcc.Dropdown(
+                        id="compare-category",
+                        options=categories,
+                        placeholder="or a category's mean circuit",
+                    ),
+                    html.Div(id="compare-summary", className="small mt-1"),
+                ],
+                width=3,
+            ),
+            dbc.Col(
+                [
+                    html.Div("reference", className="small text-muted"),
+                    cyto.Cytoscape(
+                        id="graph-b",
+                        elements=[],
+                        layout={"name": "preset"},
+                        stylesheet=GRAPH_STYLE,
+                        style=small,
+                    ),
+                ],
+                width=4,
+            ),
+            dbc.Col(
+                [
+                    html.Div(
+                        "difference: red gained, blue lost (|delta p| >= 0.05)",
+                        className="small text-muted",
+                    ),
+                    cyto.Cytoscape(
+                        id="graph-diff",
+                        elements=[],
+                        layout={"name": "preset"},
+                        stylesheet=DIFF_STYLE,
+                        style=small,
+                    ),
+                ],
+                width=5,
+            ),
+        ],
+        className="mt-3",
+    )
 
 
 def page(
@@ -171,7 +241,22 @@ def page(
                     dbc.CardBody(id="module-details", children="click a module"),
                 ]
             ),
-            dbc.Card([dbc.CardHeader("Prior fit"), dbc.CardBody(id="prior-fit")], className="mt-2"),
+            dbc.Card(
+                [
+                    dbc.CardHeader("Prior fit"),
+                    dbc.CardBody(
+                        [
+                            html.Div(id="prior-fit"),
+                            dcc.Graph(
+                                id="degree",
+                                style={"height": "170px"},
+                                config={"displayModeBar": False},
+                            ),
+                        ]
+                    ),
+                ],
+                className="mt-2",
+            ),
         ],
         width=3,
     )
@@ -210,6 +295,13 @@ def page(
             dcc.Store(id="module"),
             dcc.Store(id="typed-version", data=0),
             dbc.NavbarSimple(brand=f"circuitlab: {title}", color="dark", dark=True, fluid=True),
-            dbc.Container([dbc.Row([left, middle, right], className="mt-2"), bottom], fluid=True),
+            dbc.Container(
+                [
+                    dbc.Row([left, middle, right], className="mt-2"),
+                    _compare_row(categories),
+                    bottom,
+                ],
+                fluid=True,
+            ),
         ]
     )

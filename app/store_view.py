@@ -8,6 +8,7 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps
 from sklearn.decomposition import PCA
 
 from circuitlab.analysis.communities import communities
@@ -168,12 +169,17 @@ class StoreView:
         return to_graph(circuit, threshold=threshold)
 
     def _elements(
-        self, circuit: Circuit, threshold: float, top_k: int | None, color_by: str
+        self, source: Circuit | np.ndarray, threshold: float, top_k: int | None, color_by: str
     ) -> tuple[list[dict], int]:
+        roles = self.store.roles
         if top_k is not None:
-            graph = to_graph(circuit, top_k=top_k)
+            graph = to_graph(
+                source, top_k=top_k, roles=None if isinstance(source, Circuit) else roles
+            )
         else:
-            graph = to_graph(circuit, threshold=threshold)
+            graph = to_graph(
+                source, threshold=threshold, roles=None if isinstance(source, Circuit) else roles
+            )
         if graph.number_of_edges() > self.max_edges:
             raise TooManyEdges(
                 f"{graph.number_of_edges()} links at this setting; the view draws at most "
@@ -186,7 +192,23 @@ class StoreView:
             for c, members in enumerate(communities(graph)):
                 for node in members:
                     colors[node] = palette[c % 20]
-        elements = [
+        elements = self._nodes(graph, colors)
+        elements += [
+            {
+                "data": {
+                    "id": f"{i}-{j}",
+                    "source": str(i),
+                    "target": str(j),
+                    "p": round(d["p"], 4),
+                    "width": 0.5 + 4 * d["p"],
+                }
+            }
+            for i, j, d in graph.edges(data=True)
+        ]
+        return elements, graph.number_of_edges()
+
+    def _nodes(self, graph, colors: list[str]) -> list[dict]:
+        return [
             {
                 "data": {
                     "id": str(i),
@@ -203,29 +225,81 @@ class StoreView:
             }
             for i, d in graph.nodes(data=True)
         ]
-        elements += [
-            {
-                "data": {
-                    "id": f"{i}-{j}",
-                    "source": str(i),
-                    "target": str(j),
-                    "p": round(d["p"], 4),
-                    "width": 0.5 + 4 * d["p"],
+
+    # ----------------------------------------------------------------------------- comparing
+    def mean_p(self, category: str) -> np.ndarray:
+        """(U, U) mean P of the store circuits tagged ``category``."""
+        rows = np.flatnonzero(self.frame["categories"].map(lambda cats: category in cats))
+        if len(rows) == 0:
+            raise ValueError(f"no circuit is tagged {category!r}")
+        total = np.zeros((self.n_modules, self.n_modules))
+        for start in range(0, len(rows), 1024):
+            total += self.store.link_probabilities(rows[start : start + 1024]).sum(axis=0)
+        return total / len(rows)
+
+    def reference_elements(self, reference: dict, threshold: float) -> tuple[list[dict], int]:
+        """Elements of the circuit to compare with: ``{"index": row}`` or ``{"category": c}``
+        (the category's mean P)."""
+        if "category" in reference:
+            return self._elements(self.mean_p(reference["category"]), threshold, None, "module")
+        return self.graph_elements(reference, threshold, None, "module")
+
+    def difference_elements(
+        self, key: dict, reference: dict, min_change: float = 0.05
+    ) -> tuple[list[dict], int, int]:
+        """Links whose P differs by at least ``min_change`` between the shown circuit and the
+        reference: colour on a red (gained) / blue (lost) scale, width by |delta p|. Returns
+        the elements and the numbers of links gained and lost."""
+        p = self.circuit_of(key).link_probability()
+        q = (
+            self.mean_p(reference["category"])
+            if "category" in reference
+            else self.store[reference["index"]].link_probability()
+        )
+        delta = np.triu(p - q, k=1)
+        rows, cols = np.nonzero(np.abs(delta) >= min_change)
+        scale = colormaps["RdBu_r"]
+        edges = []
+        for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
+            d = float(delta[i, j])
+            rgb = scale(0.5 + 0.5 * float(np.clip(d, -1, 1)))[:3]
+            edges.append(
+                {
+                    "data": {
+                        "id": f"d{i}-{j}",
+                        "source": str(i),
+                        "target": str(j),
+                        "p": round(d, 4),
+                        "width": 0.5 + 6 * abs(d),
+                        "color": "#{:02x}{:02x}{:02x}".format(*(int(255 * c) for c in rgb)),
+                    }
                 }
-            }
-            for i, j, d in graph.edges(data=True)
-        ]
-        return elements, graph.number_of_edges()
+            )
+        nodes = self._nodes(to_graph(np.eye(self.n_modules), roles=self.store.roles), self.colors)
+        gained = int(np.sum(delta[rows, cols] > 0))
+        return nodes + edges, gained, len(edges) - gained
 
     def prior_fit(self, key: dict, threshold: float) -> dict:
-        """The verdict of ``best_prior`` (no simulation check) on the circuit's graph."""
-        verdict = best_prior(to_graph(self.circuit_of(key), threshold=threshold), check=False)
+        """The verdict of ``best_prior`` (no simulation check) on the circuit's graph, and the
+        degree histogram beside the mean histogram of 20 graphs drawn from the best fit."""
+        graph = to_graph(self.circuit_of(key), threshold=threshold)
+        verdict = best_prior(graph, check=False)
         params = {k: v for k, v in verdict.params.items() if k not in ("labels", "ring_order")}
+        fit = verdict.fits[verdict.best]
+        rng = np.random.default_rng(0)
+        u = self.n_modules
+        observed = np.bincount([d for _, d in graph.degree()], minlength=u)
+        simulated = np.mean(
+            [np.bincount(fit.sample(rng).sum(axis=1).astype(int), minlength=u) for _ in range(20)],
+            axis=0,
+        )
         return {
             "family": verdict.family,
             "best": verdict.best,
             "gap": verdict.gap,
             "params": params,
+            "observed": observed[:u].tolist(),
+            "fitted": simulated[:u].tolist(),
         }
 
     def module_strength(self) -> np.ndarray:

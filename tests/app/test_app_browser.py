@@ -20,7 +20,7 @@ pytestmark = pytest.mark.timeout(300)
 def start(dash_duo, store_path, query: str = "", checkpoint=None):
     app = create_app(store_path, checkpoint=checkpoint)
     dash_duo.start_server(app)
-    dash_duo.driver.set_window_size(1500, 1900)  # the whole page fits: no scrolling
+    dash_duo.driver.set_window_size(1500, 2400)  # the whole page fits: no scrolling
     if query:
         dash_duo.wait_for_page(url=f"{dash_duo.server_url}/{query}")
     dash_duo.wait_for_element("#graph")
@@ -217,4 +217,20 @@ def test_export_csv_json_png_and_figure(dash_duo, nlvr2_store):
         old.unlink()
     dash_duo.find_element("#export-figure").click()
     assert wait_for_file(folder, ".png").read_bytes()[:4] == b"\x89PNG"
+    no_console_errors(dash_duo)
+
+
+def test_compare_with_a_circuit_and_a_category_mean(dash_duo, nlvr2_store, screenshot):
+    start(dash_duo, nlvr2_store, "?id=1&compare=2")
+    dash_duo.wait_for_contains_text("#compare-summary", "against circuit #2")
+    count = "return document.getElementById(arguments[0])._cyreg.cy.edges().length"
+    assert dash_duo.driver.execute_script(count, "graph-b") > 0
+    summary = dash_duo.find_element("#compare-summary").text
+    stronger = int(summary.split("; ")[-1].split(" links stronger")[0])
+    weaker = int(summary.split(", ")[-1].split(" weaker")[0])
+    assert dash_duo.driver.execute_script(count, "graph-diff") == stronger + weaker
+    dash_duo.select_dcc_dropdown("#compare-category", index=0)
+    dash_duo.wait_for_contains_text("#compare-summary", "against the mean circuit of")
+    assert "compare=2" in dash_duo.driver.current_url
+    screenshot(dash_duo, "compare")
     no_console_errors(dash_duo)
