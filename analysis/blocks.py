@@ -15,6 +15,7 @@ import networkx as nx
 import numpy as np
 from scipy.linalg import eigh
 from sklearn.cluster import KMeans
+from threadpoolctl import threadpool_limits
 
 MAX_BLOCKS = 64
 
@@ -48,7 +49,10 @@ def cluster(vectors: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
         return np.zeros(vectors.shape[0], dtype=int)
     x = vectors[:, :k]
     x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
-    return KMeans(n_clusters=k, n_init=4, random_state=seed).fit_predict(x)
+    # one thread: these problems are small, and OpenMP threads spinning beside torch's made
+    # each call 10x slower once torch was imported
+    with threadpool_limits(1):
+        return KMeans(n_clusters=k, n_init=4, random_state=seed).fit_predict(x)
 
 
 def louvain(a: np.ndarray, seed: int = 0) -> np.ndarray:

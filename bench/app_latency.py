@@ -26,11 +26,15 @@ def main() -> None:
     view = StoreView(CircuitStore.open(args.store))
     picks = np.random.default_rng(0).choice(len(view.store), args.circuits, replace=False)
     rows = []
+
+    def key(i: int) -> dict:
+        return {"index": int(i)}
+
     for name, serve in (
-        ("graph elements (P > 0.5)", lambda i: view.graph_elements(int(i), 0.5, None, "module")),
-        ("graph elements, cached", lambda i: view.graph_elements(int(i), 0.5, None, "module")),
-        ("prior fit", lambda i: view.prior_fit(int(i), 0.5)),
-        ("module details", lambda i: view.module_details(int(i), 0, 0.5)),
+        ("graph elements (P > 0.5)", lambda i: view.graph_elements(key(i), 0.5, None, "module")),
+        ("graph elements, cached", lambda i: view.graph_elements(key(i), 0.5, None, "module")),
+        ("prior fit + degree overlay", lambda i: view.prior_fit(key(i), 0.5)),
+        ("module details", lambda i: view.module_details(key(i), 0, 0.5)),
     ):
         times = []
         for i in picks:
