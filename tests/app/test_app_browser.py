@@ -234,3 +234,13 @@ def test_compare_with_a_circuit_and_a_category_mean(dash_duo, nlvr2_store, scree
     assert "compare=2" in dash_duo.driver.current_url
     screenshot(dash_duo, "compare")
     no_console_errors(dash_duo)
+
+
+def test_the_edge_guard_refuses_a_dense_view_and_says_what_to_do(dash_duo, nlvr2_store):
+    dash_duo.start_server(create_app(nlvr2_store, max_edges=20))
+    dash_duo.driver.set_window_size(1500, 2400)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?id=0&threshold=0.1")
+    dash_duo.wait_for_contains_text("#graph-message", "the view draws at most 20")
+    assert "raise the threshold or use top-k" in dash_duo.find_element("#graph-message").text
+    assert edge_count(dash_duo) == 0
+    no_console_errors(dash_duo)
