@@ -98,6 +98,11 @@ def _parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
     return values, problems
 
 
+def _shows_circuit(circuit: dict | None) -> bool:
+    """Whether the page state names a circuit (a store row or a typed sentence)."""
+    return bool(circuit) and bool({"index", "typed"} & set(circuit))
+
+
 def _degree_figure(fit: dict) -> go.Figure:
     degrees = list(range(len(fit["observed"])))
     figure = go.Figure(
@@ -239,7 +244,7 @@ def _register(app: dash.Dash, view: StoreView) -> None:
     def draw(circuit, threshold, mode, top_k, color, search):
         _, problems = _parse_view(_query(search))
         messages = list(problems)
-        if not circuit or not ({"index", "typed"} & set(circuit)):
+        if not _shows_circuit(circuit):
             if circuit and "error" in circuit:
                 messages.insert(0, circuit["error"])
             text = "; ".join(messages)
@@ -285,7 +290,7 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("threshold", "value"),
     )
     def compare(circuit, other_id, category, threshold):
-        if not circuit or not ({"index", "typed"} & set(circuit)):
+        if not _shows_circuit(circuit):
             return [], [], ""
         if category:
             reference, name = {"category": category}, f"the mean circuit of {category}"
@@ -334,7 +339,7 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("threshold", "value"),
     )
     def describe_module(module, circuit, threshold):
-        if module is None or not circuit or not ({"index", "typed"} & set(circuit)):
+        if module is None or not _shows_circuit(circuit):
             return "click a module"
         d = view.module_details(circuit, module, 0.5 if threshold is None else threshold)
         links = ", ".join(f"{j} ({p:.2f})" for j, p in d["links"])
@@ -424,7 +429,7 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         prevent_initial_call=True,
     )
     def export_data(_csv, _json, _figure, circuit, threshold, mode, top_k):
-        if not circuit or not ({"index", "typed"} & set(circuit)):
+        if not _shows_circuit(circuit):
             return no_update
         k = top_k if mode == "top-k" and isinstance(top_k, int) else None
         graph = view.visible_graph(circuit, 0.5 if threshold is None else threshold, k)

@@ -47,6 +47,17 @@ DIFF_STYLE = [
 TABLE_COLUMNS = ["id", "text", "label", "split", "categories"]
 
 
+def _radio(radio_id: str, options: list[str]) -> dcc.RadioItems:
+    """Inline radio buttons, the first option chosen."""
+    return dcc.RadioItems(
+        id=radio_id,
+        options=options,
+        value=options[0],
+        inline=True,
+        inputStyle={"marginRight": 4, "marginLeft": 8},
+    )
+
+
 def _table(table_id: str, page_size: int) -> dash_table.DataTable:
     return dash_table.DataTable(
         id=table_id,
@@ -157,26 +168,8 @@ def page(
             html.H6(id="circuit-title", children="no circuit selected"),
             dbc.Row(
                 [
-                    dbc.Col(
-                        dcc.RadioItems(
-                            id="mode",
-                            options=["threshold", "top-k"],
-                            value="threshold",
-                            inline=True,
-                            inputStyle={"marginRight": 4, "marginLeft": 8},
-                        ),
-                        width=5,
-                    ),
-                    dbc.Col(
-                        dcc.RadioItems(
-                            id="color-by",
-                            options=["module", "community"],
-                            value="module",
-                            inline=True,
-                            inputStyle={"marginRight": 4, "marginLeft": 8},
-                        ),
-                        width=7,
-                    ),
+                    dbc.Col(_radio("mode", ["threshold", "top-k"]), width=5),
+                    dbc.Col(_radio("color-by", ["module", "community"]), width=7),
                 ]
             ),
             dcc.Slider(
