@@ -43,7 +43,9 @@ def analyze_graphs(
     with the same graph are fitted once). Returns those columns with ``id``."""
     params = {"threshold": threshold, "check": check, "seed": seed, "n_circuits": len(store)}
     names = [f"graph_{c}" for c in GRAPH_COLUMNS] + list(PRIOR_COLUMNS)
-    if not recompute and store.analysis_params(GRAPH_KEY) == params:
+    cached = store.analysis_params(GRAPH_KEY) or {}
+    fresh = {k: cached.get(k) for k in params} == params
+    if not recompute and fresh and set(names) <= set(store.frame.columns):
         return store.frame[["id", *names]]
     u = store.meta["n_modules"]
     if u < 3:

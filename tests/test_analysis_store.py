@@ -21,6 +21,7 @@ from circuitlab.analysis.embedding import (
 )
 from circuitlab.analysis.figures import dropping_figure, save_figure
 from circuitlab.analysis.layout import module_colors, module_layout
+from circuitlab.analysis.store_analysis import analyze_graphs
 from circuitlab.circuit import Circuit
 from circuitlab.cli import app
 from circuitlab.store import CircuitStore
@@ -132,6 +133,11 @@ def test_analyze_and_figures_commands(store, tmp_path):
     assert "prior verdicts" in result.output
     frame = CircuitStore.open(store.path).frame
     assert {"graph_density", "prior", "prior_gap", "pca_x"} <= set(frame.columns)
+    # a second run reads the cache: stale values planted in the store come back unchanged
+    cached = CircuitStore.open(store.path)
+    params = cached.analysis_params("graphs")
+    cached.add_analysis("graphs", params, pd.DataFrame({"graph_links": np.full(60, -1)}))
+    assert (analyze_graphs(cached, threshold=0.5, check=False)["graph_links"] == -1).all()
     valid = {"erdos_renyi", "planted_partition", "ring_of_cliques", "scale_free", "ambiguous"}
     assert set(frame["prior"]) <= valid
     # density is the share of module pairs with P > 0.5
