@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -109,16 +110,34 @@ class CircuitStore:
 
         samples.parquet is replaced first, then store.json, each by an atomic rename: an
         interruption leaves either the old files or the new columns without their record
-        (which reads as "not cached", so they are recomputed).
+        (which reads as "not cached", so they are recomputed). A store that cannot be written
+        keeps the results in this object only, with a warning.
         """
         meta = json.loads(json.dumps(self.meta))
         meta.setdefault("analysis", {})[key] = params
-        if columns is not None:
-            self._replace_columns(columns)
-        _write_atomic(self.path / META, lambda tmp: tmp.write_text(json.dumps(meta, indent=2)))
+
+        def write_meta(tmp: Path) -> None:
+            tmp.write_text(json.dumps(meta, indent=2))
+
+        try:
+            if columns is not None:
+                self._replace_columns(columns)
+            _write_atomic(self.path / META, write_meta)
+        except OSError as err:  # a read-only store: keep the results for this session
+            warnings.warn(
+                f"{self.path} cannot be written ({err}); analysis {key!r} kept in memory only",
+                stacklevel=2,
+            )
+            if columns is not None:
+                self.frame = self._with_columns(columns)
         self.meta = meta
 
     def _replace_columns(self, columns: pd.DataFrame) -> None:
+        frame = self._with_columns(columns)
+        _write_atomic(self.path / SAMPLES, lambda tmp: frame.to_parquet(tmp, index=False))
+        self.frame = frame
+
+    def _with_columns(self, columns: pd.DataFrame) -> pd.DataFrame:
         if len(columns) != len(self):
             raise ValueError(f"{len(columns)} rows of analysis columns for {len(self)} circuits")
         clash = {"id"} & set(columns.columns)
@@ -127,8 +146,7 @@ class CircuitStore:
         frame = self.frame.copy()
         for name in columns.columns:
             frame[name] = columns[name].to_numpy()
-        _write_atomic(self.path / SAMPLES, lambda tmp: frame.to_parquet(tmp, index=False))
-        self.frame = frame
+        return frame
 
     @property
     def config(self) -> dict[str, Any]:

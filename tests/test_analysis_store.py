@@ -99,6 +99,24 @@ def test_store_without_categories_is_refused_by_name(tmp_path):
         single_category_labels(plain.frame)
 
 
+def test_a_store_that_cannot_be_written_keeps_results_in_memory(store, monkeypatch):
+    import circuitlab.store
+
+    def refuse(target, write):
+        raise PermissionError(f"read-only: {target}")
+
+    before = (store.path / "store.json").read_text()
+    monkeypatch.setattr(circuitlab.store, "_write_atomic", refuse)
+    with pytest.warns(UserWarning, match="kept in memory only"):
+        positions = module_layout(store)
+    with pytest.warns(UserWarning, match="kept in memory only"):
+        embedding = embed(store, "pca")
+    assert positions.shape == (12, 2) and len(embedding) == 60
+    assert {"pca_x", "pca_y"} <= set(store.frame.columns)
+    assert (store.path / "store.json").read_text() == before
+    np.testing.assert_allclose(module_layout(store), positions)  # served from memory
+
+
 def test_module_layout_is_cached_and_stable(store):
     positions = module_layout(store, seed=0)
     assert positions.shape == (12, 2) and np.abs(positions).max() == pytest.approx(1.0)
