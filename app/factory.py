@@ -9,10 +9,10 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
 import dash
-import matplotlib.pyplot as plt
 import pandas as pd
 import plotly.graph_objects as go
 from dash import Input, Output, State, ctx, dcc, html, no_update
+from matplotlib.figure import Figure
 
 from circuitlab.analysis.embedding import single_category_labels
 from circuitlab.analysis.figures import draw_circuit, embedding_plotly
@@ -77,24 +77,24 @@ def _parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
                 raise ValueError
             values["threshold"] = threshold
         except ValueError:
-            problems.append(f"threshold {query['threshold']!r} is not a number in [0, 1]")
+            problems.append(f"threshold {query['threshold'][:40]!r} is not a number in [0, 1]")
     if "mode" in query:
         if query["mode"] in ("threshold", "top-k"):
             values["mode"] = query["mode"]
         else:
-            problems.append(f"mode {query['mode']!r} is not threshold or top-k")
+            problems.append(f"mode {query['mode'][:40]!r} is not threshold or top-k")
     if "k" in query:
         if query["k"].isdigit() and int(query["k"]) >= 1:
             values["top_k"] = int(query["k"])
         else:
-            problems.append(f"k {query['k']!r} is not a positive integer")
+            problems.append(f"k {query['k'][:40]!r} is not a positive integer")
     if "compare" in query:
         values["compare"] = query["compare"][:40]  # checked against the store's ids on use
     if "color" in query:
         if query["color"] in ("module", "community"):
             values["color"] = query["color"]
         else:
-            problems.append(f"color {query['color']!r} is not module or community")
+            problems.append(f"color {query['color'][:40]!r} is not module or community")
     return values, problems
 
 
@@ -135,11 +135,11 @@ def _file_stem(view: StoreView, circuit: dict | None) -> str:
 
 
 def _figure_png(view: StoreView, graph, buffer) -> None:
-    """The shown graph drawn by the analysis layer's figure code, as PNG bytes."""
-    fig, ax = plt.subplots(figsize=(5, 5))
-    draw_circuit(ax, graph, view.positions)
+    """The shown graph drawn by the analysis layer's figure code, as PNG bytes. The object
+    API, not pyplot: the server answers requests on several threads."""
+    fig = Figure(figsize=(5, 5))
+    draw_circuit(fig.add_subplot(), graph, view.positions)
     fig.savefig(buffer, format="png", dpi=200, bbox_inches="tight")
-    plt.close(fig)
 
 
 def _row_of(point: dict, figure: dict) -> int:
