@@ -17,6 +17,8 @@ from scipy.linalg import eigh
 from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
+from circuitlab.analysis.communities import communities
+
 MAX_BLOCKS = 64
 
 
@@ -57,9 +59,9 @@ def cluster(vectors: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
 
 def louvain(a: np.ndarray, seed: int = 0) -> np.ndarray:
     """Louvain communities of the 0/1 graph ``a`` (networkx) as labels (n,)."""
-    graph = nx.from_numpy_array(a)
+    found = communities(nx.from_numpy_array(a), backend="networkx", seed=seed)
     labels = np.zeros(a.shape[0], dtype=int)
-    for c, members in enumerate(nx.community.louvain_communities(graph, seed=seed)):
+    for c, members in enumerate(found):
         labels[list(members)] = c
     return labels
 

@@ -36,6 +36,14 @@ def communities(graph: nx.Graph, backend: str = "auto", seed: int = 0) -> list[s
     return sorted((set(c) for c in found), key=len, reverse=True)
 
 
+def modularity(graph: nx.Graph, backend: str = "auto", seed: int = 0) -> tuple[list[set], float]:
+    """The ``communities`` of ``graph`` and their modularity (0 for a graph without edges)."""
+    found = communities(graph, backend=backend, seed=seed)
+    if graph.number_of_edges() == 0:
+        return found, 0.0
+    return found, float(nx.community.modularity(graph, found))
+
+
 def _leiden(graph: nx.Graph, seed: int) -> list[set]:
     import igraph
     import leidenalg

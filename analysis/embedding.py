@@ -29,9 +29,11 @@ def circuit_features(store: CircuitStore, batch: int = 512) -> np.ndarray:
     u = store.meta["n_modules"]
     rows, cols = np.tril_indices(u, k=-1)
     out = np.empty((len(store), len(rows)), dtype=np.float32)
-    starts = range(0, len(store), batch)
-    for start in tqdm(starts, desc="link matrices", leave=False, disable=len(starts) < 4):
-        p = store.link_probabilities(slice(start, start + batch))
+    n_batches = -(-len(store) // batch)
+    batches = store.link_probability_batches(batch=batch)
+    for start, p in tqdm(
+        batches, total=n_batches, desc="link matrices", leave=False, disable=n_batches < 4
+    ):
         out[start : start + len(p)] = p[:, rows, cols]
     return out
 

@@ -19,6 +19,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from circuitlab import priors as core_priors  # noqa: E402
 from circuitlab.analysis.embedding import single_category_labels  # noqa: E402
+from circuitlab.analysis.goodness import degree_histograms  # noqa: E402
 from circuitlab.analysis.graphs import to_graph  # noqa: E402
 from circuitlab.analysis.layout import module_colors, module_layout  # noqa: E402
 from circuitlab.analysis.matrix import is_binary, link_matrix, sample_graph  # noqa: E402
@@ -176,14 +177,11 @@ def degree_figure(
     if fit is None:
         verdict = best_prior(graph, check=False, seed=seed)
         fit = verdict.fits[verdict.best]
-    observed = graph.sum(axis=1).astype(int)
-    simulated = [fit.sample(rng).sum(axis=1).astype(int) for _ in range(n_simulations)]
-    top = int(max(observed.max(), max(s.max() for s in simulated))) + 1
-    bins = np.arange(top + 1)
+    counts, mean_counts = degree_histograms(graph, fit, rng, n_simulations)
+    degrees = np.arange(len(counts))
     fig, ax = plt.subplots(figsize=(5, 3.6))
-    ax.bar(bins[:-1], np.bincount(observed, minlength=top)[:top], color="#9ecae1", label="observed")
-    mean_counts = np.mean([np.bincount(s, minlength=top)[:top] for s in simulated], axis=0)
-    ax.plot(bins[:-1], mean_counts, color="#d62728", marker=".", label=f"fit: {fit.family}")
+    ax.bar(degrees, counts, color="#9ecae1", label="observed")
+    ax.plot(degrees, mean_counts, color="#d62728", marker=".", label=f"fit: {fit.family}")
     ax.set(xlabel="degree", ylabel="modules")
     ax.legend(fontsize=8)
     fig.tight_layout()

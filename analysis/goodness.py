@@ -16,6 +16,8 @@ import networkx as nx
 import numpy as np
 from scipy.stats import ks_2samp
 
+from circuitlab.analysis.communities import modularity
+from circuitlab.analysis.matrix import top_eigenvalues
 from circuitlab.analysis.prior_fit import PriorFit
 
 STATISTICS = (
@@ -48,21 +50,33 @@ def graph_statistics(a: np.ndarray, seed: int = 0) -> dict[str, float]:
     degrees = a.sum(axis=1)
     triangles = float(((a @ a) * a).sum())
     wedges = float((degrees * (degrees - 1)).sum())
-    graph = nx.from_numpy_array(a)
-    if graph.number_of_edges():
-        communities = nx.community.louvain_communities(graph, seed=seed)
-        modularity = nx.community.modularity(graph, communities)
-    else:
-        modularity = 0.0
-    top = np.linalg.eigvalsh(a)[::-1][:3]  # scipy's subset driver fails on some small graphs
-    top = np.pad(top, (0, 3 - len(top)))
+    _, q = modularity(nx.from_numpy_array(a), backend="networkx", seed=seed)
+    top = top_eigenvalues(a)
     return {
         "transitivity": triangles / wedges if wedges else 0.0,
-        "modularity": float(modularity),
+        "modularity": q,
         "eigenvalue_1": float(top[0]),
         "eigenvalue_2": float(top[1]),
         "eigenvalue_3": float(top[2]),
     }
+
+
+def degree_histograms(
+    a: np.ndarray,
+    fit: PriorFit,
+    rng: np.random.Generator,
+    n_simulations: int = 20,
+    size: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Modules per degree in the 0/1 graph ``a`` and, averaged, in ``n_simulations`` graphs
+    drawn from ``fit``: two arrays of ``size`` entries (default: up to the largest degree)."""
+    observed = a.sum(axis=1).astype(int)
+    simulated = [fit.sample(rng).sum(axis=1).astype(int) for _ in range(n_simulations)]
+    if size is None:
+        size = int(max(observed.max(), max(s.max() for s in simulated))) + 1
+    counts = np.bincount(observed, minlength=size)[:size]
+    mean = np.mean([np.bincount(s, minlength=size)[:size] for s in simulated], axis=0)
+    return counts, mean
 
 
 def goodness_of_fit(

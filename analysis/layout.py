@@ -25,10 +25,7 @@ def module_layout(
     if not recompute and cached is not None and cached.get("params") == params:
         return np.asarray(cached["positions"], dtype=float)
     picks = np.unique(np.linspace(0, n - 1, params["circuits"]).astype(int))
-    mean_p = np.zeros((store.meta["n_modules"],) * 2)
-    for start in range(0, len(picks), 512):
-        mean_p += store.link_probabilities(picks[start : start + 512]).sum(axis=0)
-    positions = layout_from_similarity(mean_p / len(picks), seed=seed)
+    positions = layout_from_similarity(store.mean_link_probability(picks), seed=seed)
     store.add_analysis(LAYOUT_KEY, {"params": params, "positions": positions.tolist()})
     return positions
 

@@ -6,7 +6,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from circuitlab.analysis.communities import communities
+from circuitlab.analysis.communities import modularity
+from circuitlab.analysis.matrix import top_eigenvalues
 
 
 def graph_stats(graph: nx.Graph, backend: str = "auto", seed: int = 0) -> pd.DataFrame:
@@ -23,11 +24,8 @@ def graph_stats(graph: nx.Graph, backend: str = "auto", seed: int = 0) -> pd.Dat
     if n == 0:
         raise ValueError("graph_stats needs a graph with at least one node")
     degrees = np.array([d for _, d in graph.degree()], dtype=float)
-    found = communities(graph, backend=backend, seed=seed)
-    modularity = nx.community.modularity(graph, found) if graph.number_of_edges() else 0.0
-    a = nx.to_numpy_array(graph, weight=None)
-    top = np.linalg.eigvalsh(a)[::-1][:3]  # scipy's subset driver fails on some small graphs
-    top = np.pad(top, (0, 3 - len(top)))
+    found, q = modularity(graph, backend=backend, seed=seed)
+    top = top_eigenvalues(nx.to_numpy_array(graph, weight=None))
     row = {
         "nodes": n,
         "edges": graph.number_of_edges(),
@@ -39,7 +37,7 @@ def graph_stats(graph: nx.Graph, backend: str = "auto", seed: int = 0) -> pd.Dat
         "clustering": nx.average_clustering(graph),
         "transitivity": nx.transitivity(graph),
         "communities": len(found),
-        "modularity": float(modularity),
+        "modularity": q,
         "components": nx.number_connected_components(graph),
         "hubs": int(np.sum(degrees > degrees.mean() + 2 * degrees.std())),
         "eigenvalue_1": float(top[0]),

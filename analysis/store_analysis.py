@@ -54,8 +54,11 @@ def analyze_graphs(
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=UserWarning)  # k-means on tiny graphs
-        for start in tqdm(range(0, len(store), 512), desc="graphs", unit="x512 circuits"):
-            for p in store.link_probabilities(slice(start, start + 512)):
+        batches = store.link_probability_batches(batch=512)
+        for _, ps in tqdm(
+            batches, total=-(-len(store) // 512), desc="graphs", unit="x512 circuits"
+        ):
+            for p in ps:
                 adjacency = np.triu(p > threshold, k=1)
                 key = np.packbits(adjacency).tobytes()
                 if key not in seen:
@@ -121,10 +124,7 @@ def write_figures(
     against modules dropped when a ``dropping`` CSV is given (see ``dropping_figure``)."""
     store = CircuitStore.open(path)
     written = save_figure(prior_samples_figure(seed=seed), out, "prior_samples")
-    mean_p = np.zeros((store.meta["n_modules"],) * 2)
-    for start in range(0, len(store), 512):
-        mean_p += store.link_probabilities(slice(start, start + 512)).sum(axis=0)
-    mean_graph = to_graph(mean_p / len(store), threshold=threshold)
+    mean_graph = to_graph(store.mean_link_probability(), threshold=threshold)
     if mean_graph.number_of_nodes() >= 3 and mean_graph.number_of_edges():
         written += save_figure(degree_figure(mean_graph, seed=seed), out, "degree_mean_circuit")
     if "categories" in store.frame.columns and len(store) >= 3:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
@@ -13,6 +14,7 @@ from sklearn.decomposition import PCA
 
 from circuitlab.analysis.communities import communities
 from circuitlab.analysis.embedding import circuit_features, embed
+from circuitlab.analysis.goodness import degree_histograms
 from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import module_colors, module_layout
 from circuitlab.analysis.priors import best_prior
@@ -232,10 +234,7 @@ class StoreView:
         rows = np.flatnonzero(self.frame["categories"].map(lambda cats: category in cats))
         if len(rows) == 0:
             raise ValueError(f"no circuit is tagged {category!r}")
-        total = np.zeros((self.n_modules, self.n_modules))
-        for start in range(0, len(rows), 1024):
-            total += self.store.link_probabilities(rows[start : start + 1024]).sum(axis=0)
-        return total / len(rows)
+        return self.store.mean_link_probability(rows)
 
     def reference_elements(self, reference: dict, threshold: float) -> tuple[list[dict], int]:
         """Elements of the circuit to compare with: ``{"index": row}`` or ``{"category": c}``
@@ -285,29 +284,26 @@ class StoreView:
         graph = to_graph(self.circuit_of(key), threshold=threshold)
         verdict = best_prior(graph, check=False)
         params = {k: v for k, v in verdict.params.items() if k not in ("labels", "ring_order")}
-        fit = verdict.fits[verdict.best]
-        rng = np.random.default_rng(0)
-        u = self.n_modules
-        observed = np.bincount([d for _, d in graph.degree()], minlength=u)
-        simulated = np.mean(
-            [np.bincount(fit.sample(rng).sum(axis=1).astype(int), minlength=u) for _ in range(20)],
-            axis=0,
+        observed, simulated = degree_histograms(
+            nx.to_numpy_array(graph, weight=None),
+            verdict.fits[verdict.best],
+            np.random.default_rng(0),
+            size=self.n_modules,
         )
         return {
             "family": verdict.family,
             "best": verdict.best,
             "gap": verdict.gap,
             "params": params,
-            "observed": observed[:u].tolist(),
-            "fitted": simulated[:u].tolist(),
+            "observed": observed.tolist(),
+            "fitted": simulated.tolist(),
         }
 
     def module_strength(self) -> np.ndarray:
         """(N, U) summed link probability of every module in every circuit (computed once)."""
         if self._strength is None:
             out = np.empty((len(self.store), self.n_modules), dtype=np.float32)
-            for start in range(0, len(self.store), 1024):
-                p = self.store.link_probabilities(slice(start, start + 1024))
+            for start, p in self.store.link_probability_batches(batch=1024):
                 out[start : start + len(p)] = p.sum(axis=2) - 1.0
             self._strength = out
         return self._strength

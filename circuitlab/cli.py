@@ -282,8 +282,7 @@ def info(
     )
     if len(store) > 1 and "label" in store.frame.columns:
         links = np.empty(len(store))
-        for start in range(0, len(store), 1024):
-            p = store.link_probabilities(slice(start, start + 1024))
+        for start, p in store.link_probability_batches(batch=1024):
             links[start : start + len(p)] = np.triu(p > threshold, k=1).sum((1, 2))
         summary = pd.DataFrame({"label": store.frame["label"], "links": links})
         typer.echo(f"links at P > {threshold} per label (mean, std over circuits):")

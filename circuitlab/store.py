@@ -17,7 +17,7 @@ import os
 import shutil
 import tempfile
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -96,6 +96,28 @@ class CircuitStore:
     def link_probabilities(self, indices: Sequence[int] | np.ndarray | slice) -> np.ndarray:
         """P for many circuits at once: (len(indices), U, U) float32."""
         return link_probabilities(np.asarray(self.signatures[indices]), self.eps, self.truncation)
+
+    def link_probability_batches(
+        self, indices: Sequence[int] | np.ndarray | None = None, batch: int = 512
+    ) -> Iterator[tuple[int, np.ndarray]]:
+        """(start, P) for the circuits ``indices`` (default: all) in batches of ``batch``:
+        P (b, U, U) holds circuits ``indices[start : start + b]``."""
+        rows = np.arange(len(self)) if indices is None else np.asarray(indices)
+        for start in range(0, len(rows), batch):
+            yield start, self.link_probabilities(rows[start : start + batch])
+
+    def mean_link_probability(
+        self, indices: Sequence[int] | np.ndarray | None = None
+    ) -> np.ndarray:
+        """(U, U) mean P over the circuits ``indices`` (default: all), float64."""
+        n = len(self) if indices is None else len(indices)
+        if n == 0:
+            raise ValueError("no circuits to average")
+        u = self.meta["n_modules"]
+        total = np.zeros((u, u))
+        for _, p in self.link_probability_batches(indices):
+            total += p.sum(axis=0)
+        return total / n
 
     # ----------------------------------------------------------------------------- analysis cache
     def analysis_params(self, key: str) -> dict[str, Any] | None:

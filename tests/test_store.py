@@ -141,3 +141,18 @@ def test_interrupted_write_leaves_the_old_store(tmp_path, monkeypatch):
         CircuitStore.write(tmp_path / "store", circuits[:1], overwrite=True)
     assert len(CircuitStore.open(tmp_path / "store")) == 5
     assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]
+
+
+def test_link_probability_batches_and_mean_match_the_direct_computation(tmp_path):
+    rng = np.random.default_rng(3)
+    circuits = [Circuit(rng.standard_normal((5, 4)), ["processor"] * 5) for _ in range(11)]
+    store = CircuitStore.write(tmp_path / "s", circuits)
+    direct = store.link_probabilities(slice(None))
+    parts = list(store.link_probability_batches(batch=4))
+    assert [start for start, _ in parts] == [0, 4, 8]
+    np.testing.assert_allclose(np.concatenate([p for _, p in parts]), direct)
+    rows = [9, 2, 5]
+    np.testing.assert_allclose(store.mean_link_probability(rows), direct[rows].mean(0), rtol=1e-6)
+    np.testing.assert_allclose(store.mean_link_probability(), direct.mean(0), rtol=1e-6)
+    with pytest.raises(ValueError, match="no circuits"):
+        store.mean_link_probability([])
