@@ -8,7 +8,7 @@ import networkx as nx
 import numpy as np
 
 from circuitlab.analysis.matrix import LinkMatrixError, link_matrix, sample_graph
-from circuitlab.circuit import Circuit
+from circuitlab.circuit import Circuit, links_graph
 
 
 def to_graph(
@@ -58,11 +58,4 @@ def to_graph(
     roles = ["processor"] * n if roles is None else [str(r) for r in roles]
     if len(roles) != n:
         raise LinkMatrixError(f"{len(roles)} roles given for {n} modules")
-    graph = nx.Graph()
-    graph.add_nodes_from((i, {"role": roles[i], "signature": i}) for i in range(n))
-    rows, cols = np.nonzero(np.triu(keep, k=1))
-    graph.add_edges_from(
-        (int(i), int(j), {"p": float(p[i, j])}) for i, j in zip(rows, cols, strict=True)
-    )
-    nx.set_node_attributes(graph, dict(graph.degree()), "degree")
-    return graph
+    return links_graph(p, keep, roles)

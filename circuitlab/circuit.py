@@ -5,6 +5,7 @@ Numpy only, so that analysis tools can use circuits without importing the model 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -29,6 +30,22 @@ def link_probabilities(
     if truncation is not None:
         p = np.where(distance > truncation, 0.0, p)
     return p.astype(np.float32)
+
+
+def links_graph(p: np.ndarray, keep: np.ndarray, roles: Sequence[str]) -> nx.Graph:
+    """Undirected graph of the module pairs where ``keep`` (U, U) is true, upper triangle read.
+
+    Nodes 0..U-1 carry ``role``, ``signature`` (index into the signatures) and ``degree``;
+    edges carry ``p`` from the (U, U) matrix ``p``.
+    """
+    graph = nx.Graph()
+    graph.add_nodes_from((i, {"role": str(role), "signature": i}) for i, role in enumerate(roles))
+    rows, cols = np.nonzero(np.triu(keep, k=1))
+    graph.add_weighted_edges_from(
+        ((int(i), int(j), float(p[i, j])) for i, j in zip(rows, cols, strict=True)), weight="p"
+    )
+    nx.set_node_attributes(graph, dict(graph.degree()), "degree")
+    return graph
 
 
 @dataclass
@@ -74,12 +91,4 @@ class Circuit:
         carry ``p``. P is symmetric, so the graph is undirected.
         """
         p = self.link_probability()
-        graph = nx.Graph()
-        for i, role in enumerate(self.roles):
-            graph.add_node(i, role=str(role), signature=i)
-        rows, cols = np.nonzero(np.triu(p > threshold, k=1))
-        graph.add_weighted_edges_from(
-            ((int(i), int(j), float(p[i, j])) for i, j in zip(rows, cols, strict=True)), weight="p"
-        )
-        nx.set_node_attributes(graph, dict(graph.degree()), "degree")
-        return graph
+        return links_graph(p, p > threshold, self.roles)
