@@ -24,17 +24,22 @@ from circuitlab.store import CircuitStore
 METHODS = ("tsne", "pca", "umap")
 
 
+def lower_triangle(p: np.ndarray) -> np.ndarray:
+    """(..., U, U) -> (..., U (U - 1) / 2): the strict lower triangle, the features of a P."""
+    rows, cols = np.tril_indices(p.shape[-1], k=-1)
+    return p[..., rows, cols]
+
+
 def circuit_features(store: CircuitStore, batch: int = 512) -> np.ndarray:
     """(N, U (U - 1) / 2) float32: the strict lower triangle of every circuit's P."""
     u = store.meta["n_modules"]
-    rows, cols = np.tril_indices(u, k=-1)
-    out = np.empty((len(store), len(rows)), dtype=np.float32)
+    out = np.empty((len(store), u * (u - 1) // 2), dtype=np.float32)
     n_batches = -(-len(store) // batch)
     batches = store.link_probability_batches(batch=batch)
     for start, p in tqdm(
         batches, total=n_batches, desc="link matrices", leave=False, disable=n_batches < 4
     ):
-        out[start : start + len(p)] = p[:, rows, cols]
+        out[start : start + len(p)] = lower_triangle(p)
     return out
 
 
@@ -81,11 +86,17 @@ def embed(
     return _frame(store, x_col, y_col)
 
 
+def fit_pca(store: CircuitStore, pca_dims: int = 64, seed: int = 0) -> tuple[PCA, np.ndarray]:
+    """The PCA of ``circuit_features`` (to place new circuits with ``lower_triangle``) and
+    the store's circuits in it, (N, <= pca_dims)."""
+    features = circuit_features(store)
+    pca = PCA(max(1, min(pca_dims, features.shape[1], len(features) - 1)), random_state=seed)
+    return pca, pca.fit_transform(features)
+
+
 def pca_features(store: CircuitStore, pca_dims: int = 64, seed: int = 0) -> np.ndarray:
     """(N, <= pca_dims) PCA of ``circuit_features``."""
-    features = circuit_features(store)
-    dims = max(1, min(pca_dims, features.shape[1], len(features) - 1))
-    return PCA(dims, random_state=seed).fit_transform(features)
+    return fit_pca(store, pca_dims, seed)[1]
 
 
 def _frame(store: CircuitStore, x_col: str, y_col: str) -> pd.DataFrame:

@@ -10,10 +10,9 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
-from sklearn.decomposition import PCA
 
 from circuitlab.analysis.communities import communities
-from circuitlab.analysis.embedding import circuit_features, embed
+from circuitlab.analysis.embedding import embed, fit_pca, lower_triangle
 from circuitlab.analysis.goodness import degree_histograms
 from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import module_colors, module_layout
@@ -136,12 +135,9 @@ class StoreView:
         if self.embedding is None:
             return (0.0, 0.0)
         if self._pca is None:
-            features = circuit_features(self.store)
-            pca = PCA(min(64, features.shape[1], len(features) - 1), random_state=0)
-            self._pca = (pca, pca.fit_transform(features))
+            self._pca = fit_pca(self.store)
         pca, reduced = self._pca
-        rows, cols = np.tril_indices(self.n_modules, k=-1)
-        point = pca.transform(circuit.link_probability()[rows, cols][None, :])
+        point = pca.transform(lower_triangle(circuit.link_probability())[None, :])
         nearest = np.argsort(np.linalg.norm(reduced - point, axis=1))[:10]
         xy = self.embedding[["x", "y"]].to_numpy()[nearest].mean(axis=0)
         return float(xy[0]), float(xy[1])
