@@ -92,9 +92,26 @@ def _filters(options: dict[str, list[str]], categories: list[str]) -> list:
     return controls
 
 
+def _graph_panel(graph_id: str, caption: str, stylesheet: list[dict], width: int) -> dbc.Col:
+    """A captioned, empty cytoscape view on the preset (store) layout."""
+    style = {"width": "100%", "height": "320px", "border": "1px solid #ddd"}
+    return dbc.Col(
+        [
+            html.Div(caption, className="small text-muted"),
+            cyto.Cytoscape(
+                id=graph_id,
+                elements=[],
+                layout={"name": "preset"},
+                stylesheet=stylesheet,
+                style=style,
+            ),
+        ],
+        width=width,
+    )
+
+
 def _compare_row(categories: list[str]) -> dbc.Row:
     """Compare the shown circuit with another one or with a category's mean circuit."""
-    small = {"width": "100%", "height": "320px", "border": "1px solid #ddd"}
     return dbc.Row(
         [
             dbc.Col(
@@ -116,33 +133,11 @@ def _compare_row(categories: list[str]) -> dbc.Row:
                 ],
                 width=3,
             ),
-            dbc.Col(
-                [
-                    html.Div("reference", className="small text-muted"),
-                    cyto.Cytoscape(
-                        id="graph-b",
-                        elements=[],
-                        layout={"name": "preset"},
-                        stylesheet=GRAPH_STYLE,
-                        style=small,
-                    ),
-                ],
-                width=4,
-            ),
-            dbc.Col(
-                [
-                    html.Div(
-                        "difference: red gained, blue lost (|delta p| >= 0.05)",
-                        className="small text-muted",
-                    ),
-                    cyto.Cytoscape(
-                        id="graph-diff",
-                        elements=[],
-                        layout={"name": "preset"},
-                        stylesheet=DIFF_STYLE,
-                        style=small,
-                    ),
-                ],
+            _graph_panel("graph-b", "reference", GRAPH_STYLE, width=4),
+            _graph_panel(
+                "graph-diff",
+                "difference: red gained, blue lost (|delta p| >= 0.05)",
+                DIFF_STYLE,
                 width=5,
             ),
         ],
