@@ -47,6 +47,7 @@ class StoreView:
         self.generate_circuit = None  # set by attach_model
         self.typed: list[tuple[str, Circuit, tuple[float, float]]] = []
         self._cached_elements = lru_cache(maxsize=512)(self._store_elements)
+        self._cached_fit = lru_cache(maxsize=512)(self._store_fit)
 
     # ----------------------------------------------------------------------------- search
     def categories(self) -> list[str]:
@@ -276,8 +277,17 @@ class StoreView:
 
     def prior_fit(self, key: dict, threshold: float) -> dict:
         """The verdict of ``best_prior`` (no simulation check) on the circuit's graph, and the
-        degree histogram beside the mean histogram of 20 graphs drawn from the best fit."""
-        graph = to_graph(self.circuit_of(key), threshold=threshold)
+        degree histogram beside the mean histogram of 20 graphs drawn from the best fit (store
+        circuits memoised: colour or mode changes redraw without refitting)."""
+        if "typed" in key:
+            return self._fit(self.circuit_of(key), threshold)
+        return self._cached_fit(key["index"], threshold)
+
+    def _store_fit(self, index: int, threshold: float) -> dict:
+        return self._fit(self.store[index], threshold)
+
+    def _fit(self, circuit: Circuit, threshold: float) -> dict:
+        graph = to_graph(circuit, threshold=threshold)
         verdict = best_prior(graph, check=False)
         params = {k: v for k, v in verdict.params.items() if k not in ("labels", "ring_order")}
         observed, simulated = degree_histograms(
