@@ -17,7 +17,7 @@ from circuitlab.analysis.goodness import degree_histograms
 from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import module_colors, module_layout
 from circuitlab.analysis.priors import best_prior
-from circuitlab.circuit import Circuit
+from circuitlab.circuit import Circuit, links_graph
 from circuitlab.store import CircuitStore
 
 MAX_EDGES = 5000
@@ -271,7 +271,8 @@ class StoreView:
                     }
                 }
             )
-        nodes = self._nodes(to_graph(np.eye(self.n_modules), roles=self.store.roles), self.colors)
+        no_links = np.zeros_like(p, dtype=bool)
+        nodes = self._nodes(links_graph(p, no_links, self.store.roles), self.colors)
         gained = int(np.sum(delta[rows, cols] > 0))
         return nodes + edges, gained, len(edges) - gained
 
