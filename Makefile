@@ -22,11 +22,11 @@ lint: setup
 # The main job: the shipped NLVR checkpoint (a conditional NAC trained on the generated world),
 # both circuit stores exported (NLVR2: one circuit per distinct sentence; NLVR: one per example),
 # and a summary: accuracy, store paths, counts per category.
-# In a terminal it then serves the app on the NLVR2 store (Ctrl-C to stop); from a script
+# In a terminal it then serves the app on both stores, NLVR2 first (Ctrl-C to stop); from a script
 # (no terminal on stdin) it prints the command instead of blocking.
 demo: setup
 	$(VENV)/bin/circuitlab export $(DEMO_CHECKPOINT) --out $(DEMO_STORES) --overwrite
-	@serve="$(VENV)/bin/circuitlab app $(DEMO_STORES)/nlvr2 --checkpoint $(DEMO_CHECKPOINT)"; \
+	@serve="$(VENV)/bin/circuitlab app $(DEMO_STORES)/nlvr2 --root $(DEMO_STORES) --checkpoint $(DEMO_CHECKPOINT)"; \
 	if [ -t 0 ]; then $$serve; else echo "browse the circuits: $$serve"; fi
 
 # The notebooks are jupytext percent-format sources; the .ipynb files are generated from them

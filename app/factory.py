@@ -12,36 +12,33 @@ import dash
 import pandas as pd
 import plotly.graph_objects as go
 from dash import Input, Output, State, ctx, dcc, html, no_update
+from dash.exceptions import PreventUpdate
 from matplotlib.figure import Figure
 
 from circuitlab.analysis.embedding import single_category_labels
 from circuitlab.analysis.figures import draw_circuit, embedding_plotly
 from circuitlab.app.layout import page
-from circuitlab.app.store_view import MAX_EDGES, StoreView, TooManyEdges
-from circuitlab.store import CircuitStore
+from circuitlab.app.store_view import FILTER_COLUMNS, MAX_EDGES, StoreView, TooManyEdges
+from circuitlab.app.stores import AppStores
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 VIEW_DEFAULTS = {"threshold": 0.5, "mode": "threshold", "top_k": 3, "color": "module"}
 
 
 def create_app(
-    store_path: str | os.PathLike,
+    path: str | os.PathLike,
     *,
     root: str | os.PathLike | None = None,
     checkpoint: str | os.PathLike | None = None,
     max_edges: int = MAX_EDGES,
 ) -> dash.Dash:
-    """The app for the store at ``store_path``, which must lie under ``root`` (default: the
-    store's own folder). Opening the store, its layout and its embedding happens here, once
-    (the first time, the embedding is computed and cached in the store). With ``checkpoint``
-    (the conditional NLVR model of the store) typed sentences get circuits live."""
-    store_path = Path(store_path).resolve()
-    root = Path(root).resolve() if root is not None else store_path
-    if not store_path.is_relative_to(root):
-        raise ValueError(f"{store_path} is outside the app's root {root}")
-    view = StoreView(CircuitStore.open(store_path), max_edges=max_edges)
-    if checkpoint is not None:
-        view.attach_model(checkpoint)
+    """The app over the circuit stores under ``root`` (default: ``path``). ``path`` is the store
+    shown when the URL names none, or a folder of stores (its first is then the default); the
+    URL's ``?store=`` picks another store under the root, opened (and its embedding computed and
+    cached, the first time) when a page first asks for it. With ``checkpoint`` (the conditional
+    NLVR model of the stores) typed sentences get circuits live."""
+    stores = AppStores(path, root=root, checkpoint=checkpoint, max_edges=max_edges)
+    stores.view(stores.default)  # open the default store now: a bad store fails at start
     app = dash.Dash(
         __name__,
         assets_folder=str(ASSETS),
@@ -49,9 +46,9 @@ def create_app(
         serve_locally=True,
         suppress_callback_exceptions=False,
     )
-    color_columns = _color_columns(view)
-    app.layout = page(store_path.name, view.filter_options(), view.categories(), color_columns)
-    _register(app, view)
+    app.layout = page(stores.keys)
+    app.circuit_stores = stores  # what the CLI prints; tests read it too
+    _register(app, stores)
     return app
 
 
@@ -151,8 +148,57 @@ def _row_of(point: dict, figure: dict) -> int:
     return int(trace["customdata"][point["pointIndex"]])
 
 
-def _register(app: dash.Dash, view: StoreView) -> None:
-    n_modules = view.n_modules
+def _register(app: dash.Dash, stores: AppStores) -> None:
+    def store_view(key: str | None) -> StoreView:
+        """The view of the page's store; a key the app does not serve answers nothing (keys
+        come from the server, so only a forged request has one)."""
+        try:
+            return stores.view(key)
+        except KeyError:
+            raise PreventUpdate from None
+
+    @app.callback(
+        Output("store-key", "data"),
+        Output("store-choice", "value"),
+        Output("navbar", "brand"),
+        Output("category", "options"),
+        Output("compare-category", "options"),
+        *[Output(f"filter-{c}", "options") for c in FILTER_COLUMNS],
+        *[Output(f"filter-{c}", "disabled") for c in FILTER_COLUMNS],
+        Output("embedding-color", "options"),
+        Output("embedding-color", "value"),
+        Input("url-read", "search"),
+        State("store-key", "data"),
+    )
+    def open_store(search, current):
+        key, _ = stores.resolve(_query(search).get("store"))
+        if key == current:
+            raise PreventUpdate
+        view = stores.view(key)
+        categories, options, colors = view.categories(), view.filter_options(), _color_columns(view)
+        name = view.store.path.name if key == "." else key
+        return (
+            key,
+            key,
+            f"circuitlab: {name}",
+            categories,
+            categories,
+            *[options.get(c, []) for c in FILTER_COLUMNS],
+            *[c not in options for c in FILTER_COLUMNS],
+            colors,
+            "category" if "category" in colors else None,
+        )
+
+    @app.callback(
+        Output("url-switch", "search"),
+        Input("store-choice", "value"),
+        State("store-key", "data"),
+        prevent_initial_call=True,
+    )
+    def switch_store(choice, current):
+        if choice is None or choice == current:
+            raise PreventUpdate
+        return "?" + urlencode({"store": choice})
 
     @app.callback(
         Output("results", "data"),
@@ -162,8 +208,10 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("filter-split", "value"),
         Input("filter-label", "value"),
         Input("filter-correct", "value"),
+        Input("store-key", "data"),
     )
-    def find(text, category, split, label, correct):
+    def find(text, category, split, label, correct, key):
+        view = store_view(key)
         rows = view.search(
             text or "", category, {"split": split, "label": label, "correct": correct}
         )
@@ -205,8 +253,10 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("url-read", "search"),
         State("circuit", "data"),
         State("embedding", "figure"),
+        State("store-key", "data"),
     )
-    def choose_circuit(result_cell, selection_cell, click, search, current, figure):
+    def choose_circuit(result_cell, selection_cell, click, search, current, figure, key):
+        view = store_view(key)
         trigger = ctx.triggered_id
         if trigger in ("results", "selection"):
             cell = result_cell if trigger == "results" else selection_cell
@@ -240,10 +290,14 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("top-k", "value"),
         Input("color-by", "value"),
         Input("url-read", "search"),
+        State("store-key", "data"),
     )
-    def draw(circuit, threshold, mode, top_k, color, search):
-        _, problems = _parse_view(_query(search))
-        messages = list(problems)
+    def draw(circuit, threshold, mode, top_k, color, search, key):
+        view, query = store_view(key), _query(search)
+        _, problems = _parse_view(query)
+        _, store_problem = stores.resolve(query.get("store"))
+        messages = [store_problem, *problems] if store_problem else list(problems)
+        n_modules = view.n_modules
         if not _shows_circuit(circuit):
             if circuit and "error" in circuit:
                 messages.insert(0, circuit["error"])
@@ -288,8 +342,10 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("compare-id", "value"),
         Input("compare-category", "value"),
         Input("threshold", "value"),
+        State("store-key", "data"),
     )
-    def compare(circuit, other_id, category, threshold):
+    def compare(circuit, other_id, category, threshold, key):
+        view = store_view(key)
         if not _shows_circuit(circuit):
             return [], [], ""
         if category:
@@ -321,8 +377,10 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("graph", "tapNodeData"),
         Input("url-read", "search"),
         State("module", "data"),
+        State("store-key", "data"),
     )
-    def choose_module(node, search, current):
+    def choose_module(node, search, current, key):
+        n_modules = store_view(key).n_modules
         if ctx.triggered_id == "graph":
             module = int(node["id"]) if node else None
         else:
@@ -337,11 +395,12 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("module", "data"),
         Input("circuit", "data"),
         Input("threshold", "value"),
+        State("store-key", "data"),
     )
-    def describe_module(module, circuit, threshold):
+    def describe_module(module, circuit, threshold, key):
         if module is None or not _shows_circuit(circuit):
             return "click a module"
-        d = view.module_details(circuit, module, 0.5 if threshold is None else threshold)
+        d = store_view(key).module_details(circuit, module, 0.5 if threshold is None else threshold)
         links = ", ".join(f"{j} ({p:.2f})" for j, p in d["links"])
         sentences = [html.Li(f"#{r['id']}: {r.get('text', '')}") for r in d["sentences"]]
         return [
@@ -360,8 +419,10 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Output("embedding", "figure"),
         Input("embedding-color", "value"),
         Input("typed-version", "data"),
+        Input("store-key", "data"),
     )
-    def draw_embedding(color, _typed_version):
+    def draw_embedding(color, _typed_version, key):
+        view = store_view(key)
         if view.embedding is None:
             return {}
         frame = view.embedding.copy()
@@ -397,11 +458,12 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("typed", "n_submit"),
         State("typed", "value"),
         State("typed-version", "data"),
+        State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def type_sentence(_clicks, _submit, text, version):
+    def type_sentence(_clicks, _submit, text, version, key):
         try:
-            k = view.add_sentence(text)
+            k = store_view(key).add_sentence(text)
         except ValueError as err:
             return no_update, str(err), no_update
         return {"typed": k}, "", (version or 0) + 1
@@ -411,11 +473,13 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("export-png", "n_clicks"),
         Input("export-svg", "n_clicks"),
         State("circuit", "data"),
+        State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def export_image(_png, _svg, circuit):
+    def export_image(_png, _svg, circuit, key):
         kind = "png" if ctx.triggered_id == "export-png" else "svg"
-        return {"type": kind, "action": "download", "filename": _file_stem(view, circuit)}
+        stem = _file_stem(store_view(key), circuit)
+        return {"type": kind, "action": "download", "filename": stem}
 
     @app.callback(
         Output("download", "data"),
@@ -426,11 +490,13 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         State("threshold", "value"),
         State("mode", "value"),
         State("top-k", "value"),
+        State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def export_data(_csv, _json, _figure, circuit, threshold, mode, top_k):
+    def export_data(_csv, _json, _figure, circuit, threshold, mode, top_k, key):
         if not _shows_circuit(circuit):
             return no_update
+        view = store_view(key)
         k = top_k if mode == "top-k" and isinstance(top_k, int) else None
         graph = view.visible_graph(circuit, 0.5 if threshold is None else threshold, k)
         stem = _file_stem(view, circuit)
@@ -454,12 +520,14 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Output("selection-count", "children"),
         Input("embedding", "selectedData"),
         State("embedding", "figure"),
+        State("store-key", "data"),
     )
-    def select(selected, figure):
+    def select(selected, figure, key):
         if not selected or not selected.get("points"):
             return [], "selection: lasso points on the map"
         rows = sorted({r for p in selected["points"] if (r := _row_of(p, figure)) >= 0})
-        return view.table_rows(rows).to_dict("records"), f"selection: {len(rows)} circuits"
+        table = store_view(key).table_rows(rows).to_dict("records")
+        return table, f"selection: {len(rows)} circuits"
 
     @app.callback(
         Output("url-write", "search"),
@@ -470,10 +538,12 @@ def _register(app: dash.Dash, view: StoreView) -> None:
         Input("top-k", "value"),
         Input("color-by", "value"),
         Input("compare-id", "value"),
+        State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def write_url(circuit, module, threshold, mode, top_k, color, compare_id):
-        query = {}
+    def write_url(circuit, module, threshold, mode, top_k, color, compare_id, key):
+        view = store_view(key)
+        query = {"store": key} if len(stores.keys) > 1 else {}
         if compare_id:
             query["compare"] = compare_id
         if circuit and "index" in circuit:

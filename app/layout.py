@@ -7,6 +7,8 @@ import dash_bootstrap_components as dbc
 import dash_cytoscape as cyto
 from dash import dash_table, dcc, html
 
+from circuitlab.app.store_view import FILTER_COLUMNS
+
 GRAPH_STYLE = [
     {
         "selector": "node",
@@ -75,20 +77,14 @@ def _table(table_id: str, page_size: int) -> dash_table.DataTable:
     )
 
 
-def _filters(options: dict[str, list[str]], categories: list[str]) -> list:
+def _filters() -> list:
+    """Search box and filters; their options come from the shown store (``open_store``)."""
     controls = [
         dbc.Input(id="search", placeholder="search sentences", type="search", debounce=True),
-        dcc.Dropdown(id="category", options=categories, placeholder="category"),
+        dcc.Dropdown(id="category", options=[], placeholder="category"),
     ]
-    for column in ("split", "label", "correct"):
-        controls.append(
-            dcc.Dropdown(
-                id=f"filter-{column}",
-                options=options.get(column, []),
-                placeholder=column,
-                disabled=column not in options,
-            )
-        )
+    for column in FILTER_COLUMNS:
+        controls.append(dcc.Dropdown(id=f"filter-{column}", options=[], placeholder=column))
     return controls
 
 
@@ -110,7 +106,7 @@ def _graph_panel(graph_id: str, caption: str, stylesheet: list[dict], width: int
     )
 
 
-def _compare_row(categories: list[str]) -> dbc.Row:
+def _compare_row() -> dbc.Row:
     """Compare the shown circuit with another one or with a category's mean circuit."""
     return dbc.Row(
         [
@@ -126,7 +122,7 @@ def _compare_row(categories: list[str]) -> dbc.Row:
                     ),
                     dcc.Dropdown(
                         id="compare-category",
-                        options=categories,
+                        options=[],
                         placeholder="or a category's mean circuit",
                     ),
                     html.Div(id="compare-summary", className="small mt-1"),
@@ -145,14 +141,24 @@ def _compare_row(categories: list[str]) -> dbc.Row:
     )
 
 
-def page(
-    title: str, options: dict[str, list[str]], categories: list[str], color_columns: list[str]
-) -> html.Div:
-    """The whole page; every control starts empty and is filled from the URL."""
+def _store_choice(store_keys: list[str]) -> dcc.Dropdown:
+    """Which store the page shows; hidden when the app serves one."""
+    return dcc.Dropdown(
+        id="store-choice",
+        options=store_keys,
+        clearable=False,
+        searchable=False,
+        style={"width": 260, "display": "block" if len(store_keys) > 1 else "none"},
+    )
+
+
+def page(store_keys: list[str]) -> html.Div:
+    """The whole page; every control starts empty and is filled from the URL and the store it
+    names (one of ``store_keys``)."""
     left = dbc.Col(
         [
             html.H6("Find a sentence"),
-            *_filters(options, categories),
+            *_filters(),
             html.Div(id="result-count", className="small text-muted my-1"),
             _table("results", page_size=8),
         ],
@@ -255,8 +261,7 @@ def page(
                     html.H6("All circuits (t-SNE of P); lasso to select"),
                     dcc.Dropdown(
                         id="embedding-color",
-                        options=color_columns,
-                        value="category" if "category" in color_columns else None,
+                        options=[],
                         placeholder="colour by",
                     ),
                     dcc.Graph(
@@ -279,14 +284,23 @@ def page(
         [
             dcc.Location(id="url-read"),
             dcc.Location(id="url-write", refresh=False),
+            dcc.Location(id="url-switch", refresh=True),  # another store: a fresh page
+            dcc.Store(id="store-key"),
             dcc.Store(id="circuit"),
             dcc.Store(id="module"),
             dcc.Store(id="typed-version", data=0),
-            dbc.NavbarSimple(brand=f"circuitlab: {title}", color="dark", dark=True, fluid=True),
+            dbc.NavbarSimple(
+                _store_choice(store_keys),
+                id="navbar",
+                brand="circuitlab",
+                color="dark",
+                dark=True,
+                fluid=True,
+            ),
             dbc.Container(
                 [
                     dbc.Row([left, middle, right], className="mt-2"),
-                    _compare_row(categories),
+                    _compare_row(),
                     bottom,
                 ],
                 fluid=True,

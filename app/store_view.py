@@ -30,6 +30,28 @@ class TooManyEdges(ValueError):
     """A circuit view would draw more edges than the guard allows."""
 
 
+class CircuitGenerator:
+    """A conditional NLVR model as a function: sentence -> its Circuit."""
+
+    def __init__(self, model, task) -> None:
+        self.model, self.task = model, task
+        self.n_modules = model.config.n_processors + model.config.n_readouts
+
+    def __call__(self, text: str) -> Circuit:
+        return self.model.circuits(*self.task.encode_text([text]))[0]
+
+
+def load_circuit_generator(checkpoint: str | os.PathLike) -> CircuitGenerator:
+    """The circuit generator of the conditional NLVR model at ``checkpoint``."""
+    from circuitlab.nlvr_eval import nlvr_task
+    from circuitlab.train import load_model
+
+    model, config = load_model(checkpoint)
+    if not model.config.conditional or config.task != "nlvr":
+        raise ValueError(f"{checkpoint} is not a conditional NLVR model: it reads no text")
+    return CircuitGenerator(model, nlvr_task(config))
+
+
 class StoreView:
     """Read-only view of a store for the app. ``max_edges`` is the drawing guard."""
 
@@ -102,16 +124,10 @@ class StoreView:
     # ----------------------------------------------------------------------------- typed sentences
     def attach_model(self, checkpoint: str | os.PathLike) -> None:
         """Load the conditional NLVR model at ``checkpoint`` so typed sentences get circuits."""
-        from circuitlab.nlvr_eval import nlvr_task
-        from circuitlab.train import load_model
-
-        model, config = load_model(checkpoint)
-        if not model.config.conditional or config.task != "nlvr":
-            raise ValueError(f"{checkpoint} is not a conditional NLVR model: it reads no text")
-        if model.config.n_processors + model.config.n_readouts != self.n_modules:
+        generator = load_circuit_generator(checkpoint)
+        if generator.n_modules != self.n_modules:
             raise ValueError(f"{checkpoint} has a different number of modules than the store")
-        task = nlvr_task(config)
-        self.generate_circuit = lambda text: model.circuits(*task.encode_text([text]))[0]
+        self.generate_circuit = generator
 
     def add_sentence(self, text: str | None) -> int:
         """Generate the circuit of a typed sentence; returns its number in ``typed``.

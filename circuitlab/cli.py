@@ -354,10 +354,15 @@ def figures(
 
 @app.command("app")
 def serve_app(
-    store_path: Annotated[Path, typer.Argument(help="A circuit store directory.")],
+    store_path: Annotated[
+        Path, typer.Argument(help="A circuit store, or a folder of stores (its first is shown).")
+    ],
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8050,
     root: Annotated[
-        Path | None, typer.Option(help="Serve only stores under this folder (default: the store).")
+        Path | None,
+        typer.Option(
+            help="Serve the stores under this folder, ?store=KEY picks one (default: STORE_PATH)."
+        ),
     ] = None,
     checkpoint: Annotated[
         Path | None,
@@ -365,7 +370,7 @@ def serve_app(
     ] = None,
     debug: Annotated[bool, typer.Option(help="Dash debug mode (reloads, dev tools).")] = False,
 ) -> None:
-    """Browse a store's circuits in the Dash app at http://127.0.0.1:PORT/."""
+    """Browse circuit stores in the Dash app at http://127.0.0.1:PORT/."""
     from circuitlab.app.factory import create_app
     from circuitlab.store import CircuitStoreError
 
@@ -373,7 +378,10 @@ def serve_app(
         dash_app = create_app(store_path, root=root, checkpoint=checkpoint)
     except (CircuitStoreError, ValueError, OSError) as err:
         _exit_with(err)
+    stores = dash_app.circuit_stores
     typer.echo(f"circuitlab app: http://127.0.0.1:{port}/  (Ctrl-C to stop)")
+    if len(stores.keys) > 1:
+        typer.echo(f"  stores under {stores.root}: {', '.join(stores.keys)} (?store=KEY)")
     dash_app.run(host="127.0.0.1", port=port, debug=debug)
 
 

@@ -10,6 +10,7 @@ import pytest
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.wait import WebDriverWait
 
 from circuitlab.app.factory import create_app
 from circuitlab.store import CircuitStore
@@ -45,6 +46,10 @@ def click_at(dash_duo, x: float, y: float):
     actions = ActionBuilder(dash_duo.driver)
     actions.pointer_action.move_to_location(int(x), int(y)).click()
     actions.perform()
+
+
+def wait_for_url(dash_duo, part: str, timeout: float = 10):
+    WebDriverWait(dash_duo.driver, timeout).until(lambda driver: part in driver.current_url)
 
 
 def no_console_errors(dash_duo):
@@ -243,4 +248,36 @@ def test_the_edge_guard_refuses_a_dense_view_and_says_what_to_do(dash_duo, nlvr2
     dash_duo.wait_for_contains_text("#graph-message", "the view draws at most 20")
     assert "raise the threshold or use top-k" in dash_duo.find_element("#graph-message").text
     assert edge_count(dash_duo) == 0
+    no_console_errors(dash_duo)
+
+
+def test_the_url_and_the_menu_pick_a_store_under_the_root(dash_duo, nlvr2_store):
+    root = nlvr2_store.parent
+    frames = {k: CircuitStore.open(root / k).frame for k in ("nlvr", "nlvr2")}
+    texts = {k: frame.set_index("id")["text"] for k, frame in frames.items()}
+    shared = texts["nlvr"].index.intersection(texts["nlvr2"].index)
+    cid = next(i for i in shared if texts["nlvr"][i] != texts["nlvr2"][i])
+    app = create_app(root)
+    assert app.circuit_stores.keys == ["nlvr", "nlvr2"]
+    dash_duo.start_server(app)
+    dash_duo.driver.set_window_size(1500, 2400)
+    brand = "#navbar .navbar-brand"
+
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr2&id={cid}")
+    dash_duo.wait_for_text_to_equal(brand, "circuitlab: nlvr2")
+    dash_duo.wait_for_contains_text("#circuit-title", f"#{cid}: {texts['nlvr2'][cid]}")
+    assert not dash_duo.find_elements("#graph-message")  # a closed alert is not in the page
+    wait_for_url(dash_duo, "store=nlvr2")  # the URL the page writes keeps the store
+
+    # the menu opens the other store in a fresh page, named in the URL
+    dash_duo.select_dcc_dropdown("#store-choice", value="nlvr")
+    dash_duo.wait_for_text_to_equal(brand, "circuitlab: nlvr")
+    assert dash_duo.driver.current_url.endswith("?store=nlvr")
+    assert dash_duo.find_element("#circuit-title").text == "no circuit selected"
+
+    # a store key that is not one of the root's (here a path out of it) is refused in the page
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=..%2F..%2Fetc&id={cid}")
+    dash_duo.wait_for_contains_text("#graph-message", "no store '../../etc' under the app's root")
+    dash_duo.wait_for_text_to_equal(brand, "circuitlab: nlvr")
+    dash_duo.wait_for_contains_text("#circuit-title", f"#{cid}: {texts['nlvr'][cid]}")
     no_console_errors(dash_duo)

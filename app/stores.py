@@ -1,0 +1,105 @@
+"""The stores one app serves: every circuit store under its root, each opened the first time a
+page asks for it. A page names its store by a key (its folder relative to the root, as the URL's
+``?store=`` carries it), and a key is looked up among the stores found at start, never joined
+onto a path: a URL cannot reach a folder outside the root."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from circuitlab.app.store_view import MAX_EDGES, StoreView, load_circuit_generator
+from circuitlab.store import CircuitStore
+
+STORE_FILE = "store.json"
+MAX_DEPTH = 3  # folders below the root searched for stores
+MAX_STORES = 200
+
+
+def find_stores(root: Path) -> list[Path]:
+    """Store folders (holding ``store.json``) at most ``MAX_DEPTH`` folders below ``root``,
+    sorted, hidden folders skipped."""
+    found, frontier = [], [root]
+    for _ in range(MAX_DEPTH + 1):
+        found += [p for p in frontier if (p / STORE_FILE).is_file()]
+        frontier = [
+            child
+            for folder in frontier
+            for child in sorted(folder.iterdir())
+            if child.is_dir() and not child.name.startswith(".")
+        ]
+    return sorted(found)[:MAX_STORES]
+
+
+class AppStores:
+    """The stores under ``root``, keyed by their folder relative to it, ``default`` first.
+
+    ``path`` is a store (shown by default) or a folder of stores (the first shown by default);
+    ``root`` defaults to ``path``. With ``checkpoint`` (a conditional NLVR model) every store
+    with the model's number of modules can take typed sentences.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        root: str | os.PathLike | None = None,
+        checkpoint: str | os.PathLike | None = None,
+        max_edges: int = MAX_EDGES,
+    ) -> None:
+        path = Path(path).resolve()
+        self.root = Path(root).resolve() if root is not None else path
+        if not path.is_relative_to(self.root):
+            raise ValueError(f"{path} is outside the app's root {self.root}")
+        if not path.is_dir():
+            raise FileNotFoundError(f"{path} is not a folder: give a store or a folder of stores")
+        stores = find_stores(self.root)
+        if (path / STORE_FILE).is_file():
+            default = path
+        else:
+            inside = [s for s in stores if s.is_relative_to(path)]
+            if not inside:
+                raise FileNotFoundError(
+                    f"no circuit store (a folder with {STORE_FILE}) in {path}: "
+                    "export one with `circuitlab export`"
+                )
+            default = inside[0]
+        self.paths = {self._key(s): s for s in stores}
+        self.paths.setdefault(self._key(default), default)
+        self.default = self._key(default)
+        self.max_edges = max_edges
+        self.generator = load_circuit_generator(checkpoint) if checkpoint is not None else None
+        self._views: dict[str, StoreView] = {}
+        self._lock = threading.Lock()
+
+    def _key(self, store: Path) -> str:
+        return store.relative_to(self.root).as_posix()
+
+    @property
+    def keys(self) -> list[str]:
+        return sorted(self.paths)
+
+    def resolve(self, requested: str | None) -> tuple[str, str | None]:
+        """The key a URL's ``store`` value names, and a message when it names no store here
+        (then the default store is shown)."""
+        if requested is None or requested == "":
+            return self.default, None
+        if requested in self.paths:
+            return requested, None
+        shown = ", ".join(self.keys[:10])
+        return self.default, f"no store {requested[:60]!r} under the app's root (stores: {shown})"
+
+    def view(self, key: str | None) -> StoreView:
+        """The view of the store ``key`` (the default for None), opened on first use. Raises
+        KeyError for a key that is not one of ``keys``."""
+        key = self.default if key is None else key
+        if key not in self.paths:
+            raise KeyError(f"no store {key!r} under the app's root")
+        with self._lock:  # the server answers on several threads; open each store once
+            if key not in self._views:
+                view = StoreView(CircuitStore.open(self.paths[key]), max_edges=self.max_edges)
+                if self.generator is not None and self.generator.n_modules == view.n_modules:
+                    view.generate_circuit = self.generator
+                self._views[key] = view
+            return self._views[key]

@@ -1,0 +1,55 @@
+"""The app's stores: found under the root, keyed by folder, URL keys looked up (never joined
+onto a path), stores opened on first use."""
+
+import shutil
+
+import pytest
+
+from circuitlab.app.stores import AppStores, find_stores
+
+
+def test_stores_under_a_root_are_found_and_keyed_by_folder(nlvr2_store, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(nlvr2_store.parent, root / "run")
+    (root / ".hidden").mkdir()
+    shutil.copytree(nlvr2_store, root / ".hidden" / "nlvr2")
+    assert find_stores(root) == [root / "run" / "nlvr", root / "run" / "nlvr2"]
+
+    stores = AppStores(root)
+    assert stores.keys == ["run/nlvr", "run/nlvr2"]
+    assert stores.default == "run/nlvr"  # a folder of stores shows its first
+    assert AppStores(root / "run" / "nlvr2", root=root).default == "run/nlvr2"
+    assert AppStores(root / "run" / "nlvr2").keys == ["."]  # root defaults to the store
+
+    assert stores.resolve(None) == ("run/nlvr", None)
+    assert stores.resolve("run/nlvr2") == ("run/nlvr2", None)
+    for bad in ("../run/nlvr2", str(root / "run" / "nlvr2"), ".hidden/nlvr2", "run"):
+        key, problem = stores.resolve(bad)
+        assert key == "run/nlvr" and f"no store {bad[:60]!r}" in problem
+    with pytest.raises(KeyError, match="run/missing"):
+        stores.view("run/missing")
+
+
+def test_a_store_is_opened_once_on_first_use(nlvr2_store):
+    stores = AppStores(nlvr2_store.parent)
+    assert stores._views == {}
+    view = stores.view("nlvr2")
+    assert stores.view("nlvr2") is view and list(stores._views) == ["nlvr2"]
+    assert view.store.path.resolve() == nlvr2_store.resolve()
+    assert view.generate_circuit is None  # no checkpoint given
+
+
+def test_paths_outside_the_root_or_without_stores_are_refused(nlvr2_store, tmp_path):
+    with pytest.raises(ValueError, match="outside the app's root"):
+        AppStores(nlvr2_store, root=tmp_path)
+    with pytest.raises(FileNotFoundError, match="no circuit store"):
+        AppStores(tmp_path)
+    with pytest.raises(FileNotFoundError, match="not a folder"):
+        AppStores(tmp_path / "missing")
+
+
+def test_the_checkpoint_serves_every_store_with_its_number_of_modules(nlvr2_store):
+    stores = AppStores(nlvr2_store.parent, checkpoint="checkpoints/nlvr")
+    for key in stores.keys:
+        circuit = stores.view(key).generate_circuit("there is a yellow block")
+        assert circuit.link_probability().shape == (stores.generator.n_modules,) * 2
