@@ -1,0 +1,121 @@
+"""What the bench scripts share: side-by-side timing, peak memory of one step in a fresh
+process, the machine line, and writing the table. Import as ``from common import ...`` (the
+scripts run as ``python bench/NAME.py``, so bench/ is on the path)."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def machine(device: torch.device) -> str:
+    """One line naming what the numbers were measured on."""
+    if device.type == "cuda":
+        return f"{torch.cuda.get_device_name(device)}, torch {torch.__version__}"
+    cores = len(os.sched_getaffinity(0))
+    return (
+        f"{platform.processor() or platform.machine()} CPU, {cores} cores, "
+        f"{torch.get_num_threads()} torch threads, torch {torch.__version__}"
+    )
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def interleaved_medians(
+    steps: dict[str, Callable[[], object]],
+    device: torch.device,
+    *,
+    repeats: int = 5,
+    warmup: int = 2,
+) -> dict[str, float]:
+    """Median seconds per call of each step. The steps take turns within every round (not one
+    after the other), so a slow spell of a shared machine hits them alike."""
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    sync(device)
+    times: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(repeats):
+        for name, step in steps.items():
+            sync(device)
+            start = time.perf_counter()
+            step()
+            sync(device)
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def _status_bytes(field: str) -> int:
+    """A size from /proc/self/status (VmRSS: resident now; VmHWM: peak resident)."""
+    with open("/proc/self/status") as f:
+        line = next(line for line in f if line.startswith(field + ":"))
+    return int(line.split()[1]) * 1024
+
+
+def _reset_peak_rss() -> None:
+    """Peak resident := resident now (Linux >= 4.0); ru_maxrss cannot be reset and even
+    carries the parent's peak across exec."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+
+
+def _measure_child(build, args, device_name, queue) -> None:
+    try:
+        device = torch.device(device_name)
+        step = build(*args, device=device)
+        if device.type == "cuda":
+            torch.cuda.reset_peak_memory_stats(device)
+            base = torch.cuda.memory_allocated(device)
+            step()
+            torch.cuda.synchronize(device)
+            peak = torch.cuda.max_memory_allocated(device)
+            queue.put(("ok", (peak - base, peak)))
+        else:
+            _reset_peak_rss()
+            base = _status_bytes("VmRSS")
+            step()
+            peak = _status_bytes("VmHWM")
+            queue.put(("ok", (max(peak - base, 0), peak)))
+    except Exception as err:  # reported in the parent, which names the configuration
+        queue.put(("error", f"{type(err).__name__}: {err}"))
+
+
+def step_peak_memory(build: Callable, args: tuple, device: torch.device) -> tuple[int, int]:
+    """Peak bytes of one call of ``build(*args, device=device)()`` in a fresh process: above
+    what the model and its batch already hold, and in all. CUDA: peak allocation; CPU: peak
+    resident set (so the total includes the Python process and torch itself). ``build`` must
+    be a module-level function (the child process imports it)."""
+    context = mp.get_context("spawn")
+    queue = context.Queue()
+    child = context.Process(target=_measure_child, args=(build, args, str(device), queue))
+    child.start()
+    status, value = queue.get()
+    child.join()
+    if status != "ok":
+        raise RuntimeError(f"measuring {build.__name__}{args}: {value}")
+    return int(value[0]), int(value[1])
+
+
+def write_table(rows: list[dict], name: str, header: str) -> pd.DataFrame:
+    """Print ``rows`` as a table under ``header`` and write them to bench/results/NAME.csv."""
+    frame = pd.DataFrame(rows)
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.csv"
+    frame.to_csv(path, index=False)
+    print(header)
+    print(frame.to_string(index=False))
+    print(f"written: {path}")
+    return frame

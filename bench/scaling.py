@@ -1,0 +1,156 @@
+"""How a NAC's training step scales with input tokens N and with modules U, and how much of
+the machine's matmul rate its forward pass achieves.
+
+1. N = 64 .. 4096 (U fixed): train-step time and peak memory; a least-squares line of time
+   against N and its R^2 (goal: linear).
+2. U = 64 .. 1024 (N fixed): train-step time and peak memory (goal: U = 1024 fits in 8 GiB
+   on CPU).
+3. Forward FLOPs (torch.utils.flop_counter) / forward time, against torch's own rate for one
+   large matmul on the same device (goal: >= 40 %).
+
+    python bench/scaling.py [--repeats 3] [--batch 16] [--device auto]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from common import interleaved_medians, machine, step_peak_memory, write_table
+from torch.utils.flop_counter import FlopCounterMode
+
+from circuitlab import NAC, NACConfig
+from circuitlab.device import pick_device
+
+INPUT_DIM = 32
+N_CLASSES = 10
+TOKENS = (64, 128, 256, 512, 1024, 2048, 4096)
+MODULES = (64, 128, 256, 512, 1024)
+FIXED_TOKENS, FIXED_MODULES = 256, 128
+MEMORY_GOAL = 8 * 2**30
+
+
+def config(modules: int) -> NACConfig:
+    return NACConfig(
+        input_dim=INPUT_DIM,
+        n_classes=N_CLASSES,
+        n_processors=modules,
+        n_readouts=4,
+        dim=128,
+        depth=4,
+        heads=4,
+        head_dim=32,
+    )
+
+
+def build_train_step(batch: int, tokens: int, modules: int, *, device: torch.device):
+    torch.manual_seed(0)
+    model = NAC(config(modules)).to(device).train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    inputs = torch.randn(batch, tokens, INPUT_DIM, device=device)
+    labels = torch.randint(0, N_CLASSES, (batch,), device=device)
+
+    def step() -> None:
+        optimizer.zero_grad(set_to_none=True)
+        F.cross_entropy(model(inputs), labels).backward()
+        optimizer.step()
+
+    return step
+
+
+def train_row(axis: str, batch: int, tokens: int, modules: int, seconds: float, device) -> dict:
+    extra, total = step_peak_memory(build_train_step, (batch, tokens, modules), device)
+    return {
+        "axis": axis,
+        "tokens": tokens,
+        "modules": modules,
+        "train_step_ms": 1000 * seconds,
+        "step_peak_mib": extra / 2**20,
+        "process_peak_mib": total / 2**20,
+    }
+
+
+def matmul_rate(device: torch.device, size: int = 2048, repeats: int = 5) -> float:
+    """FLOP/s of torch's float32 matmul on ``device`` (median of ``repeats``)."""
+    a, b = (torch.randn(size, size, device=device) for _ in range(2))
+    seconds = interleaved_medians({"mm": lambda: a @ b}, device, repeats=repeats)["mm"]
+    return 2 * size**3 / seconds
+
+
+def forward_efficiency(batch: int, device: torch.device, repeats: int) -> dict:
+    torch.manual_seed(0)
+    model = NAC(config(FIXED_MODULES)).to(device).eval()
+    inputs = torch.randn(batch, FIXED_TOKENS, INPUT_DIM, device=device)
+    with FlopCounterMode(display=False) as counter:  # with autograd on: the counter's module
+        model(inputs)  # hooks fail on a parameter returned as is under no_grad
+
+    def forward() -> None:
+        with torch.no_grad():
+            model(inputs)
+
+    seconds = interleaved_medians({"forward": forward}, device, repeats=repeats)["forward"]
+    achieved, peak = counter.get_total_flops() / seconds, matmul_rate(device)
+    return {
+        "forward_gflop": counter.get_total_flops() / 1e9,
+        "forward_ms": 1000 * seconds,
+        "achieved_gflops": achieved / 1e9,
+        "matmul_gflops": peak / 1e9,
+        "fraction_of_matmul": achieved / peak,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--flops-only", action="store_true", help="only part 3")
+    args = parser.parse_args()
+    device, b = pick_device(args.device), args.batch
+    if not args.flops_only:
+        train_scaling(b, device, args.repeats)
+    efficiency = forward_efficiency(b, device, args.repeats)
+    write_table(
+        [efficiency],
+        f"scaling_flops_{device.type}",
+        f"NAC forward, batch {b}, {FIXED_TOKENS} tokens, U = {FIXED_MODULES}: achieved FLOP/s "
+        f"against one 2048x2048 float32 matmul; {machine(device)}",
+    )
+    met = "met" if efficiency["fraction_of_matmul"] >= 0.4 else "not met"
+    print(f"goal >= 40 % of the matmul rate: {efficiency['fraction_of_matmul']:.0%}, {met}")
+
+
+def train_scaling(b: int, device: torch.device, repeats: int) -> None:
+    header = f"NAC train step, batch {b}, width 128, depth 4; {machine(device)}"
+
+    rows = []
+    for n in TOKENS:
+        step = build_train_step(b, n, FIXED_MODULES, device=device)
+        seconds = interleaved_medians({"step": step}, device, repeats=repeats)["step"]
+        rows.append(train_row("tokens", b, n, FIXED_MODULES, seconds, device))
+    for u in MODULES:
+        step = build_train_step(b, FIXED_TOKENS, u, device=device)
+        seconds = interleaved_medians({"step": step}, device, repeats=repeats)["step"]
+        rows.append(train_row("modules", b, FIXED_TOKENS, u, seconds, device))
+    table = write_table(rows, f"scaling_{device.type}", header)
+
+    by_tokens = table[table["axis"] == "tokens"]
+    x, y = by_tokens["tokens"].to_numpy(float), by_tokens["train_step_ms"].to_numpy()
+    slope, intercept = np.polyfit(x, y, 1)
+    r2 = 1 - np.sum((y - (slope * x + intercept)) ** 2) / np.sum((y - y.mean()) ** 2)
+    print(
+        f"time against tokens: {intercept:.1f} ms + {slope * 1000:.2f} ms per 1000 tokens, "
+        f"R^2 = {r2:.4f} (goal: linear)"
+    )
+    biggest = table[(table["axis"] == "modules")].iloc[-1]
+    fits = biggest["process_peak_mib"] * 2**20 <= MEMORY_GOAL
+    print(
+        f"U = {biggest['modules']} train step: process peak {biggest['process_peak_mib']:.0f} MiB "
+        f"(goal <= 8 GiB: {'met' if fits else 'not met'})"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""The bench scripts' shared measuring code: medians taken in turns, and a step's peak memory
+read in a fresh process."""
+
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_helpers import build_allocating_step  # noqa: E402
+from common import interleaved_medians, step_peak_memory  # noqa: E402
+
+
+def test_interleaved_medians_call_each_step_in_turns():
+    calls = []
+    steps = {name: (lambda n=name: calls.append(n)) for name in ("a", "b")}
+    medians = interleaved_medians(steps, torch.device("cpu"), repeats=3, warmup=1)
+    assert set(medians) == {"a", "b"} and all(t >= 0 for t in medians.values())
+    assert calls == ["a", "b"] + ["a", "b"] * 3  # warm-up each, then rounds of both
+
+
+def test_step_peak_memory_sees_what_the_step_allocates():
+    small, small_total = step_peak_memory(build_allocating_step, (16,), torch.device("cpu"))
+    big, big_total = step_peak_memory(build_allocating_step, (256,), torch.device("cpu"))
+    assert 240 * 2**20 <= big <= 320 * 2**20
+    assert small <= 64 * 2**20
+    assert big_total - small_total >= 200 * 2**20
