@@ -246,3 +246,20 @@ def test_torchrun_two_cpu_processes_keep_identical_parameters(tmp_path):
     ddp_first = float(_rows(tmp_path / "ddp")[0]["task_loss"])
     single_first = float(_rows(tmp_path / "single")[0]["task_loss"])
     assert abs(ddp_first - single_first) < 0.05
+
+
+@pytest.mark.parametrize("conditional", [False, True])
+def test_out_of_distribution_scenes_are_larger_with_the_same_rule(conditional):
+    task = ToySets(conditional=conditional)
+    batch = task.out_of_distribution(1024, seed=7)
+    assert batch.inputs.shape == (1024, 16, task.input_dim)
+    assert torch.all(batch.inputs[..., 8].sum(1) == 1)
+    k = _marked_colour_count(batch.inputs)
+    assert k.max() == 3  # extra objects are distractors: counts keep the training range
+    if conditional:
+        assert abs(batch.labels.float().mean().item() - 0.5) < 0.06
+    else:
+        torch.testing.assert_close(batch.labels, k)
+    assert torch.equal(task.out_of_distribution(1024, seed=7).inputs, batch.inputs)
+    with pytest.raises(ValueError, match="scale"):
+        task.out_of_distribution(4, seed=7, scale=0)

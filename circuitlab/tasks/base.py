@@ -53,6 +53,9 @@ class Task(Protocol):
         """Held-out examples for the validation metric (may be ``sample`` with another seed)."""
         ...
 
+    # Optional: ``out_of_distribution(batch_size, seed) -> Batch``, a held-out split drawn
+    # differently from training (toy-sets: larger scenes), for the ablation bench.
+
     def circuit_inputs(self, n: int, seed: int) -> tuple[Batch, pd.DataFrame]:
         """Distinct conditioning inputs (in a Batch) and one descriptive row per input."""
         ...

@@ -60,10 +60,10 @@ class ToySets:
         if conditional:
             self.n_classes = 2
 
-    def sample(self, batch_size: int, seed: int) -> Batch:
-        """A batch that depends only on ``seed``."""
+    def sample(self, batch_size: int, seed: int, n_tokens: int | None = None) -> Batch:
+        """A batch that depends only on ``seed``; scenes of ``n_tokens`` (the task's if None)."""
         g = torch.Generator().manual_seed(seed)
-        b, n, a = batch_size, self.n_tokens, self.n_values
+        b, n, a = batch_size, n_tokens or self.n_tokens, self.n_values
         counts = torch.randint(0, self.count_range, (b,), generator=g)
         marked = torch.randint(0, a, (b, 1), generator=g)
         different = (marked + torch.randint(1, a, (b, n - 1), generator=g)) % a
@@ -85,6 +85,14 @@ class ToySets:
     def validation(self, batch_size: int, seed: int) -> Batch:
         """Fresh draws: every batch is new data, so validation is ``sample`` with its own seed."""
         return self.sample(batch_size, seed)
+
+    def out_of_distribution(self, batch_size: int, seed: int, scale: int = 2) -> Batch:
+        """Held-out scenes with ``scale`` times as many objects, labels and counts drawn as in
+        training: the extra objects are all distractors of other colours, so the rule is the
+        same but the sets are larger than any seen in training."""
+        if scale < 1:
+            raise ValueError(f"scale must be >= 1, got {scale}")
+        return self.sample(batch_size, seed, n_tokens=scale * self.n_tokens)
 
     def _sentences(self, g: torch.Generator, rules: torch.Tensor) -> torch.Tensor:
         """Token ids (B, T): random fillers with one word naming the rule at a random place."""

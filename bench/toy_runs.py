@@ -1,0 +1,71 @@
+"""The toy-task models the claims benches share (priors_shape, dropping, ablation).
+
+Every run is a NAC rung on toy-sets with 64 processors, kept in runs/toy_claims/NAME-seedS and
+resumed if interrupted, so each bench trains only what the others have not already trained.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from circuitlab.model import NAC
+from circuitlab.tasks import make_task
+from circuitlab.train import CHECKPOINT, TOY_MODEL, TrainConfig, load_model, train
+
+PROCESSORS = 64
+BLOCKS = {"planted_partition": 4, "ring_of_cliques": 4}
+PRIORS = (None, "scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
+RUNS = Path("runs/toy_claims")
+
+
+def prior_overrides(prior: str | None, weight: float | None = None) -> dict[str, Any]:
+    """NACConfig fields of a learned graph with ``prior`` (4 blocks where the family has them)
+    and the regulariser's ``weight`` (NACConfig's default if None)."""
+    params = {"n_blocks": BLOCKS[prior]} if prior in BLOCKS else {}
+    fields = {"prior": prior, "prior_params": params}
+    return fields if weight is None else {**fields, "prior_weight": weight}
+
+
+def run_config(model_overrides: dict[str, Any], steps: int, seed: int) -> TrainConfig:
+    model = dict(TOY_MODEL, n_processors=PROCESSORS, **model_overrides)
+    return TrainConfig(task="toy-sets", steps=steps, seed=seed, eval_every=250, model=model)
+
+
+def trained(
+    name: str, model_overrides: dict[str, Any], steps: int, seed: int
+) -> tuple[NAC, TrainConfig, dict]:
+    """(model, its TrainConfig, its summary) of run NAME-seedS, training it first if needed."""
+    run = RUNS / f"{name}-seed{seed}"
+    summary_path = run / "summary.json"
+    if summary_path.exists() and json.loads(summary_path.read_text()).get("steps") == steps:
+        summary = json.loads(summary_path.read_text())
+    else:
+        config = run_config(model_overrides, steps, seed)
+        summary = train(config, run, resume=(run / CHECKPOINT).is_file())
+    model, config = load_model(run)
+    return model, config, summary
+
+
+def trained_with_prior(
+    prior: str | None, steps: int, seed: int, weight: float | None = None
+) -> tuple[NAC, TrainConfig, dict]:
+    if prior is None:
+        weight = None  # no regulariser to weigh
+    name = (prior or "none") + ("" if weight is None else f"-w{weight:g}")
+    return trained(name, prior_overrides(prior, weight), steps, seed)
+
+
+def trained_perceiver_io(steps: int, seed: int) -> tuple[NAC, TrainConfig, dict]:
+    return trained("perceiver_io", {"graph": "dense", "modfc": False}, steps, seed)
+
+
+def initial_model(config: TrainConfig) -> NAC:
+    """The run's model before its first step (train() seeds torch with the run's seed, then
+    builds the NAC)."""
+    task = make_task(config.task, conditional=config.conditional, **config.task_options)
+    torch.manual_seed(config.seed)
+    return NAC(config.model_config(task))
