@@ -66,7 +66,8 @@ class StoreView:
         self.texts = self.frame["text"].fillna("").astype(str) if "text" in self.frame else None
         self._strength = None
         self._pca = None
-        self.generate_circuit = None  # set by attach_model
+        # a CircuitGenerator, set by AppStores when the app's model has this store's modules
+        self.generate_circuit: CircuitGenerator | None = None
         self.typed: list[tuple[str, Circuit, tuple[float, float]]] = []
         self._cached_elements = lru_cache(maxsize=512)(self._store_elements)
         self._cached_fit = lru_cache(maxsize=512)(self._store_fit)
@@ -122,13 +123,6 @@ class StoreView:
         return int(hits[0]) if len(hits) else None
 
     # ----------------------------------------------------------------------------- typed sentences
-    def attach_model(self, checkpoint: str | os.PathLike) -> None:
-        """Load the conditional NLVR model at ``checkpoint`` so typed sentences get circuits."""
-        generator = load_circuit_generator(checkpoint)
-        if generator.n_modules != self.n_modules:
-            raise ValueError(f"{checkpoint} has a different number of modules than the store")
-        self.generate_circuit = generator
-
     def add_sentence(self, text: str | None) -> int:
         """Generate the circuit of a typed sentence; returns its number in ``typed``.
 
