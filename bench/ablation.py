@@ -18,7 +18,7 @@ from common import write_table
 from toy_runs import PRIORS, prior_overrides, trained
 
 from circuitlab.tasks import make_task
-from circuitlab.train import evaluate, predict_logits, step_seed
+from circuitlab.train import batch_metrics, step_seed, validation_batch
 
 RUNGS = {
     "Perceiver IO": ("perceiver_io", {"graph": "dense", "modfc": False}),
@@ -38,10 +38,11 @@ def main() -> None:
         for seed in args.seeds:
             model, config, _ = trained(name, overrides, args.steps, seed)
             task = make_task(config.task, conditional=config.conditional, **config.task_options)
-            _, iid = evaluate(model, task, config, "cpu")
+            iid_batch = validation_batch(task, config)
             ood_batch = task.out_of_distribution(config.eval_size, seed=step_seed(seed, 10**12))
-            ood = (predict_logits(model, ood_batch).argmax(-1) == ood_batch.labels).float()
-            rows.append({"rung": rung, "seed": seed, "iid": iid, "ood": ood.mean().item()})
+            _, iid = batch_metrics(model, iid_batch)
+            _, ood = batch_metrics(model, ood_batch)
+            rows.append({"rung": rung, "seed": seed, "iid": iid, "ood": ood})
     runs = write_table(rows, "ablation_runs", "ablation ladder, one row per run")
     summary = runs.groupby("rung", sort=False)[["iid", "ood"]].agg(["mean", "std", "min", "max"])
     summary.columns = [f"{split}_{stat}" for split, stat in summary.columns]

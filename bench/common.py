@@ -1,6 +1,7 @@
-"""What the bench scripts share: side-by-side timing, peak memory of one step in a fresh
-process, the machine line, and writing the table. Import as ``from common import ...`` (the
-scripts run as ``python bench/NAME.py``, so bench/ is on the path)."""
+"""What the bench scripts share: the speed benches' model size and training step, side-by-side
+timing, peak memory of one step in a fresh process, the machine line, and writing the table.
+Import as ``from common import ...`` (the scripts run as ``python bench/NAME.py``, so bench/ is
+on the path)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,45 @@ from pathlib import Path
 
 import pandas as pd
 import torch
+import torch.nn.functional as F
 
 RESULTS = Path(__file__).resolve().parent / "results"
+INPUT_DIM = 32  # features per token of the speed benches' random inputs
+N_CLASSES = 10
+
+
+def nac_size(modules: int, **overrides: object) -> dict:
+    """NACConfig fields of the speed benches' model: ``modules`` processors and 4 readouts,
+    width 128, depth 4, 4 heads x 32, on INPUT_DIM features and N_CLASSES classes."""
+    size = dict(
+        input_dim=INPUT_DIM,
+        n_classes=N_CLASSES,
+        n_processors=modules,
+        n_readouts=4,
+        dim=128,
+        depth=4,
+        heads=4,
+        head_dim=32,
+    )
+    return {**size, **overrides}
+
+
+def random_batch_train_step(
+    model: torch.nn.Module, batch: int, tokens: int, device: torch.device
+) -> Callable[[], None]:
+    """One training step (forward, cross-entropy, backward, AdamW) of ``model`` on a fixed
+    random batch of (batch, tokens, INPUT_DIM) inputs, as a callable."""
+    model = model.to(device).train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    inputs = torch.randn(batch, tokens, INPUT_DIM, device=device)
+    labels = torch.randint(0, N_CLASSES, (batch,), device=device)
+
+    def step() -> None:
+        optimizer.zero_grad(set_to_none=True)
+        F.cross_entropy(model(inputs), labels).backward()
+        optimizer.step()
+
+    return step
 
 
 def machine(device: torch.device) -> str:

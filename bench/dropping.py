@@ -24,7 +24,13 @@ from toy_runs import PRIORS, trained_perceiver_io, trained_with_prior
 
 from circuitlab.analysis.figures import dropping_figure, save_figure
 from circuitlab.tasks import make_task
-from circuitlab.train import TrainConfig, evaluate, load_model, predict_logits, step_seed
+from circuitlab.train import (
+    TrainConfig,
+    batch_metrics,
+    load_model,
+    predict_logits,
+    validation_batch,
+)
 
 FRACTIONS = [k / 8 for k in range(8)]
 FIGURES = Path("docs/figures")
@@ -36,7 +42,7 @@ def curve(name: str, model, config: TrainConfig, order: str | None = None) -> li
     """One row per dropped fraction; ``order`` defaults to least connected first (random for
     an all-ones graph, which ranks nothing)."""
     task = make_task(config.task, conditional=config.conditional, **config.task_options)
-    batch = task.validation(config.eval_size, seed=step_seed(config.seed, 10**12))
+    batch = validation_batch(task, config)
     if order is None:
         order = "random" if model.config.graph == "dense" else "connectivity"
     u = model.config.n_processors
@@ -48,8 +54,8 @@ def curve(name: str, model, config: TrainConfig, order: str | None = None) -> li
             conditioning=batch.conditioning,
             conditioning_mask=batch.conditioning_mask,
         )
-        _, accuracy = evaluate(smaller, task, config, "cpu")
-        predict_logits(smaller, batch)  # warm-up: first-call allocations are not throughput
+        # also the warm-up: first-call allocations are not throughput
+        _, accuracy = batch_metrics(smaller, batch)
         times = []
         for _ in range(REPEATS):
             start = time.perf_counter()

@@ -15,32 +15,27 @@ from __future__ import annotations
 import argparse
 
 import torch
-import torch.nn.functional as F
-from common import interleaved_medians, machine, step_peak_memory, write_table
+from common import (
+    INPUT_DIM,
+    interleaved_medians,
+    machine,
+    nac_size,
+    random_batch_train_step,
+    step_peak_memory,
+    write_table,
+)
 from torch import nn
 
 from circuitlab import NAC, NACConfig
 from circuitlab.device import pick_device
 
 BATCH = 64
-INPUT_DIM = 32
-N_CLASSES = 10
 
 
 def shape(modules: int) -> dict:
-    """The shared size: ``modules`` latents / processors, 4 readouts / decoder queries."""
-    return dict(
-        input_dim=INPUT_DIM,
-        n_classes=N_CLASSES,
-        n_processors=modules,
-        n_readouts=4,
-        dim=128,
-        depth=4,
-        heads=4,
-        head_dim=32,
-        ffn_mult=4,
-        ffn_activation="geglu",
-    )
+    """The shared size, with the peer's feed-forward (GEGLU, 4x): ``modules`` latents /
+    processors, 4 readouts / decoder queries."""
+    return nac_size(modules, ffn_mult=4, ffn_activation="geglu")
 
 
 class PeerPerceiverIO(nn.Module):
@@ -84,17 +79,7 @@ PEER = "PerceiverIO (perceiver-pytorch)"
 def build_train_step(name: str, tokens: int, modules: int, *, device: torch.device):
     """One training step of model ``name`` on a fixed random batch, as a callable."""
     torch.manual_seed(0)
-    model = MODELS[name](shape(modules)).to(device).train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    inputs = torch.randn(BATCH, tokens, INPUT_DIM, device=device)
-    labels = torch.randint(0, N_CLASSES, (BATCH,), device=device)
-
-    def step() -> None:
-        optimizer.zero_grad(set_to_none=True)
-        F.cross_entropy(model(inputs), labels).backward()
-        optimizer.step()
-
-    return step
+    return random_batch_train_step(MODELS[name](shape(modules)), BATCH, tokens, device)
 
 
 def build_inference(name: str, tokens: int, modules: int, *, device: torch.device):

@@ -17,15 +17,20 @@ import argparse
 
 import numpy as np
 import torch
-import torch.nn.functional as F
-from common import interleaved_medians, machine, step_peak_memory, write_table
+from common import (
+    INPUT_DIM,
+    interleaved_medians,
+    machine,
+    nac_size,
+    random_batch_train_step,
+    step_peak_memory,
+    write_table,
+)
 from torch.utils.flop_counter import FlopCounterMode
 
 from circuitlab import NAC, NACConfig
 from circuitlab.device import pick_device
 
-INPUT_DIM = 32
-N_CLASSES = 10
 TOKENS = (64, 128, 256, 512, 1024, 2048, 4096)
 MODULES = (64, 128, 256, 512, 1024)
 FIXED_TOKENS, FIXED_MODULES = 256, 128
@@ -33,31 +38,12 @@ MEMORY_GOAL = 8 * 2**30
 
 
 def config(modules: int) -> NACConfig:
-    return NACConfig(
-        input_dim=INPUT_DIM,
-        n_classes=N_CLASSES,
-        n_processors=modules,
-        n_readouts=4,
-        dim=128,
-        depth=4,
-        heads=4,
-        head_dim=32,
-    )
+    return NACConfig(**nac_size(modules))
 
 
 def build_train_step(batch: int, tokens: int, modules: int, *, device: torch.device):
     torch.manual_seed(0)
-    model = NAC(config(modules)).to(device).train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    inputs = torch.randn(batch, tokens, INPUT_DIM, device=device)
-    labels = torch.randint(0, N_CLASSES, (batch,), device=device)
-
-    def step() -> None:
-        optimizer.zero_grad(set_to_none=True)
-        F.cross_entropy(model(inputs), labels).backward()
-        optimizer.step()
-
-    return step
+    return random_batch_train_step(NAC(config(modules)), batch, tokens, device)
 
 
 def train_row(axis: str, batch: int, tokens: int, modules: int, seconds: float, device) -> dict:

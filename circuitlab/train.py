@@ -175,8 +175,18 @@ def evaluate(
     model: NAC, task: Task, config: TrainConfig, device: torch.device
 ) -> tuple[float, float]:
     """(mean loss, accuracy) on the run's fixed validation set (seed independent of training)."""
-    seed = step_seed(config.seed, 10**12)
-    batch = task.validation(config.eval_size, seed=seed)
+    return batch_metrics(model, validation_batch(task, config), device)
+
+
+def validation_batch(task: Task, config: TrainConfig) -> Batch:
+    """The run's fixed validation set: ``eval_size`` examples from a seed no step uses."""
+    return task.validation(config.eval_size, seed=step_seed(config.seed, 10**12))
+
+
+def batch_metrics(
+    model: NAC, batch: Batch, device: torch.device | str = "cpu"
+) -> tuple[float, float]:
+    """(mean loss, accuracy) of ``model`` on ``batch``, in eval mode."""
     logits = predict_logits(model, batch, device)
     loss = F.cross_entropy(logits, batch.labels).item()
     return loss, (logits.argmax(-1) == batch.labels).float().mean().item()
