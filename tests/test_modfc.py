@@ -50,3 +50,12 @@ def test_modffn_shapes_and_shared_code():
         x, c = torch.randn(2, 5, 8), torch.randn(1, 5, 4)
         assert ffn(x, c).shape == (2, 5, 8)
         assert ffn.fc_in.linear.out_features == (48 if activation == "geglu" else 24)
+
+
+def test_modffn_geglu_equals_chunked_formula():
+    # the forward splits fc_in's weight in halves instead of chunking its output
+    ffn = ModFFN(8, 4, mult=3, activation="geglu")
+    x, c = torch.randn(2, 5, 8), torch.randn(1, 5, 4)
+    h, gate = ffn.fc_in(ffn.norm(x), c).chunk(2, dim=-1)
+    expected = ffn.fc_out(h * F.gelu(gate), c)
+    torch.testing.assert_close(ffn(x, c), expected, rtol=1e-5, atol=1e-6)

@@ -69,6 +69,15 @@ def test_relaxed_bernoulli_sample_mean_tracks_probability():
     assert (sample.min() >= 0) and (sample.max() <= 1)
 
 
+def test_relaxed_bernoulli_broadcast_over_batch_links_with_probability_p():
+    # P(sigmoid((logit p + L) / tau) > 1/2) = P(L > -logit p) = p at any temperature, so the
+    # fraction of a batch's samples above 1/2 recovers each element's p
+    p = torch.tensor([[[0.1, 0.5], [0.8, 0.95]]])
+    sample = relaxed_bernoulli_log_sample(p.log(), temperature=0.5, batch_size=40_000).exp()
+    assert sample.shape == (40_000, 2, 2)
+    torch.testing.assert_close((sample > 0.5).float().mean(0), p[0], atol=0.01, rtol=0)
+
+
 def test_eval_modes_threshold_and_sample_are_binary():
     s = torch.randn(1, 10, 4)
     for mode in ("threshold", "sample"):

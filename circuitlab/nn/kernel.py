@@ -53,17 +53,23 @@ def link_probability(
     return link_log_probability(receivers, senders, eps, truncation).exp()
 
 
-def relaxed_bernoulli_log_sample(log_p: torch.Tensor, temperature: float) -> torch.Tensor:
+def relaxed_bernoulli_log_sample(
+    log_p: torch.Tensor, temperature: float, batch_size: int | None = None
+) -> torch.Tensor:
     """log of a RelaxedBernoulli(probs=exp(log_p), temperature) sample, reparameterised.
 
     The sample is sigmoid((logit(p) + logistic noise) / temperature); its log is computed with
-    logsigmoid. Shape of ``log_p`` is kept; each element gets its own noise.
+    logsigmoid. ``log_p`` (1 or B, Ur, Us); every element of the result gets its own noise, and
+    with ``batch_size`` a (1, Ur, Us) ``log_p`` gives (batch_size, Ur, Us) independent samples.
+    logit(p) is taken before broadcasting over the batch: the per-sample work (and the backward
+    pass through it) is four element-wise ops, which matters at B x U x U per propagation round.
     """
     p = log_p.exp().clamp(_PROB_CLAMP, 1.0 - _PROB_CLAMP)
-    logits = torch.log(p) - torch.log1p(-p)
-    u = torch.rand_like(logits).clamp(_PROB_CLAMP, 1.0 - _PROB_CLAMP)
-    noise = torch.log(u) - torch.log1p(-u)
-    return F.logsigmoid((logits + noise) / temperature)
+    scaled_logits = (torch.log(p) - torch.log1p(-p)) / temperature
+    shape = scaled_logits.shape if batch_size is None else (batch_size, *log_p.shape[-2:])
+    uniform = torch.rand(shape, dtype=log_p.dtype, device=log_p.device)
+    noise = torch.special.logit(uniform, eps=_PROB_CLAMP)  # logistic(0, 1)
+    return F.logsigmoid(torch.add(scaled_logits, noise, alpha=1.0 / temperature))
 
 
 class SignatureKernel(nn.Module):
@@ -115,8 +121,7 @@ class SignatureKernel(nn.Module):
             return None
         log_p = self.log_probability(receivers, senders)
         if self.training:
-            expanded = log_p.expand(batch_size, *log_p.shape[-2:])
-            return relaxed_bernoulli_log_sample(expanded, self.tau)
+            return relaxed_bernoulli_log_sample(log_p, self.tau, batch_size)
         if self.eval_mode == "none":
             return log_p
         if self.eval_mode == "threshold":

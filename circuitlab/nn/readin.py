@@ -9,12 +9,11 @@ The naive computation materialises k_uj = ModFC(x_j; c_u) for every module u and
 so the scores cost U*N*d_in per head and hold only (B, H, U, N); the q_u . b term is constant
 along j and cancels in the softmax, so the key projection has no bias. Values likewise:
 sum_j a_uj (W (x_j * m'_u) + b) = W ((sum_j a_uj x_j) * m'_u) + b, since the attention weights
-sum to one. This keeps NACs linear in the number of input tokens.
+sum to one. This keeps NACs linear in the number of input tokens. Without code conditioning
+(Perceiver IO) keys and values are the same for every module: the tokens are projected once.
 """
 
 from __future__ import annotations
-
-import math
 
 import torch
 from torch import nn
@@ -61,24 +60,54 @@ class ReadIn(nn.Module):
         batch, n_modules, _ = states.shape
         h, dh = self.heads, self.head_dim
         x = self.norm_inputs(inputs)  # (B, N, d_in)
-        q = self.to_q(self.norm_modules(states), codes).view(batch, n_modules, h, dh)
+        # 1/sqrt(dh) on the queries, the smallest tensor the scores are made from
+        q = self.to_q(self.norm_modules(states), codes).view(batch, n_modules, h, dh) * dh**-0.5
 
-        w_k = self.to_k.linear.weight.view(h, dh, -1)  # (H, dh, d_in)
-        probe = torch.einsum("buhe,hed->buhd", q, w_k)  # W^T q: (B, U, H, d_in)
-        key_mask = self.to_k.modulation(codes)  # (B or 1, U, d_in) or None
-        if key_mask is not None:
-            probe = probe * key_mask.unsqueeze(2)
-        scores = torch.einsum("buhd,bnd->buhn", probe, x) / math.sqrt(dh)
+        if self.to_k.conditioned:
+            values = self._attend_per_module_keys(q, codes, x, input_mask)
+        else:
+            values = self._attend_shared_keys(q, x, input_mask)
+        return self.to_out(values.reshape(batch, n_modules, h * dh), codes)
+
+    @staticmethod
+    def _weights(scores: torch.Tensor, input_mask: torch.Tensor | None) -> torch.Tensor:
+        """Softmax over the tokens (last axis) of scores (B, U, H, N) or (B, H, U, N), padding
+        masked out."""
         if input_mask is not None:
             scores = scores.masked_fill(~input_mask[:, None, None, :], float("-inf"))
-        attn = scores.softmax(dim=-1)
+        return scores.softmax(dim=-1)
+
+    def _attend_per_module_keys(
+        self,
+        q: torch.Tensor,
+        codes: torch.Tensor,
+        x: torch.Tensor,
+        input_mask: torch.Tensor | None,
+    ) -> torch.Tensor:
+        """Code-conditioned keys and values, factorised as in the module docstring.
+
+        q (B, U, H, dh) already scaled, x (B, N, d_in) -> values (B, U, H, dh).
+        """
+        h, dh = self.heads, self.head_dim
+        w_k = self.to_k.linear.weight.view(h, dh, -1)  # (H, dh, d_in)
+        probe = torch.einsum("buhe,hed->buhd", q, w_k)  # W^T q: (B, U, H, d_in)
+        probe = probe * self.to_k.modulation(codes).unsqueeze(2)
+        attn = self._weights(torch.einsum("buhd,bnd->buhn", probe, x), input_mask)
 
         pooled = torch.einsum("buhn,bnd->buhd", attn, x)  # (B, U, H, d_in)
-        value_mask = self.to_v.modulation(codes)
-        if value_mask is not None:
-            pooled = pooled * value_mask.unsqueeze(2)
+        pooled = pooled * self.to_v.modulation(codes).unsqueeze(2)
         w_v = self.to_v.linear.weight.view(h, dh, -1)
-        values = torch.einsum("buhd,hed->buhe", pooled, w_v)
-        if self.to_v.linear.bias is not None:
-            values = values + self.to_v.linear.bias.view(h, dh)
-        return self.to_out(values.reshape(batch, n_modules, h * dh), codes)
+        return torch.einsum("buhd,hed->buhe", pooled, w_v) + self.to_v.linear.bias.view(h, dh)
+
+    def _attend_shared_keys(
+        self, q: torch.Tensor, x: torch.Tensor, input_mask: torch.Tensor | None
+    ) -> torch.Tensor:
+        """Unconditioned (Perceiver IO): keys and values are the same for every module, so the
+        tokens are projected once, (B, N, H, dh), and the scores cost dh rather than d_in per
+        module and token. q (B, U, H, dh), x (B, N, d_in) -> values (B, U, H, dh)."""
+        batch, n = x.shape[:2]
+        k = self.to_k.linear(x).view(batch, n, self.heads, self.head_dim).transpose(1, 2)
+        v = self.to_v.linear(x).view(batch, n, self.heads, self.head_dim).transpose(1, 2)
+        # heads before modules, (B, H, U, N): the layout bmm gives, so nothing is copied
+        attn = self._weights(q.transpose(1, 2) @ k.transpose(-1, -2), input_mask)
+        return (attn @ v).transpose(1, 2)

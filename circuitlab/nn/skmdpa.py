@@ -12,8 +12,6 @@ constant along j and cancels inside the softmax, so it is left out.
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import nn
 
@@ -74,10 +72,11 @@ class SKMDPA(nn.Module):
             s = r
         else:
             s = self.norm_senders(senders)
-        q = self._split_heads(self.to_q(r, receiver_codes))
+        # the 1/sqrt(d_h) goes on the queries: a quarter of the logits' size at d_h = 32, U = 128
+        q = self._split_heads(self.to_q(r, receiver_codes)) * self.head_dim**-0.5
         k = self._split_heads(self.to_k(s, sender_codes))
         v = self._split_heads(self.to_v(s, sender_codes))
-        logits = (q @ k.transpose(-1, -2)) / math.sqrt(self.head_dim)  # (B, H, Ur, Us)
+        logits = q @ k.transpose(-1, -2)  # (B, H, Ur, Us)
         log_kernel = self.kernel(receiver_signatures, sender_signatures, batch)
         if log_kernel is not None:
             logits = logits + log_kernel.unsqueeze(1)
