@@ -38,14 +38,19 @@ FAMILY_TITLES = {
 
 
 def save_figure(
-    fig: Figure, out_dir: str | os.PathLike, name: str, formats: Sequence[str] = FORMATS
+    fig: Figure,
+    out_dir: str | os.PathLike,
+    name: str,
+    formats: Sequence[str] = FORMATS,
+    dpi: int = 200,
 ) -> list[Path]:
-    """Write ``fig`` as ``out_dir/name.{png,svg,pdf}``; returns the paths."""
+    """Write ``fig`` as ``out_dir/name.{png,svg,pdf}``; returns the paths. ``dpi`` sets the
+    PNG's resolution (200: print; about 100 keeps a README figure small)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{name}.{fmt}" for fmt in formats]
     for path in paths:
-        fig.savefig(path, dpi=200, bbox_inches="tight")
+        fig.savefig(path, dpi=dpi, bbox_inches="tight")
     return paths
 
 

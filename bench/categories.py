@@ -39,7 +39,11 @@ def main() -> None:
         f"{args.store}: reasoning-category separation (5-NN accuracy, 5-fold; silhouette)",
     )
     (path,) = save_figure(
-        embedding_figure(store, embedding), FIGURES, "embedding_by_category", formats=("png",)
+        embedding_figure(store, embedding),
+        FIGURES,
+        "embedding_by_category",
+        formats=("png",),
+        dpi=110,  # ~1,400 px wide: readable in the README, small in the repository
     )
     print(f"figure: {path}")
 

@@ -72,8 +72,27 @@ def test_embedding_is_cached_in_the_store_and_recomputed_on_request(store):
     np.testing.assert_allclose(fresh["x"], first["x"], atol=1e-6)
     tsne = embed(reopened, "tsne", seed=0, perplexity=10)
     assert tsne[["x", "y"]].notna().all().all()
+    assert reopened.analysis_params("embedding_tsne")["tsne_backend"] == "opentsne"
+    again = embed(reopened, "tsne", seed=0, perplexity=10, recompute=True)
+    np.testing.assert_array_equal(again, tsne)  # seeded: the same map every time
+    # the backend is part of the cache key: asking for scikit-learn's recomputes
+    other = embed(reopened, "tsne", seed=0, perplexity=10, tsne_backend="sklearn")
+    assert reopened.analysis_params("embedding_tsne")["tsne_backend"] == "sklearn"
+    assert not np.allclose(other[["x", "y"]], tsne[["x", "y"]])
+    with pytest.raises(ValueError, match="unknown tsne_backend"):
+        embed(reopened, "tsne", tsne_backend="bh")
     with pytest.raises(ValueError, match="unknown embedding method"):
         embed(reopened, "mds")
+
+
+@pytest.mark.parametrize("backend", ["opentsne", "sklearn"])
+def test_tsne_keeps_each_circuit_among_its_category(store, backend):
+    labels = single_category_labels(store.frame, CATEGORIES)
+    xy = embed(store, "tsne", seed=0, perplexity=10, tsne_backend=backend)[["x", "y"]].to_numpy()
+    xy, y = xy[labels.index], labels.to_numpy()
+    nearest = np.linalg.norm(xy[:, None] - xy[None], axis=-1)
+    np.fill_diagonal(nearest, np.inf)
+    assert (y[nearest.argmin(1)] == y).mean() > 0.9
 
 
 def test_categories_separate_in_circuit_space_and_not_in_unrelated_baseline(store):
