@@ -66,8 +66,12 @@ class StoreView:
         self.texts = self.frame["text"].fillna("").astype(str) if "text" in self.frame else None
         self._strength = None
         self._pca = None
-        # a CircuitGenerator, set by AppStores when the app's model has this store's modules
+        # a CircuitGenerator, set by AppStores when the app's model has this store's modules;
+        # else what typing a sentence tells the user
         self.generate_circuit: CircuitGenerator | None = None
+        self.no_model_reason = (
+            "no model attached: start the app with --checkpoint to type sentences"
+        )
         self.typed: list[tuple[str, Circuit, tuple[float, float]]] = []
         self._cached_elements = lru_cache(maxsize=512)(self._store_elements)
         self._cached_fit = lru_cache(maxsize=512)(self._store_fit)
@@ -130,7 +134,7 @@ class StoreView:
         sentence. The text is kept as text (the page never renders it as HTML).
         """
         if self.generate_circuit is None:
-            raise ValueError("no model attached: start the app with --checkpoint to type sentences")
+            raise ValueError(self.no_model_reason)
         text = (text or "").strip()
         if not text:
             raise ValueError("type a sentence first")

@@ -101,5 +101,11 @@ class AppStores:
                 view = StoreView(CircuitStore.open(self.paths[key]), max_edges=self.max_edges)
                 if self.generator is not None and self.generator.n_modules == view.n_modules:
                     view.generate_circuit = self.generator
+                elif self.generator is not None:
+                    view.no_model_reason = (
+                        f"the app's model makes circuits of {self.generator.n_modules} modules "
+                        f"and this store's have {view.n_modules}: typed sentences work on "
+                        "stores exported from the model given with --checkpoint"
+                    )
                 self._views[key] = view
             return self._views[key]

@@ -3,8 +3,11 @@ onto a path), stores opened on first use."""
 
 import shutil
 
+import numpy as np
+import pandas as pd
 import pytest
 
+from circuitlab import Circuit, CircuitStore
 from circuitlab.app.stores import AppStores, find_stores
 
 
@@ -53,3 +56,16 @@ def test_the_checkpoint_serves_every_store_with_its_number_of_modules(nlvr2_stor
     for key in stores.keys:
         circuit = stores.view(key).generate_circuit("there is a yellow block")
         assert circuit.link_probability().shape == (stores.generator.n_modules,) * 2
+
+
+def test_a_store_of_another_size_says_why_it_takes_no_sentences(nlvr2_store, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(nlvr2_store, root / "nlvr2")
+    circuits = [Circuit(np.eye(4), ["processor"] * 4)] * 3
+    CircuitStore.write(root / "small", circuits, pd.DataFrame({"text": ["a", "b", "c"]}))
+    stores = AppStores(root, checkpoint="checkpoints/nlvr")
+    assert stores.view("nlvr2").generate_circuit is stores.generator
+    small = stores.view("small")
+    assert small.generate_circuit is None
+    with pytest.raises(ValueError, match=f"{stores.generator.n_modules} modules .* have 4"):
+        small.add_sentence("there is a yellow block")
