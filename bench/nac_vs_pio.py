@@ -6,8 +6,12 @@ Equal latents (= processor modules), width, depth, heads, head width, feed-forwa
 and input, batch 64. Reports the median train-step time (forward, cross-entropy, backward,
 AdamW), inference throughput, peak memory of a train step (fresh process each), parameters,
 and each model's ratio to the peer. Issue 6's goal: NAC train step <= 1.2x the peer's.
+``--compile`` adds the NAC and both Perceiver IOs under torch.compile (a minute or so each to
+compile on 2 CPU cores), still measured against the eager peer, and prints the compiled ratios;
+their memory is left blank (a compiled model's first step is mostly the compiler).
 
     python bench/nac_vs_pio.py [--repeats 7] [--device auto] [--tokens 256] [--modules 128]
+                               [--compile]
 """
 
 from __future__ import annotations
@@ -74,17 +78,31 @@ MODELS = {
     "  PIO + SKMDPA only": lambda size: NAC(NACConfig(**size, modfc=False)),
 }
 PEER = "PerceiverIO (perceiver-pytorch)"
+COMPILED = ["NAC (circuitlab)", "Perceiver IO (circuitlab)", PEER]  # the --compile rows
 
 
-def build_train_step(name: str, tokens: int, modules: int, *, device: torch.device):
-    """One training step of model ``name`` on a fixed random batch, as a callable."""
+def _model(name: str, modules: int, compiled: bool) -> nn.Module:
     torch.manual_seed(0)
-    return random_batch_train_step(MODELS[name](shape(modules)), BATCH, tokens, device)
+    model = MODELS[name](shape(modules))
+    return torch.compile(model) if compiled else model
 
 
-def build_inference(name: str, tokens: int, modules: int, *, device: torch.device):
-    torch.manual_seed(0)
-    model = MODELS[name](shape(modules)).to(device).eval()
+def _label(name: str, compiled: bool) -> str:
+    return f"{name} [compiled]" if compiled else name
+
+
+def build_train_step(
+    name: str, tokens: int, modules: int, compiled: bool = False, *, device: torch.device
+):
+    """One training step of model ``name`` on a fixed random batch, as a callable; the first
+    call compiles when ``compiled``."""
+    return random_batch_train_step(_model(name, modules, compiled), BATCH, tokens, device)
+
+
+def build_inference(
+    name: str, tokens: int, modules: int, compiled: bool = False, *, device: torch.device
+):
+    model = _model(name, modules, compiled).to(device).eval()
     inputs = torch.randn(BATCH, tokens, INPUT_DIM, device=device)
 
     def step() -> None:
@@ -100,46 +118,58 @@ def main() -> None:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--tokens", type=int, default=256)
     parser.add_argument("--modules", type=int, default=128)
+    parser.add_argument("--compile", action="store_true", help="add torch.compile'd rows")
     args = parser.parse_args()
     device = pick_device(args.device)
     n, u = args.tokens, args.modules
+    variants = [(name, False) for name in MODELS]
+    variants += [(name, True) for name in COMPILED] if args.compile else []
+    # the warm-up calls of interleaved_medians do the compiling, outside the timed rounds
     train = interleaved_medians(
-        {name: build_train_step(name, n, u, device=device) for name in MODELS},
+        {_label(*v): build_train_step(v[0], n, u, v[1], device=device) for v in variants},
         device,
         repeats=args.repeats,
     )
     infer = interleaved_medians(
-        {name: build_inference(name, n, u, device=device) for name in MODELS},
+        {_label(*v): build_inference(v[0], n, u, v[1], device=device) for v in variants},
         device,
         repeats=args.repeats,
     )
     rows = []
-    for name, make in MODELS.items():
-        memory, _ = step_peak_memory(build_train_step, (name, n, u), device)
+    for name, compiled in variants:
+        label = _label(name, compiled)
+        # a compiled model's first step is the compiler's: its peak says nothing of the model
+        memory = None if compiled else step_peak_memory(build_train_step, (name, n, u), device)[0]
         rows.append(
             {
-                "model": name,
-                "params": sum(p.numel() for p in make(shape(u)).parameters()),
-                "train_step_ms": 1000 * train[name],
-                "train_vs_peer": train[name] / train[PEER],
-                "infer_samples_per_s": BATCH / infer[name],
-                "infer_vs_peer": infer[PEER] / infer[name],
-                "step_peak_mib": memory / 2**20,
+                "model": label,
+                "params": sum(p.numel() for p in MODELS[name](shape(u)).parameters()),
+                "train_step_ms": 1000 * train[label],
+                "train_vs_peer": train[label] / train[PEER],
+                "infer_samples_per_s": BATCH / infer[label],
+                "infer_vs_peer": infer[PEER] / infer[label],
+                "step_peak_mib": None if memory is None else memory / 2**20,
                 "memory_vs_peer": None,
             }
         )
     peer_memory = next(r["step_peak_mib"] for r in rows if r["model"] == PEER)
     for row in rows:
-        row["memory_vs_peer"] = row["step_peak_mib"] / peer_memory
+        if row["step_peak_mib"] is not None:
+            row["memory_vs_peer"] = row["step_peak_mib"] / peer_memory
     write_table(
         rows,
-        f"nac_vs_pio_{device.type}",
+        f"nac_vs_pio_{device.type}" + ("_compiled" if args.compile else ""),
         f"batch {BATCH}, {n} tokens x {INPUT_DIM} features, {u} latents/processors, "
         f"width 128, depth 4, 4 heads x 32; medians of {args.repeats}; {machine(device)}",
     )
-    ratio = train["NAC (circuitlab)"] / train[PEER]
-    verdict = "met" if ratio <= 1.2 else "not met"
-    print(f"goal NAC train step <= 1.2x the peer's: {ratio:.2f}x, {verdict}")
+    nac = "NAC (circuitlab)"
+    pairs = [(nac, PEER)]
+    if args.compile:
+        pairs += [(_label(nac, True), PEER), (_label(nac, True), _label(PEER, True))]
+    for mine, peer in pairs:
+        ratio = train[mine] / train[peer]
+        verdict = "met" if ratio <= 1.2 else "not met"
+        print(f"goal {mine} train step <= 1.2x {peer}'s: {ratio:.2f}x, {verdict}")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,13 @@ def train(
     steps: Annotated[int | None, typer.Option(help="Optimisation steps [3000].")] = None,
     batch_size: Annotated[int | None, typer.Option(help="Examples per step [64].")] = None,
     lr: Annotated[float | None, typer.Option(help="Peak AdamW learning rate [1e-3].")] = None,
+    signature_lr_scale: Annotated[
+        float | None,
+        typer.Option(
+            help="The signatures' learning rate is lr times this [1]; 10 lets the "
+            "graph move in a short run."
+        ),
+    ] = None,
     weight_decay: Annotated[float | None, typer.Option(help="AdamW weight decay [0.01].")] = None,
     warmup_steps: Annotated[int | None, typer.Option(help="Linear warm-up steps [100].")] = None,
     grad_clip: Annotated[float | None, typer.Option(help="Gradient-norm clip [1.0].")] = None,
@@ -72,6 +79,13 @@ def train(
     seed: Annotated[int | None, typer.Option(help="Seed of every random draw [0].")] = None,
     device: Annotated[
         str | None, typer.Option(help="auto (cuda if present, else cpu), cpu, cuda, cuda:1.")
+    ] = None,
+    compile_step: Annotated[
+        bool | None,
+        typer.Option(
+            "--compile/--no-compile",
+            help="torch.compile the training step: ~1 min to compile, faster steps after [off].",
+        ),
     ] = None,
     prior: Annotated[
         str | None,
@@ -114,6 +128,7 @@ def train(
         steps=steps,
         batch_size=batch_size,
         lr=lr,
+        signature_lr_scale=signature_lr_scale,
         weight_decay=weight_decay,
         warmup_steps=warmup_steps,
         grad_clip=grad_clip,
@@ -122,6 +137,7 @@ def train(
         checkpoint_every=checkpoint_every,
         seed=seed,
         device=device,
+        compile=compile_step,
     )
     values.update({k: v for k, v in cli.items() if v is not None})
     if features is not None:

@@ -69,6 +69,9 @@ class TrainConfig:
     steps: int = 3000
     batch_size: int = 64
     lr: float = 1e-3
+    # the signatures' learning rate is lr times this: at 1 a NAC's graph barely leaves its
+    # random start in a short run (README, "The paper's claims")
+    signature_lr_scale: float = 1.0
     weight_decay: float = 0.01
     warmup_steps: int = 100
     grad_clip: float = 1.0
@@ -77,12 +80,20 @@ class TrainConfig:
     checkpoint_every: int = 100
     seed: int = 0
     device: str = "auto"
+    # torch.compile the training forward pass: the first step compiles (about a minute on
+    # 2 CPU cores), later ones run faster (bench/nac_vs_pio.py --compile). Same maths, but
+    # compiled code draws the kernel samples from its own random stream, so a compiled run is
+    # reproducible against itself, not against an eager one. A run may be resumed with it
+    # switched either way.
+    compile: bool = False
     model: dict[str, Any] = field(default_factory=lambda: dict(TOY_MODEL))
 
     def __post_init__(self) -> None:
         for name in ("steps", "batch_size", "eval_every", "eval_size", "checkpoint_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.signature_lr_scale <= 0:
+            raise ValueError(f"signature_lr_scale must be > 0, got {self.signature_lr_scale}")
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
@@ -100,6 +111,22 @@ class TrainConfig:
         if task.cond_dim is not None:
             values["cond_dim"] = task.cond_dim
         return NACConfig.from_dict(values)
+
+
+SPEED_ONLY_FIELDS = ("compile",)  # TrainConfig fields that change no number of a run
+
+
+def parameter_groups(model: NAC, lr: float, signature_lr_scale: float) -> list[dict[str, Any]]:
+    """AdamW groups: the trainable signature parameters at ``lr * signature_lr_scale``, the
+    rest at ``lr`` (an empty group is left out). At scale 1, one group, as checkpoints from
+    before the option hold."""
+    if signature_lr_scale == 1.0:
+        return [{"params": [p for p in model.parameters() if p.requires_grad], "lr": lr}]
+    signatures = [p for p in model.generator.signature_parameters() if p.requires_grad]
+    chosen = {id(p) for p in signatures}
+    rest = [p for p in model.parameters() if p.requires_grad and id(p) not in chosen]
+    groups = [{"params": rest, "lr": lr}, {"params": signatures, "lr": lr * signature_lr_scale}]
+    return [g for g in groups if g["params"]]
 
 
 def step_seed(seed: int, step: int) -> int:
@@ -244,8 +271,13 @@ def _check_run_dir(config: TrainConfig, run_dir: Path, resume: bool) -> None:
     if resume:
         if not checkpoint_path.is_file():
             raise FileNotFoundError(f"--resume: no checkpoint at {checkpoint_path}")
-        saved = json.loads((run_dir / CONFIG).read_text())
+        # fields added since the run started take their defaults; speed-only ones may differ
+        saved_values = json.loads((run_dir / CONFIG).read_text())
+        saved = dataclasses.asdict(TrainConfig.from_dict(saved_values))
         asked = dataclasses.asdict(config)
+        for name in SPEED_ONLY_FIELDS:
+            saved.pop(name)
+            asked.pop(name)
         if saved != asked:
             diff = {k: (saved.get(k), v) for k, v in asked.items() if saved.get(k) != v}
             raise ValueError(f"--resume with options that differ from {run_dir / CONFIG}: {diff}")
@@ -278,8 +310,10 @@ def train(
     torch.manual_seed(config.seed)
     model = NAC(config.model_config(task)).to(device)
     net = DistributedDataParallel(model) if rank.distributed else model
+    if config.compile:
+        net = torch.compile(net)  # checkpoints and evaluation keep using the plain model
     optimizer = torch.optim.AdamW(
-        [p for p in model.parameters() if p.requires_grad],
+        parameter_groups(model, config.lr, config.signature_lr_scale),
         lr=config.lr,
         weight_decay=config.weight_decay,
     )

@@ -1,6 +1,7 @@
 """Training end to end: learning the toy task, exact resume after SIGKILL, export, CLI."""
 
 import csv
+import dataclasses
 import json
 import os
 import signal
@@ -13,8 +14,9 @@ import pytest
 import torch
 
 from circuitlab import CircuitStore
+from circuitlab.model import NAC
 from circuitlab.tasks import ToySets
-from circuitlab.train import TrainConfig, cosine_with_warmup, train
+from circuitlab.train import TrainConfig, cosine_with_warmup, parameter_groups, train
 
 TINY_MODEL = dict(
     n_processors=8,
@@ -167,8 +169,10 @@ def _checkpointed_past(run_dir: Path, step: int) -> bool:
 
 def test_cli_export_and_info(tmp_path):
     run = tmp_path / "run"
-    subprocess.run(_cli(*_tiny_args(run, steps=10)), check=True, capture_output=True)
+    args = [*_tiny_args(run, steps=10), "--signature-lr-scale", "10"]
+    subprocess.run(_cli(*args), check=True, capture_output=True)
     assert json.loads((run / "summary.json").read_text())["steps"] == 10
+    assert json.loads((run / "config.json").read_text())["signature_lr_scale"] == 10
     store_path = tmp_path / "store"
     subprocess.run(
         _cli("export", str(run), "--out", str(store_path), "--n-circuits", "20"),
@@ -261,5 +265,66 @@ def test_out_of_distribution_scenes_are_larger_with_the_same_rule(conditional):
     else:
         torch.testing.assert_close(batch.labels, k)
     assert torch.equal(task.out_of_distribution(1024, seed=7).inputs, batch.inputs)
-    with pytest.raises(ValueError, match="scale"):
-        task.out_of_distribution(4, seed=7, scale=0)
+    assert task.out_of_distribution(8, seed=7, scale=1.5).inputs.shape[1] == 12
+    for scale in (0, 1, 1.05):  # 1.05 x 8 rounds to 8: no extra object
+        with pytest.raises(ValueError, match="scale"):
+            task.out_of_distribution(4, seed=7, scale=scale)
+
+
+def test_compiled_training_matches_eager_and_resumes_either_way(tmp_path, monkeypatch):
+    import torch._inductor.config
+
+    # compiled code draws its random numbers (the kernel samples) from its own generator;
+    # with eager's draws the compiled step must compute the same numbers
+    monkeypatch.setattr(torch._inductor.config, "fallback_random", True)
+
+    def config(compiled: bool) -> TrainConfig:
+        return TrainConfig(
+            steps=6,
+            eval_every=3,
+            eval_size=64,
+            checkpoint_every=3,
+            warmup_steps=2,
+            batch_size=16,
+            device="cpu",
+            compile=compiled,
+            model=dict(TINY_MODEL),
+        )
+
+    eager, compiled = tmp_path / "eager", tmp_path / "compiled"
+    train(config(False), eager, progress=False)
+    train(config(True), compiled, progress=False)
+    for ra, rb in zip(_rows(eager), _rows(compiled), strict=True):
+        for key in ("loss", "structure_loss", "val_loss"):
+            if ra[key]:
+                assert float(ra[key]) == pytest.approx(float(rb[key]), abs=1e-4), (ra["step"], key)
+    sa = torch.load(eager / "checkpoint.pt", weights_only=False)["model"]
+    sb = torch.load(compiled / "checkpoint.pt", weights_only=False)["model"]
+    assert sa.keys() == sb.keys()  # the plain model's names, no torch.compile prefix
+    # AdamW moves a weight by up to lr a step whatever the gradient's size, so rounding-level
+    # differences in near-zero gradients can show as up to steps * lr in the weights
+    for name in sa:
+        torch.testing.assert_close(sa[name], sb[name], rtol=0, atol=6 * 1e-3)
+
+    # compile is speed-only: the run resumes without it, and so does a config.json written
+    # before the field existed; another option still refuses
+    assert train(config(False), compiled, resume=True, progress=False)["steps"] == 6
+    saved = json.loads((compiled / "config.json").read_text())
+    del saved["compile"]
+    (compiled / "config.json").write_text(json.dumps(saved))
+    assert train(config(False), compiled, resume=True, progress=False)["steps"] == 6
+    with pytest.raises(ValueError, match="seed"):
+        train(dataclasses.replace(config(False), seed=1), compiled, resume=True, progress=False)
+
+
+def test_signature_learning_rate_scale_moves_only_the_signatures_faster():
+    model = NAC(TrainConfig(model=dict(TINY_MODEL)).model_config(ToySets()))
+    (single,) = parameter_groups(model, 1e-3, 1.0)
+    assert len(single["params"]) == sum(p.requires_grad for p in model.parameters())
+    rest, signatures = parameter_groups(model, 1e-3, 10.0)
+    assert signatures["params"] == [model.generator.signatures] and signatures["lr"] == 1e-2
+    assert rest["lr"] == 1e-3 and len(rest["params"]) == len(single["params"]) - 1
+    frozen = NAC(TrainConfig(model=dict(TINY_MODEL, graph="frozen")).model_config(ToySets()))
+    assert len(parameter_groups(frozen, 1e-3, 10.0)) == 1  # nothing to speed up
+    with pytest.raises(ValueError, match="signature_lr_scale"):
+        TrainConfig(signature_lr_scale=0)
