@@ -11,6 +11,7 @@ Runs are kept in runs/toy_claims/ (bench/toy_runs.py) and resumed, so an interru
 loses nothing.
 
     python bench/priors_shape.py [--steps 1000] [--seed 0] [--prior-weight 0.1]
+                                 [--signature-lr-scale 1]
 """
 
 from __future__ import annotations
@@ -45,11 +46,16 @@ def main() -> None:
     parser.add_argument(
         "--prior-weight", type=float, default=None, help="regulariser weight (default: 0.1)"
     )
+    parser.add_argument(
+        "--signature-lr-scale", type=float, default=1.0, help="signatures' lr / the others'"
+    )
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=UserWarning)
     rows = []
     for prior in PRIORS:
-        model, config, summary = trained_with_prior(prior, args.steps, args.seed, args.prior_weight)
+        model, config, summary = trained_with_prior(
+            prior, args.steps, args.seed, args.prior_weight, args.signature_lr_scale
+        )
         p = model.circuit().link_probability()[:PROCESSORS, :PROCESSORS]
         p_init = initial_model(config).circuit().link_probability()[:PROCESSORS, :PROCESSORS]
         learned = (p > 0.5).astype(float)
@@ -66,11 +72,13 @@ def main() -> None:
         rows.append(row)
     weight = NACConfig().prior_weight if args.prior_weight is None else args.prior_weight
     suffix = "" if args.prior_weight is None else f"_w{weight:g}"
+    suffix += "" if args.signature_lr_scale == 1.0 else f"_slr{args.signature_lr_scale:g}"
+    suffix += "" if args.seed == 0 else f"_seed{args.seed}"
     write_table(
         rows,
         f"priors_shape{suffix}",
         f"toy task, {PROCESSORS} processors, {args.steps} steps, seed {args.seed}, "
-        f"prior weight {weight:g}: "
+        f"prior weight {weight:g}, signature lr x{args.signature_lr_scale:g}: "
         "prior fitted to the learned processor graph (P > 0.5)",
     )
     hits = sum(r["learned_verdict"] == r["prior"] for r in rows if r["prior"] != "none")

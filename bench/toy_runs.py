@@ -30,13 +30,26 @@ def prior_overrides(prior: str | None, weight: float | None = None) -> dict[str,
     return fields if weight is None else {**fields, "prior_weight": weight}
 
 
-def run_config(model_overrides: dict[str, Any], steps: int, seed: int) -> TrainConfig:
+def run_config(
+    model_overrides: dict[str, Any], steps: int, seed: int, signature_lr_scale: float = 1.0
+) -> TrainConfig:
     model = dict(TOY_MODEL, n_processors=PROCESSORS, **model_overrides)
-    return TrainConfig(task="toy-sets", steps=steps, seed=seed, eval_every=250, model=model)
+    return TrainConfig(
+        task="toy-sets",
+        steps=steps,
+        seed=seed,
+        eval_every=250,
+        signature_lr_scale=signature_lr_scale,
+        model=model,
+    )
 
 
 def trained(
-    name: str, model_overrides: dict[str, Any], steps: int, seed: int
+    name: str,
+    model_overrides: dict[str, Any],
+    steps: int,
+    seed: int,
+    signature_lr_scale: float = 1.0,
 ) -> tuple[NAC, TrainConfig, dict]:
     """(model, its TrainConfig, its summary) of run NAME-seedS, training it first if needed."""
     run = RUNS / f"{name}-seed{seed}"
@@ -44,19 +57,26 @@ def trained(
     if summary_path.exists() and json.loads(summary_path.read_text()).get("steps") == steps:
         summary = json.loads(summary_path.read_text())
     else:
-        config = run_config(model_overrides, steps, seed)
+        config = run_config(model_overrides, steps, seed, signature_lr_scale)
         summary = train(config, run, resume=(run / CHECKPOINT).is_file())
     model, config = load_model(run)
     return model, config, summary
 
 
 def trained_with_prior(
-    prior: str | None, steps: int, seed: int, weight: float | None = None
+    prior: str | None,
+    steps: int,
+    seed: int,
+    weight: float | None = None,
+    signature_lr_scale: float = 1.0,
 ) -> tuple[NAC, TrainConfig, dict]:
+    """Run ``prior``-seedS; a non-default weight or signature learning-rate scale adds
+    ``-wW`` / ``-slrS`` to the name."""
     if prior is None:
         weight = None  # no regulariser to weigh
     name = (prior or "none") + ("" if weight is None else f"-w{weight:g}")
-    return trained(name, prior_overrides(prior, weight), steps, seed)
+    name += "" if signature_lr_scale == 1.0 else f"-slr{signature_lr_scale:g}"
+    return trained(name, prior_overrides(prior, weight), steps, seed, signature_lr_scale)
 
 
 def trained_perceiver_io(steps: int, seed: int) -> tuple[NAC, TrainConfig, dict]:

@@ -86,13 +86,14 @@ class ToySets:
         """Fresh draws: every batch is new data, so validation is ``sample`` with its own seed."""
         return self.sample(batch_size, seed)
 
-    def out_of_distribution(self, batch_size: int, seed: int, scale: int = 2) -> Batch:
-        """Held-out scenes with ``scale`` times as many objects, labels and counts drawn as in
-        training: the extra objects are all distractors of other colours, so the rule is the
-        same but the sets are larger than any seen in training."""
-        if scale < 1:
-            raise ValueError(f"scale must be >= 1, got {scale}")
-        return self.sample(batch_size, seed, n_tokens=scale * self.n_tokens)
+    def out_of_distribution(self, batch_size: int, seed: int, scale: float = 2) -> Batch:
+        """Held-out scenes with ``scale`` times as many objects (rounded), labels and counts
+        drawn as in training: the extra objects are all distractors of other colours, so the
+        rule is the same but the sets are larger than any seen in training."""
+        n_tokens = round(scale * self.n_tokens)
+        if n_tokens <= self.n_tokens:
+            raise ValueError(f"scale {scale} adds no object to {self.n_tokens}; pass > 1")
+        return self.sample(batch_size, seed, n_tokens=n_tokens)
 
     def _sentences(self, g: torch.Generator, rules: torch.Tensor) -> torch.Tensor:
         """Token ids (B, T): random fillers with one word naming the rule at a random place."""
