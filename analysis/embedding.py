@@ -97,7 +97,11 @@ def embed(
 def tsne(
     features: np.ndarray, perplexity: float = 30.0, seed: int = 0, backend: str = "opentsne"
 ) -> np.ndarray:
-    """(N, D) -> (N, 2) t-SNE map, PCA-initialised; deterministic for a given ``seed``."""
+    """(N, D) -> (N, 2) t-SNE map, PCA-initialised; deterministic for a given ``seed``.
+    Identical rows (every circuit the same) all map to the origin: both libraries' PCA
+    initialisation divides by a zero spread there and returns NaN."""
+    if np.ptp(features, axis=0).max(initial=0.0) == 0:
+        return np.zeros((len(features), 2))
     if backend == "sklearn":
         return TSNE(2, perplexity=perplexity, init="pca", random_state=seed).fit_transform(features)
     from openTSNE import TSNE as OpenTSNE

@@ -82,9 +82,8 @@ class TrainConfig:
     device: str = "auto"
     # torch.compile the training forward pass: the first step compiles (about a minute on
     # 2 CPU cores), later ones run faster (bench/nac_vs_pio.py --compile). Same maths, but
-    # compiled code draws the kernel samples from its own random stream, so a compiled run is
-    # reproducible against itself, not against an eager one. A run may be resumed with it
-    # switched either way.
+    # compiled code draws the kernel samples from its own random stream, so its numbers differ
+    # from an eager run's. A run may be resumed with it switched either way.
     compile: bool = False
     model: dict[str, Any] = field(default_factory=lambda: dict(TOY_MODEL))
 

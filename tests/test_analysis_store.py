@@ -86,6 +86,17 @@ def test_embedding_is_cached_in_the_store_and_recomputed_on_request(store):
 
 
 @pytest.mark.parametrize("backend", ["opentsne", "sklearn"])
+def test_tsne_of_identical_circuits_is_one_point_not_nan(tmp_path, backend):
+    same = CircuitStore.write(
+        tmp_path / "same",
+        [Circuit(np.eye(4), ["processor"] * 4)] * 5,
+        pd.DataFrame({"x": range(5)}),
+    )
+    xy = embed(same, "tsne", tsne_backend=backend)[["x", "y"]].to_numpy()
+    np.testing.assert_array_equal(xy, np.zeros((5, 2)))
+
+
+@pytest.mark.parametrize("backend", ["opentsne", "sklearn"])
 def test_tsne_keeps_each_circuit_among_its_category(store, backend):
     labels = single_category_labels(store.frame, CATEGORIES)
     xy = embed(store, "tsne", seed=0, perplexity=10, tsne_backend=backend)[["x", "y"]].to_numpy()
