@@ -45,9 +45,8 @@ def main() -> None:
     for rung, (name, overrides) in RUNGS.items():
         learned = overrides.get("graph", "learned") == "learned"
         scale = args.signature_lr_scale if learned else 1.0
-        run_name = name + ("" if scale == 1.0 else f"-slr{scale:g}")  # as toy_runs names it
         for seed in args.seeds:
-            model, config, _ = trained(run_name, overrides, args.steps, seed, scale)
+            model, config, _ = trained(name, overrides, args.steps, seed, scale)
             task = make_task(config.task, conditional=config.conditional, **config.task_options)
             iid_batch = validation_batch(task, config)
             ood_batch = task.out_of_distribution(

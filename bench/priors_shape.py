@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 from common import write_table
-from toy_runs import BLOCKS, PRIORS, PROCESSORS, initial_model, trained_with_prior
+from toy_runs import PRIORS, PROCESSORS, initial_model, prior_overrides, trained_with_prior
 
 from circuitlab.analysis.matrix import link_matrix
 from circuitlab.analysis.priors import best_prior
@@ -65,7 +65,7 @@ def main() -> None:
         row["mean_abs_change_from_init"] = float(np.abs(p - p_init).mean())
         row["corr_with_init"] = float(np.corrcoef(p.ravel(), p_init.ravel())[0, 1])
         if prior is not None:
-            params = {"n_blocks": BLOCKS[prior]} if prior in BLOCKS else {}
+            params = prior_overrides(prior)["prior_params"]
             sample = sample_adjacency(target(prior, PROCESSORS, **params), seed=args.seed)
             np.fill_diagonal(sample, 0)
             row["target_sample_verdict"] = verdict_row(sample)["verdict"]

@@ -51,8 +51,10 @@ def trained(
     seed: int,
     signature_lr_scale: float = 1.0,
 ) -> tuple[NAC, TrainConfig, dict]:
-    """(model, its TrainConfig, its summary) of run NAME-seedS, training it first if needed."""
-    run = RUNS / f"{name}-seed{seed}"
+    """(model, its TrainConfig, its summary) of run NAME-seedS, training it first if needed; a
+    signature learning-rate scale other than 1 makes it NAME-slrS-seedS."""
+    scaled = "" if signature_lr_scale == 1.0 else f"-slr{signature_lr_scale:g}"
+    run = RUNS / f"{name}{scaled}-seed{seed}"
     summary_path = run / "summary.json"
     if summary_path.exists() and json.loads(summary_path.read_text()).get("steps") == steps:
         summary = json.loads(summary_path.read_text())
@@ -70,12 +72,11 @@ def trained_with_prior(
     weight: float | None = None,
     signature_lr_scale: float = 1.0,
 ) -> tuple[NAC, TrainConfig, dict]:
-    """Run ``prior``-seedS; a non-default weight or signature learning-rate scale adds
-    ``-wW`` / ``-slrS`` to the name."""
+    """Run ``prior``-seedS; a non-default weight adds ``-wW`` to the name (and ``trained`` the
+    signature learning-rate scale)."""
     if prior is None:
         weight = None  # no regulariser to weigh
     name = (prior or "none") + ("" if weight is None else f"-w{weight:g}")
-    name += "" if signature_lr_scale == 1.0 else f"-slr{signature_lr_scale:g}"
     return trained(name, prior_overrides(prior, weight), steps, seed, signature_lr_scale)
 
 
