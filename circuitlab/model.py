@@ -262,7 +262,9 @@ class NAC(nn.Module):
         NAC needs ``conditioning`` to measure them, averaged over its inputs); ``"random"`` drops
         a seeded random subset. The copy's tensors are sliced, so dropped modules cost nothing.
         A conditional generator's self-attention then sees fewer queries, so the kept modules'
-        signatures may shift slightly.
+        signatures may shift slightly. The copy's graph-prior regulariser is rebuilt for its
+        processors; where the prior's parameters do not fit them (more blocks than processors
+        left), the copy carries no prior (``config.prior`` None).
         """
         u = self.config.n_processors
         if not 0 <= n < u:
@@ -280,7 +282,11 @@ class NAC(nn.Module):
         dropped = copy.deepcopy(self)
         dropped.generator.select_modules(index)
         dropped.config = dataclasses.replace(self.config, n_processors=u - n)
-        dropped.regularizer = _regularizer(dropped.config)
+        try:
+            dropped.regularizer = _regularizer(dropped.config)
+        except ValueError:  # e.g. planted_partition with n_blocks > the processors left
+            dropped.config = dataclasses.replace(dropped.config, prior=None, prior_params={})
+            dropped.regularizer = None
         return dropped
 
     def n_parameters(self, trainable_only: bool = True) -> int:

@@ -142,6 +142,20 @@ def test_drop_modules_removes_the_least_connected_first():
     )
 
 
+def test_drop_modules_rebuilds_the_prior_for_the_processors_left():
+    prior = dict(prior="planted_partition", prior_params={"n_blocks": 4})
+    model = NAC(NACConfig(**SMALL, **prior)).eval()
+    x = torch.randn(3, 9, 6)
+    kept_prior = model.drop_modules(4)  # 8 processors: still room for 4 blocks
+    assert kept_prior.config.prior == "planted_partition"
+    assert kept_prior.regularizer.target.shape == (8, 8)
+    sigs = kept_prior.generate()[0]
+    assert kept_prior.structure_loss(sigs) > 0
+    no_room = model.drop_modules(10)  # 2 processors cannot hold 4 blocks
+    assert no_room.config.prior is None and no_room.regularizer is None
+    assert no_room(x).shape == (3, 3) and model.config.prior == "planted_partition"
+
+
 def test_drop_modules_on_a_conditional_nac_needs_conditioning():
     model = NAC(NACConfig(**SMALL, conditional=True, cond_vocab=11)).eval()
     cond = torch.randint(1, 11, (4, 5))
