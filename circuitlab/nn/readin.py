@@ -86,18 +86,23 @@ class ReadIn(nn.Module):
     ) -> torch.Tensor:
         """Code-conditioned keys and values, factorised as in the module docstring.
 
-        q (B, U, H, dh) already scaled, x (B, N, d_in) -> values (B, U, H, dh).
+        q (B, U, H, dh) already scaled, x (B, N, d_in) -> values (B, U, H, dh). Worked in
+        (B, H, U, .) layout with plain matmuls: the scores and the pooling are then one bmm
+        each over (B, H*U, .) rows, with no copy of x (einsum permuted its operands).
         """
-        h, dh = self.heads, self.head_dim
-        w_k = self.to_k.linear.weight.view(h, dh, -1)  # (H, dh, d_in)
-        probe = torch.einsum("buhe,hed->buhd", q, w_k)  # W^T q: (B, U, H, d_in)
-        probe = probe * self.to_k.modulation(codes).unsqueeze(2)
-        attn = self._weights(torch.einsum("buhd,bnd->buhn", probe, x), input_mask)
+        batch, n_modules, h, dh = q.shape
+        d_in = x.shape[-1]
+        w_k = self.to_k.linear.weight.view(h, dh, d_in)
+        # W^T q, modulated by the receiving module's key mask: (B, H, U, d_in)
+        probe = (q.transpose(1, 2) @ w_k) * self.to_k.modulation(codes).unsqueeze(1)
+        scores = probe.view(batch, h * n_modules, d_in) @ x.transpose(1, 2)  # (B, H*U, N)
+        attn = self._weights(scores.view(batch, h, n_modules, -1), input_mask)
 
-        pooled = torch.einsum("buhn,bnd->buhd", attn, x)  # (B, U, H, d_in)
-        pooled = pooled * self.to_v.modulation(codes).unsqueeze(2)
-        w_v = self.to_v.linear.weight.view(h, dh, -1)
-        return torch.einsum("buhd,hed->buhe", pooled, w_v) + self.to_v.linear.bias.view(h, dh)
+        pooled = attn.view(batch, h * n_modules, -1) @ x  # (B, H*U, d_in)
+        pooled = pooled.view(batch, h, n_modules, d_in) * self.to_v.modulation(codes).unsqueeze(1)
+        w_v = self.to_v.linear.weight.view(h, dh, d_in)
+        values = (pooled @ w_v.transpose(1, 2)).transpose(1, 2)  # (B, U, H, dh)
+        return values + self.to_v.linear.bias.view(h, dh)
 
     def _attend_shared_keys(
         self, q: torch.Tensor, x: torch.Tensor, input_mask: torch.Tensor | None
