@@ -3,9 +3,13 @@ configuration (NACConfig.perceiver_io: dense kernel, no ModFC) and the perceiver
 package's PerceiverIO (the peer users would pick; `pip install -e .[bench]`).
 
 Equal latents (= processor modules), width, depth, heads, head width, feed-forward (GEGLU, 4x)
-and input, batch 64. Reports the median train-step time (forward, cross-entropy, backward,
-AdamW), inference throughput, peak memory of a train step (fresh process each), parameters,
-and each model's ratio to the peer. Issue 6's goal: NAC train step <= 1.2x the peer's.
+and input, batch 64. circuitlab's models embed the input tokens at the module width (128) by
+default, where the peer's cross-attention reads them at their own width (32); the "tokens 32
+wide" rows set NACConfig.token_dim to the input width, the peer's read-in width.
+
+Reports the median train-step time (forward, cross-entropy, backward, AdamW), inference
+throughput, peak memory of a train step (fresh process each), parameters, and each model's
+ratio to the peer. Issue 6's goal: NAC train step <= 1.2x the peer's.
 ``--compile`` adds the NAC and both Perceiver IOs under torch.compile (a minute or so each to
 compile on 2 CPU cores), still measured against the eager peer, and prints the compiled ratios;
 their memory is left blank (a compiled model's first step is mostly the compiler).
@@ -34,6 +38,8 @@ from circuitlab import NAC, NACConfig
 from circuitlab.device import pick_device
 
 BATCH = 64
+NARROW_SUFFIX = f"tokens {INPUT_DIM} wide"
+NARROW = f"NAC (circuitlab), {NARROW_SUFFIX}"
 
 
 def shape(modules: int) -> dict:
@@ -73,6 +79,12 @@ MODELS = {
     "NAC (circuitlab)": lambda size: NAC(NACConfig(**size)),
     "Perceiver IO (circuitlab)": lambda size: NAC(NACConfig.perceiver_io(**size)),
     "PerceiverIO (perceiver-pytorch)": PeerPerceiverIO,
+    # the peer's cross-attention reads the inputs at their own width (INPUT_DIM); circuitlab's
+    # tokenizer embeds them at the module width unless token_dim says otherwise
+    NARROW: lambda size: NAC(NACConfig(**size, token_dim=INPUT_DIM)),
+    f"Perceiver IO (circuitlab), {NARROW_SUFFIX}": lambda size: NAC(
+        NACConfig.perceiver_io(**size, token_dim=INPUT_DIM)
+    ),
     # where a NAC's extra time goes: each of its two parts alone
     "  PIO + ModFC only": lambda size: NAC(NACConfig.perceiver_io(**size, modfc=True)),
     "  PIO + SKMDPA only": lambda size: NAC(NACConfig(**size, modfc=False)),
@@ -163,7 +175,7 @@ def main() -> None:
         f"width 128, depth 4, 4 heads x 32; medians of {args.repeats}; {machine(device)}",
     )
     nac = "NAC (circuitlab)"
-    pairs = [(nac, PEER)]
+    pairs = [(nac, PEER), (NARROW, PEER)]
     if args.compile:
         pairs += [(_label(nac, True), PEER), (_label(nac, True), _label(PEER, True))]
     for mine, peer in pairs:

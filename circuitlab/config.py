@@ -29,6 +29,10 @@ class NACConfig:
     tokenizer: str = "features"
     max_tokens: int | None = None  # learned positional embedding over this many positions
     patch_size: int = 4
+    # width of the tokens the read-in attends to; None = dim. The code-conditioned read-in
+    # costs token_dim per module, token and head, so narrow tokens make a NAC cheaper to read
+    # many tokens with (bench/nac_vs_pio.py)
+    token_dim: int | None = None
     n_classes: int = 2
     # modules
     n_processors: int = 32
@@ -80,10 +84,17 @@ class NACConfig:
         for name in ("n_processors", "n_readouts", "dim", "heads", "head_dim", "depth"):
             if getattr(self, name) < (0 if name == "depth" else 1):
                 raise ValueError(f"NACConfig.{name} must be positive, got {getattr(self, name)}")
+        if self.token_dim is not None and self.token_dim < 1:
+            raise ValueError(f"NACConfig.token_dim must be None or positive, got {self.token_dim}")
 
     @property
     def n_modules(self) -> int:
         return self.n_processors + self.n_readouts
+
+    @property
+    def token_width(self) -> int:
+        """The width of the input tokens: ``token_dim``, or ``dim`` when that is None."""
+        return self.dim if self.token_dim is None else self.token_dim
 
     @classmethod
     def perceiver_io(cls, **overrides: Any) -> NACConfig:

@@ -30,11 +30,12 @@ from circuitlab.priors import GraphPriorRegularizer
 
 
 def _tokenizer(config: NACConfig) -> nn.Module:
+    width = config.token_width
     if config.tokenizer == "features":
-        return FeatureTokenizer(config.input_dim, config.dim, config.max_tokens)
+        return FeatureTokenizer(config.input_dim, width, config.max_tokens)
     if config.tokenizer == "patches":
-        return PatchTokenizer(config.input_dim, config.dim, config.patch_size, config.max_tokens)
-    return ByteTokenizer(config.dim, config.max_tokens or 1024)
+        return PatchTokenizer(config.input_dim, width, config.patch_size, config.max_tokens)
+    return ByteTokenizer(width, config.max_tokens or 1024)
 
 
 def _init_linear(module: nn.Module) -> None:
@@ -129,7 +130,12 @@ class NAC(nn.Module):
             nn.Linear(c.code_dim, c.dim), nn.GELU(), nn.Linear(c.dim, c.dim)
         )
         self.read_in = ReadIn(
-            c.dim, c.dim, c.code_dim, heads=c.heads, head_dim=c.head_dim, conditioned=c.modfc
+            c.dim,
+            c.token_width,
+            c.code_dim,
+            heads=c.heads,
+            head_dim=c.head_dim,
+            conditioned=c.modfc,
         )
         self.read_in_ffn = _ffn(c)
         self.propagators = nn.ModuleList(_Propagator(c, self.kernel) for _ in range(c.depth))

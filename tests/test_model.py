@@ -179,6 +179,29 @@ def test_tokenizers(tokenizer, inputs):
     assert NAC(config)(inputs).shape == (2, 3)
 
 
+@pytest.mark.parametrize(
+    "tokenizer, inputs",
+    [
+        ("features", torch.randn(2, 9, 3)),
+        ("patches", torch.randn(2, 3, 16, 16)),
+        ("bytes", torch.randint(0, 256, (2, 20))),
+    ],
+)
+def test_token_dim_narrows_the_tokens_the_read_in_attends_to(tokenizer, inputs):
+    wide = NAC(NACConfig(**{**SMALL, "input_dim": 3}, tokenizer=tokenizer, max_tokens=64))
+    narrow = NAC(
+        NACConfig(**{**SMALL, "input_dim": 3}, tokenizer=tokenizer, max_tokens=64, token_dim=4)
+    )
+    assert wide.tokenizer(inputs).shape[-1] == SMALL["dim"]
+    assert narrow.tokenizer(inputs).shape[-1] == 4
+    assert narrow.read_in.to_k.linear.in_features == 4
+    assert narrow(inputs).shape == (2, 3)
+    assert _flops(narrow, inputs) < _flops(wide, inputs)
+    assert NACConfig(token_dim=None, dim=48).token_width == 48
+    with pytest.raises(ValueError, match="token_dim"):
+        NACConfig(token_dim=0)
+
+
 def test_byte_encoding_pads_and_masks():
     from circuitlab.nn import ByteTokenizer
 
