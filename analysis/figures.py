@@ -110,19 +110,25 @@ def dropping_figure(results: pd.DataFrame) -> Figure:
     """Accuracy and throughput against the fraction of processor modules dropped (paper Fig. 5).
 
     ``results``: columns ``model``, ``dropped`` (fraction), ``accuracy`` and ``throughput``
-    (samples per second), one row per model and fraction.
+    (samples per second), one row per model and fraction; with a ``task`` column, one row of
+    panels per task (models of different tasks share no scale).
     """
     missing = {"model", "dropped", "accuracy", "throughput"} - set(results.columns)
     if missing:
         raise ValueError(f"dropping results lack columns {sorted(missing)}")
-    fig, (acc_ax, speed_ax) = plt.subplots(1, 2, figsize=(10, 3.8))
-    for model, rows in results.sort_values("dropped").groupby("model", sort=False):
-        acc_ax.plot(rows["dropped"], rows["accuracy"], marker="o", label=model)
-        speed_ax.plot(rows["dropped"], rows["throughput"], marker="o", label=model)
-    acc_ax.set(xlabel="fraction of processor modules dropped", ylabel="accuracy")
-    speed_ax.set(xlabel="fraction of processor modules dropped", ylabel="samples / s")
-    speed_ax.set_yscale("log")
-    acc_ax.legend(fontsize=8)
+    tasks = list(results.groupby("task", sort=False)) if "task" in results else [(None, results)]
+    fig, axes = plt.subplots(len(tasks), 2, figsize=(11, 3.8 * len(tasks)), squeeze=False)
+    for (task, task_rows), (acc_ax, speed_ax) in zip(tasks, axes, strict=True):
+        for model, rows in task_rows.sort_values("dropped").groupby("model", sort=False):
+            acc_ax.plot(rows["dropped"], rows["accuracy"], marker="o", label=model)
+            speed_ax.plot(rows["dropped"], rows["throughput"], marker="o", label=model)
+        acc_ax.set(xlabel="fraction of processor modules dropped", ylabel="accuracy")
+        speed_ax.set(xlabel="fraction of processor modules dropped", ylabel="samples / s")
+        speed_ax.set_yscale("log")
+        if task is not None:
+            acc_ax.set_title(f"{task}: accuracy", fontsize=10)
+            speed_ax.set_title(f"{task}: throughput", fontsize=10)
+        acc_ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
 

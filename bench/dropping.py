@@ -5,11 +5,13 @@ dropped in random order, the control for the ordering.
 
 Models: on the toy task, an unconditional NAC per prior and none, and a Perceiver IO, the
 runs of bench/toy_runs.py that bench/priors_shape.py shares (trained here if missing); on
-the NLVR task, the shipped conditional NAC (checkpoints/nlvr). Accuracy on each run's fixed
-validation set; throughput = validation examples per second (median of 5 after a warm-up).
-Writes the CSV and docs/figures/dropping.png.
+the NLVR task, the shipped conditional NAC (checkpoints/nlvr, no prior), the same
+configuration with each prior and the Perceiver IO baseline, the runs of bench/nlvr_runs.py
+(trained here if missing: about 11 minutes each on 2 CPU cores; --no-nlvr-runs leaves them
+out). Accuracy on each run's fixed validation set; throughput = validation examples per
+second (median of 5 after a warm-up). Writes the CSV and docs/figures/dropping.png.
 
-    python bench/dropping.py [--steps 1000]
+    python bench/dropping.py [--steps 1000] [--no-nlvr-runs]
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import statistics
 import time
 from pathlib import Path
 
+import nlvr_runs
 from common import write_table
 from toy_runs import PRIORS, trained_perceiver_io, trained_with_prior
 
@@ -82,6 +85,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--no-nlvr-runs",
+        dest="nlvr_runs",
+        action="store_false",
+        help="only the shipped NLVR NAC (no NLVR prior or Perceiver IO runs to train)",
+    )
     args = parser.parse_args()
     rows = []
     for prior in PRIORS:
@@ -92,7 +101,14 @@ def main() -> None:
     model, config, _ = trained_perceiver_io(args.steps, args.seed)
     rows += curve("toy Perceiver IO", model, config)
     model, config = load_model("checkpoints/nlvr")
-    rows += curve("NLVR NAC (shipped)", model, config)
+    rows += curve("NLVR NAC, prior none (shipped)", model, config)
+    if args.nlvr_runs:
+        rows += curve("NLVR NAC, prior none (shipped), random order", model, config, "random")
+        for prior in nlvr_runs.PRIORS:
+            model, config = nlvr_runs.trained_with_prior(prior, args.seed)
+            rows += curve(f"NLVR NAC, prior {prior}", model, config)
+        model, config = nlvr_runs.trained_perceiver_io(args.seed)
+        rows += curve("NLVR Perceiver IO", model, config)
     table = write_table(rows, "dropping", "accuracy and throughput against processors dropped")
     (path,) = save_figure(dropping_figure(table), FIGURES, "dropping", formats=("png",))
     print(f"figure: {path}")

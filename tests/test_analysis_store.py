@@ -172,6 +172,11 @@ def test_dropping_figure_files(tmp_path):
     assert paths[2].read_bytes()[:4] == b"%PDF"
     with pytest.raises(ValueError, match="throughput"):
         dropping_figure(results.drop(columns="throughput"))
+    one_row = dropping_figure(results)
+    by_task = dropping_figure(results.assign(task=["toy"] * 3 + ["nlvr"] * 3))
+    assert len(one_row.axes) == 2 and len(by_task.axes) == 4
+    assert [ax.get_title() for ax in by_task.axes[::2]] == ["toy: accuracy", "nlvr: accuracy"]
+    assert [len(ax.get_lines()) for ax in by_task.axes] == [1, 1, 1, 1]
 
 
 def test_analyze_and_figures_commands(store, tmp_path):
