@@ -1,10 +1,12 @@
 """What the bench scripts share: the speed benches' model size and training step, side-by-side
-timing, peak memory of one step in a fresh process, the machine line, and writing the table.
+timing, peak memory of one step in a fresh process, the machine line, writing the table, and
+the claims benches' kept training runs.
 Import as ``from common import ...`` (the scripts run as ``python bench/NAME.py``, so bench/ is
 on the path)."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import os
 import platform
@@ -16,6 +18,9 @@ from pathlib import Path
 import pandas as pd
 import torch
 import torch.nn.functional as F
+
+from circuitlab.model import NAC
+from circuitlab.train import CHECKPOINT, TrainConfig, load_model, train
 
 RESULTS = Path(__file__).resolve().parent / "results"
 INPUT_DIM = 32  # features per token of the speed benches' random inputs
@@ -157,3 +162,14 @@ def write_table(rows: list[dict], name: str, header: str) -> pd.DataFrame:
     print(frame.to_string(index=False))
     print(f"written: {path}")
     return frame
+
+
+def trained_run(run: Path, config: TrainConfig) -> tuple[NAC, TrainConfig, dict]:
+    """(model, its TrainConfig, its summary) of the run kept in ``run``, training it first
+    (or finishing an interrupted one) unless its summary says it ran ``config.steps``."""
+    summary_path = run / "summary.json"
+    summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    if summary.get("steps") != config.steps:
+        summary = train(config, run, resume=(run / CHECKPOINT).is_file())
+    model, config = load_model(run)
+    return model, config, summary

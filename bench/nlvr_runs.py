@@ -11,14 +11,14 @@ Runs live in runs/nlvr_claims/NAME-seedS and are resumed if interrupted; each ta
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
 import yaml
+from common import trained_run
 
 from circuitlab.model import NAC
-from circuitlab.train import CHECKPOINT, TrainConfig, load_model, train
+from circuitlab.train import TrainConfig
 
 CONFIGS = Path("configs")
 RUNS = Path("runs/nlvr_claims")
@@ -36,14 +36,8 @@ def _config_file(path: Path, model_overrides: dict[str, Any], seed: int) -> Trai
 def trained(name: str, config: TrainConfig) -> tuple[NAC, TrainConfig]:
     """(model, its TrainConfig) of run NAME-seedS, training it first (or finishing it) if
     needed."""
-    run = RUNS / f"{name}-seed{config.seed}"
-    summary_path = run / "summary.json"
-    done = summary_path.exists() and json.loads(summary_path.read_text()).get("steps") == (
-        config.steps
-    )
-    if not done:
-        train(config, run, resume=(run / CHECKPOINT).is_file())
-    return load_model(run)
+    model, config, _ = trained_run(RUNS / f"{name}-seed{config.seed}", config)
+    return model, config
 
 
 def trained_with_prior(prior: str, seed: int = 0) -> tuple[NAC, TrainConfig]:

@@ -6,15 +6,15 @@ resumed if interrupted, so each bench trains only what the others have not alrea
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import torch
+from common import trained_run
 
 from circuitlab.model import NAC
 from circuitlab.tasks import make_task
-from circuitlab.train import CHECKPOINT, TOY_MODEL, TrainConfig, load_model, train
+from circuitlab.train import TOY_MODEL, TrainConfig
 
 PROCESSORS = 64
 BLOCKS = {"planted_partition": 4, "ring_of_cliques": 4}
@@ -54,15 +54,8 @@ def trained(
     """(model, its TrainConfig, its summary) of run NAME-seedS, training it first if needed; a
     signature learning-rate scale other than 1 makes it NAME-slrS-seedS."""
     scaled = "" if signature_lr_scale == 1.0 else f"-slr{signature_lr_scale:g}"
-    run = RUNS / f"{name}{scaled}-seed{seed}"
-    summary_path = run / "summary.json"
-    if summary_path.exists() and json.loads(summary_path.read_text()).get("steps") == steps:
-        summary = json.loads(summary_path.read_text())
-    else:
-        config = run_config(model_overrides, steps, seed, signature_lr_scale)
-        summary = train(config, run, resume=(run / CHECKPOINT).is_file())
-    model, config = load_model(run)
-    return model, config, summary
+    config = run_config(model_overrides, steps, seed, signature_lr_scale)
+    return trained_run(RUNS / f"{name}{scaled}-seed{seed}", config)
 
 
 def trained_with_prior(
