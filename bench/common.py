@@ -19,6 +19,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
+from circuitlab.device import keep_freed_memory
 from circuitlab.model import NAC
 from circuitlab.train import CHECKPOINT, TrainConfig, load_model, train
 
@@ -115,8 +116,10 @@ def _reset_peak_rss() -> None:
         f.write("5")
 
 
-def _measure_child(build, args, device_name, queue) -> None:
+def _measure_child(build, args, device_name, queue, repeats, keep_freed) -> None:
     try:
+        if keep_freed:
+            keep_freed_memory()
         device = torch.device(device_name)
         step = build(*args, device=device)
         if device.type == "cuda":
@@ -125,15 +128,39 @@ def _measure_child(build, args, device_name, queue) -> None:
             step()
             torch.cuda.synchronize(device)
             peak = torch.cuda.max_memory_allocated(device)
-            queue.put(("ok", (peak - base, peak)))
+            extra = peak - base
         else:
             _reset_peak_rss()
             base = _status_bytes("VmRSS")
             step()
             peak = _status_bytes("VmHWM")
-            queue.put(("ok", (max(peak - base, 0), peak)))
+            extra = max(peak - base, 0)
+        seconds = None
+        if repeats:
+            seconds = interleaved_medians({"step": step}, device, repeats=repeats)["step"]
+            if device.type == "cuda":
+                peak = max(peak, torch.cuda.max_memory_allocated(device))
+            else:
+                peak = _status_bytes("VmHWM")
+        queue.put(("ok", (extra, peak, seconds)))
     except Exception as err:  # reported in the parent, which names the configuration
         queue.put(("error", f"{type(err).__name__}: {err}"))
+
+
+def _in_fresh_process(
+    build: Callable, args: tuple, device: torch.device, repeats: int, keep_freed: bool
+) -> tuple[int, int, float | None]:
+    context = mp.get_context("spawn")
+    queue = context.Queue()
+    child = context.Process(
+        target=_measure_child, args=(build, args, str(device), queue, repeats, keep_freed)
+    )
+    child.start()
+    status, value = queue.get()
+    child.join()
+    if status != "ok":
+        raise RuntimeError(f"measuring {build.__name__}{args}: {value}")
+    return int(value[0]), int(value[1]), value[2]
 
 
 def step_peak_memory(build: Callable, args: tuple, device: torch.device) -> tuple[int, int]:
@@ -141,15 +168,25 @@ def step_peak_memory(build: Callable, args: tuple, device: torch.device) -> tupl
     what the model and its batch already hold, and in all. CUDA: peak allocation; CPU: peak
     resident set (so the total includes the Python process and torch itself). ``build`` must
     be a module-level function (the child process imports it)."""
-    context = mp.get_context("spawn")
-    queue = context.Queue()
-    child = context.Process(target=_measure_child, args=(build, args, str(device), queue))
-    child.start()
-    status, value = queue.get()
-    child.join()
-    if status != "ok":
-        raise RuntimeError(f"measuring {build.__name__}{args}: {value}")
-    return int(value[0]), int(value[1])
+    extra, total, _ = _in_fresh_process(build, args, device, repeats=0, keep_freed=False)
+    return extra, total
+
+
+def step_in_fresh_process(
+    build: Callable,
+    args: tuple,
+    device: torch.device,
+    *,
+    repeats: int,
+    keep_freed: bool = False,
+) -> tuple[float, int, int]:
+    """Median seconds of ``build(*args, device=device)()`` over ``repeats`` calls (after two
+    warm-up calls) in a fresh process, the peak bytes of its first call above what the model
+    and batch hold, and the process's peak over all of them (CPU: resident set; CUDA:
+    allocation). ``keep_freed`` first applies circuitlab.device.keep_freed_memory there; the
+    child inherits this process's environment (THP_MEM_ALLOC_ENABLE, for one)."""
+    extra, total, seconds = _in_fresh_process(build, args, device, repeats, keep_freed)
+    return float(seconds), extra, total
 
 
 def write_table(rows: list[dict], name: str, header: str) -> pd.DataFrame:

@@ -4,7 +4,9 @@ the machine's matmul rate its forward pass achieves.
 1. N = 64 .. 4096 (U fixed): train-step time and peak memory; a least-squares line of time
    against N and its R^2 (goal: linear).
 2. U = 64 .. 1024 (N fixed): train-step time and peak memory (goal: U = 1024 fits in 8 GiB
-   on CPU).
+   on CPU), each U timed in fresh processes under three CPU allocator settings: glibc's
+   default, circuitlab.device.keep_freed_memory (what `circuitlab train` applies on the CPU),
+   and that plus torch's THP_MEM_ALLOC_ENABLE=1 (2 MiB pages for large tensors).
 3. Forward FLOPs (torch.utils.flop_counter) / forward time, against torch's own rate for one
    large matmul on the same device (goal: >= 40 %); ``--compile`` adds the compiled forward.
 
@@ -14,6 +16,7 @@ the machine's matmul rate its forward pass achieves.
 from __future__ import annotations
 
 import argparse
+import os
 
 import numpy as np
 import torch
@@ -23,10 +26,12 @@ from common import (
     machine,
     nac_size,
     random_batch_train_step,
+    step_in_fresh_process,
     step_peak_memory,
     write_table,
 )
 from torch.utils.flop_counter import FlopCounterMode
+from tqdm import tqdm
 
 from circuitlab import NAC, NACConfig
 from circuitlab.device import pick_device
@@ -35,6 +40,8 @@ TOKENS = (64, 128, 256, 512, 1024, 2048, 4096)
 MODULES = (64, 128, 256, 512, 1024)
 FIXED_TOKENS, FIXED_MODULES = 256, 128
 MEMORY_GOAL = 8 * 2**30
+# CPU allocator settings of the modules axis: name -> (keep_freed_memory, THP_MEM_ALLOC_ENABLE)
+ALLOCATORS = {"default": (False, False), "kept": (True, False), "kept + THP": (True, True)}
 
 
 def config(modules: int) -> NACConfig:
@@ -50,7 +57,38 @@ def train_row(axis: str, batch: int, tokens: int, modules: int, seconds: float, 
     extra, total = step_peak_memory(build_train_step, (batch, tokens, modules), device)
     return {
         "axis": axis,
+        "allocator": "default",
         "tokens": tokens,
+        "modules": modules,
+        "train_step_ms": 1000 * seconds,
+        "step_peak_mib": extra / 2**20,
+        "process_peak_mib": total / 2**20,
+    }
+
+
+def modules_row(batch: int, modules: int, allocator: str, device, repeats: int) -> dict:
+    """A train step with ``modules`` processors timed in a fresh process under ``allocator``;
+    process_peak_mib is the peak over all its steps (kept memory grows it after the first)."""
+    keep_freed, thp = ALLOCATORS[allocator]
+    previous = os.environ.get("THP_MEM_ALLOC_ENABLE")
+    os.environ["THP_MEM_ALLOC_ENABLE"] = "1" if thp else "0"
+    try:
+        seconds, extra, total = step_in_fresh_process(
+            build_train_step,
+            (batch, FIXED_TOKENS, modules),
+            device,
+            repeats=repeats,
+            keep_freed=keep_freed,
+        )
+    finally:
+        if previous is None:
+            del os.environ["THP_MEM_ALLOC_ENABLE"]
+        else:
+            os.environ["THP_MEM_ALLOC_ENABLE"] = previous
+    return {
+        "axis": "modules",
+        "allocator": allocator,
+        "tokens": FIXED_TOKENS,
         "modules": modules,
         "train_step_ms": 1000 * seconds,
         "step_peak_mib": extra / 2**20,
@@ -134,10 +172,10 @@ def train_scaling(b: int, device: torch.device, repeats: int) -> None:
         step = build_train_step(b, n, FIXED_MODULES, device=device)
         seconds = interleaved_medians({"step": step}, device, repeats=repeats)["step"]
         rows.append(train_row("tokens", b, n, FIXED_MODULES, seconds, device))
-    for u in MODULES:
-        step = build_train_step(b, FIXED_TOKENS, u, device=device)
-        seconds = interleaved_medians({"step": step}, device, repeats=repeats)["step"]
-        rows.append(train_row("modules", b, FIXED_TOKENS, u, seconds, device))
+    allocators = list(ALLOCATORS) if device.type == "cpu" else ["default"]
+    for u in tqdm(MODULES, desc="modules axis"):
+        for allocator in allocators:  # one U after another, so a slow spell hits all alike
+            rows.append(modules_row(b, u, allocator, device, repeats))
     table = write_table(rows, f"scaling_{device.type}", header)
 
     by_tokens = table[table["axis"] == "tokens"]
@@ -148,12 +186,15 @@ def train_scaling(b: int, device: torch.device, repeats: int) -> None:
         f"time against tokens: {intercept:.1f} ms + {slope * 1000:.2f} ms per 1000 tokens, "
         f"R^2 = {r2:.4f} (goal: linear)"
     )
-    biggest = table[(table["axis"] == "modules")].iloc[-1]
-    fits = biggest["process_peak_mib"] * 2**20 <= MEMORY_GOAL
-    print(
-        f"U = {biggest['modules']} train step: process peak {biggest['process_peak_mib']:.0f} MiB "
-        f"(goal <= 8 GiB: {'met' if fits else 'not met'})"
-    )
+    by_modules = table[table["axis"] == "modules"]
+    biggest = by_modules[by_modules["modules"] == max(MODULES)]
+    for _, row in biggest.iterrows():
+        fits = row["process_peak_mib"] * 2**20 <= MEMORY_GOAL
+        print(
+            f"U = {row['modules']} train step, {row['allocator']} allocator: "
+            f"{row['train_step_ms']:.0f} ms, process peak {row['process_peak_mib']:.0f} MiB "
+            f"(goal <= 8 GiB: {'met' if fits else 'not met'})"
+        )
 
 
 if __name__ == "__main__":

@@ -114,6 +114,7 @@ def train(
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Train a NAC. Options override the --config file, which overrides the defaults."""
+    from circuitlab.device import keep_freed_memory, pick_device
     from circuitlab.train import TrainConfig
     from circuitlab.train import train as run_training
 
@@ -153,6 +154,8 @@ def train(
         model[key.strip()] = _parse_value(text)
     try:
         train_config = TrainConfig.from_dict({**values, "model": model})
+        if pick_device(train_config.device).type == "cpu":
+            keep_freed_memory()  # this process only trains: large tensors are reused, not refaulted
         summary = run_training(train_config, out, resume=resume, progress=progress)
     except (ValueError, FileExistsError, FileNotFoundError) as err:
         _exit_with(err)

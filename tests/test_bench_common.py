@@ -1,5 +1,5 @@
 """The bench scripts' shared measuring code: medians taken in turns, and a step's peak memory
-read in a fresh process."""
+read in a fresh process, and a step timed there."""
 
 import sys
 from pathlib import Path
@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_helpers import build_allocating_step  # noqa: E402
-from common import interleaved_medians, step_peak_memory  # noqa: E402
+from common import interleaved_medians, step_in_fresh_process, step_peak_memory  # noqa: E402
 
 
 def test_interleaved_medians_call_each_step_in_turns():
@@ -27,3 +27,13 @@ def test_step_peak_memory_sees_what_the_step_allocates():
     assert 240 * 2**20 <= big <= 320 * 2**20
     assert small <= 64 * 2**20
     assert big_total - small_total >= 200 * 2**20
+
+
+def test_step_in_fresh_process_times_the_step_and_keeps_the_peak_over_all_calls():
+    for keep_freed in (False, True):
+        seconds, first, peak = step_in_fresh_process(
+            build_allocating_step, (128,), torch.device("cpu"), repeats=2, keep_freed=keep_freed
+        )
+        assert seconds > 0
+        assert 120 * 2**20 <= first <= 192 * 2**20
+        assert peak >= first + 100 * 2**20  # the whole process: torch itself and the step
