@@ -53,11 +53,11 @@ def build_train_step(batch: int, tokens: int, modules: int, *, device: torch.dev
     return random_batch_train_step(NAC(config(modules)), batch, tokens, device)
 
 
-def train_row(axis: str, batch: int, tokens: int, modules: int, seconds: float, device) -> dict:
-    extra, total = step_peak_memory(build_train_step, (batch, tokens, modules), device)
+def _row(axis: str, allocator: str, tokens: int, modules: int, seconds: float, peaks) -> dict:
+    extra, total = peaks
     return {
         "axis": axis,
-        "allocator": "default",
+        "allocator": allocator,
         "tokens": tokens,
         "modules": modules,
         "train_step_ms": 1000 * seconds,
@@ -66,14 +66,25 @@ def train_row(axis: str, batch: int, tokens: int, modules: int, seconds: float, 
     }
 
 
-def modules_row(batch: int, modules: int, allocator: str, device, repeats: int) -> dict:
+def tokens_row(batch: int, tokens: int, device: torch.device, repeats: int) -> dict:
+    """A train step with ``tokens`` input tokens, timed in this process; its peak memory in a
+    fresh one."""
+    step = build_train_step(batch, tokens, FIXED_MODULES, device=device)
+    seconds = interleaved_medians({"step": step}, device, repeats=repeats)["step"]
+    peaks = step_peak_memory(build_train_step, (batch, tokens, FIXED_MODULES), device)
+    return _row("tokens", "default", tokens, FIXED_MODULES, seconds, peaks)
+
+
+def modules_row(
+    batch: int, modules: int, allocator: str, device: torch.device, repeats: int
+) -> dict:
     """A train step with ``modules`` processors timed in a fresh process under ``allocator``;
     process_peak_mib is the peak over all its steps (kept memory grows it after the first)."""
     keep_freed, thp = ALLOCATORS[allocator]
     previous = os.environ.get("THP_MEM_ALLOC_ENABLE")
-    os.environ["THP_MEM_ALLOC_ENABLE"] = "1" if thp else "0"
+    os.environ["THP_MEM_ALLOC_ENABLE"] = "1" if thp else "0"  # the spawned child reads it
     try:
-        seconds, extra, total = step_in_fresh_process(
+        seconds, *peaks = step_in_fresh_process(
             build_train_step,
             (batch, FIXED_TOKENS, modules),
             device,
@@ -85,15 +96,7 @@ def modules_row(batch: int, modules: int, allocator: str, device, repeats: int) 
             del os.environ["THP_MEM_ALLOC_ENABLE"]
         else:
             os.environ["THP_MEM_ALLOC_ENABLE"] = previous
-    return {
-        "axis": "modules",
-        "allocator": allocator,
-        "tokens": FIXED_TOKENS,
-        "modules": modules,
-        "train_step_ms": 1000 * seconds,
-        "step_peak_mib": extra / 2**20,
-        "process_peak_mib": total / 2**20,
-    }
+    return _row("modules", allocator, FIXED_TOKENS, modules, seconds, peaks)
 
 
 def matmul_rate(device: torch.device, size: int = 2048, repeats: int = 5) -> float:
@@ -167,14 +170,10 @@ def main() -> None:
 def train_scaling(b: int, device: torch.device, repeats: int) -> None:
     header = f"NAC train step, batch {b}, width 128, depth 4; {machine(device)}"
 
-    rows = []
-    for n in TOKENS:
-        step = build_train_step(b, n, FIXED_MODULES, device=device)
-        seconds = interleaved_medians({"step": step}, device, repeats=repeats)["step"]
-        rows.append(train_row("tokens", b, n, FIXED_MODULES, seconds, device))
+    rows = [tokens_row(b, n, device, repeats) for n in tqdm(TOKENS, desc="tokens axis")]
     allocators = list(ALLOCATORS) if device.type == "cpu" else ["default"]
     for u in tqdm(MODULES, desc="modules axis"):
-        for allocator in allocators:  # one U after another, so a slow spell hits all alike
+        for allocator in allocators:  # the settings take turns at each U
             rows.append(modules_row(b, u, allocator, device, repeats))
     table = write_table(rows, f"scaling_{device.type}", header)
 
