@@ -1,11 +1,13 @@
-"""The NLVR models the claims benches share (dropping): the shipped configuration
-(configs/nlvr.yaml: a conditional NAC, 16 processors) with each graph prior, and the Perceiver IO
-baseline (configs/nlvr-baselines/perceiver-io.yaml).
+"""The NLVR models the claims benches share (dropping, nlvr_ablation): the shipped configuration
+(configs/nlvr.yaml: a conditional NAC, 16 processors) with each graph prior, the Perceiver IO
+baseline (configs/nlvr-baselines/perceiver-io.yaml), and the ablation ladder's middle rungs (the
+shipped configuration with an all-ones graph, and with a frozen random one).
 
 Runs live in runs/nlvr_claims/NAME-seedS and are resumed if interrupted; each takes about
 11 minutes on 2 CPU cores (the Perceiver IO about 6).
 
-    python bench/nlvr_runs.py [--priors scale_free planted_partition ...]   # train ahead
+    python bench/nlvr_runs.py [--priors scale_free planted_partition ...] [--perceiver-io]
+                              [--ablation-rungs]   # train ahead
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ RUNS = Path("runs/nlvr_claims")
 # 16 processors: 4 blocks / cliques of 4
 BLOCKS = {"planted_partition": 4, "ring_of_cliques": 4}
 PRIORS = ("scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
+# the ablation ladder's rungs between Perceiver IO and the NAC: ModFC with codes generated per
+# sentence, and an all-ones graph or a frozen random one (the signature head never trains)
+GRAPH_RUNGS = {"modfc_dense": "dense", "modfc_frozen": "frozen"}
 
 
 def _config_file(path: Path, model_overrides: dict[str, Any], seed: int) -> TrainConfig:
@@ -40,11 +45,12 @@ def trained(name: str, config: TrainConfig) -> tuple[NAC, TrainConfig]:
     return model, config
 
 
-def trained_with_prior(prior: str, seed: int = 0) -> tuple[NAC, TrainConfig]:
-    """The shipped NLVR configuration with ``prior`` at the regulariser's default weight."""
+def trained_with_prior(prior: str | None, seed: int = 0) -> tuple[NAC, TrainConfig]:
+    """The shipped NLVR configuration with ``prior`` at the regulariser's default weight (None:
+    the shipped configuration itself, run ``none``)."""
     params = {"n_blocks": BLOCKS[prior]} if prior in BLOCKS else {}
-    overrides = {"prior": prior, "prior_params": params}
-    return trained(prior, _config_file(CONFIGS / "nlvr.yaml", overrides, seed))
+    overrides = {"prior": prior, "prior_params": params} if prior else {}
+    return trained(prior or "none", _config_file(CONFIGS / "nlvr.yaml", overrides, seed))
 
 
 def trained_perceiver_io(seed: int = 0) -> tuple[NAC, TrainConfig]:
@@ -52,16 +58,28 @@ def trained_perceiver_io(seed: int = 0) -> tuple[NAC, TrainConfig]:
     return trained("perceiver_io", _config_file(path, {}, seed))
 
 
+def trained_graph_rung(name: str, seed: int = 0) -> tuple[NAC, TrainConfig]:
+    """The shipped NLVR configuration with the graph of rung ``name`` (GRAPH_RUNGS)."""
+    overrides = {"graph": GRAPH_RUNGS[name]}
+    return trained(name, _config_file(CONFIGS / "nlvr.yaml", overrides, seed))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--priors", nargs="*", default=list(PRIORS), choices=PRIORS)
     parser.add_argument("--perceiver-io", action="store_true", help="also the Perceiver IO")
+    parser.add_argument(
+        "--ablation-rungs", action="store_true", help="also the ModFC dense / frozen rungs"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     for prior in args.priors:
         trained_with_prior(prior, args.seed)
     if args.perceiver_io:
         trained_perceiver_io(args.seed)
+    if args.ablation_rungs:
+        for name in GRAPH_RUNGS:
+            trained_graph_rung(name, args.seed)
 
 
 if __name__ == "__main__":

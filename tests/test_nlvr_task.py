@@ -12,7 +12,7 @@ from circuitlab.data.nlvr import read_annotations, read_nlvr
 from circuitlab.data.scene_tokens import FEATURES, SCENE_TOKEN_DIM, scene_tokens
 from circuitlab.data.tagger import tag, tagger_scores
 from circuitlab.data.text import MiniLMEncoder, WordEncoder
-from circuitlab.data.world import random_scene
+from circuitlab.data.world import MAX_OBJECTS, random_scene
 from circuitlab.tasks import make_task
 from circuitlab.tasks.nlvr import sentence_pool
 from tests.test_world import SCATTERED, TOWERS
@@ -153,3 +153,17 @@ def test_tagger_beats_the_design_baseline_on_the_800_annotations():
         "soft cardinality",
         "spatial relation",
     ]
+
+
+def test_out_of_distribution_asks_the_same_scattered_sentences_about_crowded_boxes():
+    task = make_task("nlvr", conditional=True, text_encoder="words", pool_size=30, val_pool_size=20)
+    iid = task.scattered_validation(48, seed=3)
+    ood = task.out_of_distribution(48, seed=3)
+    assert torch.equal(iid.conditioning, ood.conditioning)  # the same sentences, in order
+    box_count = FEATURES.index("box_count")
+    levels = [i for i, name in enumerate(FEATURES) if name.startswith("level_")]
+    for batch, low, high in ((iid, 1, MAX_OBJECTS), (ood, MAX_OBJECTS + 1, 12)):
+        per_box = batch.inputs[..., box_count][batch.input_mask] * MAX_OBJECTS
+        assert low - 1e-4 <= per_box.min() and per_box.max() <= high + 1e-4
+        assert batch.inputs[..., levels].sum() == 0  # no tower scenes
+        assert 0.25 < batch.labels.float().mean() < 0.75

@@ -13,6 +13,7 @@ import pytest
 from circuitlab.data.nlvr import BOX_SIZE, SceneObject, read_nlvr
 from circuitlab.data.world import (
     MAX_OBJECTS,
+    OOD_OBJECTS_PER_BOX,
     WORLD_CATEGORIES,
     Scene,
     WorldGenerator,
@@ -172,6 +173,18 @@ def test_generated_scenes_are_valid_nlvr_scenes():
     assert tower_scene(rng).is_towers
     touching = sum(bool(p.walls) for _ in range(100) for p in scattered_scene(rng).objects)
     assert touching > 100  # objects against the walls are common, as in NLVR
+
+
+def test_crowded_scenes_fill_boxes_beyond_training_with_the_same_rules():
+    rng = random.Random(2)
+    counts = []
+    for _ in range(100):
+        for box in scattered_scene(rng, OOD_OBJECTS_PER_BOX, placement_tries=200).boxes:
+            counts.append(len(box))
+            assert all(0 <= o.x <= BOX_SIZE - o.size for o in box)
+    assert min(counts) > MAX_OBJECTS and max(counts) <= max(OOD_OBJECTS_PER_BOX)
+    with pytest.raises(ValueError, match="objects_per_box"):
+        WorldGenerator(objects_per_box=())
 
 
 def test_examples_are_deterministic_balanced_and_cover_every_category():

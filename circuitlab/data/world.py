@@ -16,13 +16,17 @@ sentence, so the sentence alone never tells the answer.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from circuitlab.data.nlvr import BOX_SIZE, COLOURS, SHAPES, SIZES, NLVRExample, SceneObject
 
 N_BOXES = 3
 MAX_OBJECTS = 8
+# objects per scattered box, drawn uniformly from this list: mostly 1-4, as in NLVR
+OBJECTS_PER_BOX = (1, 2, 2, 3, 3, 4, 4, 5, 6, 7, 8)
+# the out-of-distribution split's crowded boxes (as many of these as fit), never seen in training
+OOD_OBJECTS_PER_BOX = (9, 10, 11, 12)
 TOWER_X, TOWER_BASE_Y, TOWER_STEP, TOWER_BLOCK, MAX_TOWER = 40, 80, 21, 20, 4
 COLOUR_WORDS = {"Black": "black", "Yellow": "yellow", "#0099ff": "blue"}
 SIZE_WORDS = {10: "small", 20: "medium", 30: "large"}
@@ -148,14 +152,19 @@ def _overlaps(a: SceneObject, b: SceneObject) -> bool:
     return a.x < b.x + b.size and b.x < a.x + a.size and a.y < b.y + b.size and b.y < a.y + a.size
 
 
-def scattered_scene(rng: random.Random) -> Scene:
-    """1-8 non-overlapping objects per box (mostly 1-4, as in NLVR); about a third of them
-    pushed against a wall, most often the bottom."""
+def scattered_scene(
+    rng: random.Random,
+    objects_per_box: Sequence[int] = OBJECTS_PER_BOX,
+    placement_tries: int = 60,
+) -> Scene:
+    """Non-overlapping objects in each box, as many as ``rng.choice(objects_per_box)`` if they
+    fit in ``placement_tries`` random placements (by default 1-8, mostly 1-4, as in NLVR);
+    about a third of them pushed against a wall, most often the bottom."""
     boxes = []
     for _ in range(N_BOXES):
-        target = rng.choice([1, 2, 2, 3, 3, 4, 4, 5, 6, 7, 8])
+        target = rng.choice(objects_per_box)
         objects: list[SceneObject] = []
-        for _ in range(60):
+        for _ in range(placement_tries):
             if len(objects) == target:
                 break
             size = rng.choice([10, 20, 20, 20, 30])
@@ -706,8 +715,17 @@ def random_sentence(rng: random.Random, towers: bool | None = None) -> Sentence:
     return Sentence(_surface(rng, sentence.text), sentence.holds, sentence.categories, towers)
 
 
-def random_scene(rng: random.Random, towers: bool) -> Scene:
-    return tower_scene(rng) if towers else scattered_scene(rng)
+def random_scene(
+    rng: random.Random,
+    towers: bool,
+    objects_per_box: Sequence[int] = OBJECTS_PER_BOX,
+    placement_tries: int = 60,
+) -> Scene:
+    """A tower scene, or a scattered one (``objects_per_box``, ``placement_tries``: see
+    ``scattered_scene``)."""
+    if towers:
+        return tower_scene(rng)
+    return scattered_scene(rng, objects_per_box, placement_tries)
 
 
 @dataclass(frozen=True)
@@ -739,20 +757,32 @@ class WorldGenerator:
     sentence that does not reach it (e.g. "there are exactly six yellow triangles" asked to be
     true) is replaced by a new one; a given sentence gets ``50 * max_tries`` draws, then keeps the
     other label (a sentence that rare should not be in a training pool: see
-    ``circuitlab.tasks.nlvr.sentence_pool``).
+    ``circuitlab.tasks.nlvr.sentence_pool``). ``objects_per_box`` and ``placement_tries`` shape
+    the scattered scenes (``scattered_scene``); the out-of-distribution split crowds them with
+    OOD_OBJECTS_PER_BOX.
     """
 
-    def __init__(self, tower_fraction: float = 0.5, max_tries: int = 40) -> None:
+    def __init__(
+        self,
+        tower_fraction: float = 0.5,
+        max_tries: int = 40,
+        objects_per_box: Sequence[int] = OBJECTS_PER_BOX,
+        placement_tries: int = 60,
+    ) -> None:
         if not 0.0 <= tower_fraction <= 1.0:
             raise ValueError(f"tower_fraction must be in [0, 1], got {tower_fraction}")
+        if not objects_per_box or min(objects_per_box) < 0:
+            raise ValueError(f"objects_per_box must be counts >= 0, got {objects_per_box!r}")
         self.tower_fraction = tower_fraction
         self.max_tries = max_tries
+        self.objects_per_box = tuple(objects_per_box)
+        self.placement_tries = placement_tries
 
     def _draw(
         self, rng: random.Random, sentence: Sentence, wanted: bool, tries: int
     ) -> Scene | None:
         for _ in range(tries):
-            scene = random_scene(rng, sentence.towers)
+            scene = random_scene(rng, sentence.towers, self.objects_per_box, self.placement_tries)
             if sentence.label(scene) == wanted:
                 return scene
         return None

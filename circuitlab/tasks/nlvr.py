@@ -5,8 +5,9 @@ encoded once by the frozen text encoder) with a fresh scene that makes it true o
 equal odds; with ``nlvr_dev_fraction`` > 0 that share of the training examples are real NLVR
 dev examples instead (NLVR test is never trained on). Validation uses another
 ``val_pool_size`` sentences, none in the training pool, so ``val_acc`` measures new sentences
-on new scenes. ``batch_for(examples)`` turns real NLVR examples (or any NLVRExample) into a
-batch for the same model.
+on new scenes; ``out_of_distribution`` puts the validation sentences about scattered scenes on
+boxes more crowded (9-12 objects) than any in training (1-8). ``batch_for(examples)`` turns
+real NLVR examples (or any NLVRExample) into a batch for the same model.
 
 What the model sees, by ``inputs``:
 - ``scene`` with ``conditional=True`` (the NAC of the paper): the circuit generator reads the
@@ -29,6 +30,8 @@ from circuitlab.data.nlvr import NLVRExample, read_nlvr
 from circuitlab.data.scene_tokens import SCENE_TOKEN_DIM, scene_tokens
 from circuitlab.data.text import make_encoder
 from circuitlab.data.world import (
+    OBJECTS_PER_BOX,
+    OOD_OBJECTS_PER_BOX,
     Scene,
     Sentence,
     WorldExample,
@@ -185,6 +188,35 @@ class NLVRWorld:
     def validation(self, batch_size: int, seed: int) -> Batch:
         """Held-out sentences on fresh scenes."""
         return self._sample_from("val", batch_size, seed)
+
+    def scattered_validation(
+        self,
+        batch_size: int,
+        seed: int,
+        objects_per_box: Sequence[int] = OBJECTS_PER_BOX,
+        placement_tries: int = 60,
+    ) -> Batch:
+        """Held-out sentences about scattered scenes (tower sentences left out) on fresh scenes
+        of ``objects_per_box`` objects a box; labels balanced per sentence as in training."""
+        world = WorldGenerator(
+            tower_fraction=self.world.tower_fraction,
+            objects_per_box=objects_per_box,
+            placement_tries=placement_tries,
+        )
+        scattered = [i for i, sentence in enumerate(self.val_pool) if not sentence.towers]
+        tokens, mask = self._text["val"]
+        rng = random.Random(seed)
+        index = [scattered[rng.randrange(len(scattered))] for _ in range(batch_size)]
+        examples = [world.example(rng.getrandbits(62), self.val_pool[i]) for i in index]
+        return self._batch(
+            [e.scene for e in examples], [e.label for e in examples], tokens[index], mask[index]
+        )
+
+    def out_of_distribution(self, batch_size: int, seed: int) -> Batch:
+        """``scattered_validation`` on crowded boxes: 9-12 objects each (as many as fit), where
+        training never shows more than 8. Tower sentences are left out: NLVR's towers cannot
+        grow past 4 blocks."""
+        return self.scattered_validation(batch_size, seed, OOD_OBJECTS_PER_BOX, placement_tries=200)
 
     def validation_examples(self, n: int, seed: int) -> list[WorldExample]:
         """``n`` held-out world examples (validation sentences, fresh scenes), with categories."""
