@@ -2,7 +2,8 @@
 
 Scenes are in NLVR's structured format: three 100 x 100 boxes, each with up to 8 objects
 (circle/square/triangle; Black/Yellow/#0099ff; size 10/20/30). A scene is either *scattered*
-(non-overlapping objects anywhere, some placed against a wall) or made of *towers* (one stack of
+(non-overlapping objects anywhere, some placed against a wall; 9-12 a box in the
+out-of-distribution split, OOD_OBJECTS_PER_BOX) or made of *towers* (one stack of
 1-4 squares of size 20 per box, at x = 40, y = 80, 59, 38, 17 from the base up, as in NLVR).
 
 Sentences come from a small grammar (see ``_scattered_sentence`` and ``_tower_sentence``). Every

@@ -54,7 +54,8 @@ class Task(Protocol):
         ...
 
     # Optional: ``out_of_distribution(batch_size, seed) -> Batch``, a held-out split drawn
-    # differently from training (toy-sets: larger scenes), for the ablation bench.
+    # differently from training (toy-sets: larger scenes; nlvr: crowded boxes), for the
+    # ablation benches.
 
     def circuit_inputs(self, n: int, seed: int) -> tuple[Batch, pd.DataFrame]:
         """Distinct conditioning inputs (in a Batch) and one descriptive row per input."""
