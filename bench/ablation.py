@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import argparse
 
-from common import write_table
-from toy_runs import PRIORS, prior_overrides, trained
+from common import prior_overrides, write_table
+from toy_runs import PRIORS, trained
 
 from circuitlab.tasks import make_task
 from circuitlab.train import batch_metrics, step_seed, validation_batch

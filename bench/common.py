@@ -14,6 +14,7 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import torch
@@ -24,6 +25,9 @@ from circuitlab.model import NAC
 from circuitlab.train import CHECKPOINT, TrainConfig, load_model, train
 
 RESULTS = Path(__file__).resolve().parent / "results"
+# blocks (cliques) of the block-structured priors in the claims benches' runs: 4 for both the
+# toy NACs (64 processors) and the NLVR ones (16)
+BLOCKS = {"planted_partition": 4, "ring_of_cliques": 4}
 INPUT_DIM = 32  # features per token of the speed benches' random inputs
 N_CLASSES = 10
 
@@ -199,6 +203,14 @@ def write_table(rows: list[dict], name: str, header: str) -> pd.DataFrame:
     print(frame.to_string(index=False))
     print(f"written: {path}")
     return frame
+
+
+def prior_overrides(prior: str | None, weight: float | None = None) -> dict[str, Any]:
+    """NACConfig fields of a learned graph with ``prior`` (BLOCKS blocks where the family has
+    them) and the regulariser's ``weight`` (NACConfig's default if None)."""
+    params = {"n_blocks": BLOCKS[prior]} if prior in BLOCKS else {}
+    fields = {"prior": prior, "prior_params": params}
+    return fields if weight is None else {**fields, "prior_weight": weight}
 
 
 def trained_run(run: Path, config: TrainConfig) -> tuple[NAC, TrainConfig, dict]:

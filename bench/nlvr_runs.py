@@ -17,15 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from common import trained_run
+from common import prior_overrides, trained_run
 
 from circuitlab.model import NAC
 from circuitlab.train import TrainConfig
 
 CONFIGS = Path("configs")
 RUNS = Path("runs/nlvr_claims")
-# 16 processors: 4 blocks / cliques of 4
-BLOCKS = {"planted_partition": 4, "ring_of_cliques": 4}
 PRIORS = ("scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
 # the ablation ladder's rungs between Perceiver IO and the NAC: ModFC with codes generated per
 # sentence, and an all-ones graph or a frozen random one (the signature head never trains)
@@ -48,8 +46,7 @@ def trained(name: str, config: TrainConfig) -> tuple[NAC, TrainConfig]:
 def trained_with_prior(prior: str | None, seed: int = 0) -> tuple[NAC, TrainConfig]:
     """The shipped NLVR configuration with ``prior`` at the regulariser's default weight (None:
     the shipped configuration itself, run ``none``)."""
-    params = {"n_blocks": BLOCKS[prior]} if prior in BLOCKS else {}
-    overrides = {"prior": prior, "prior_params": params} if prior else {}
+    overrides = prior_overrides(prior) if prior else {}
     return trained(prior or "none", _config_file(CONFIGS / "nlvr.yaml", overrides, seed))
 
 

@@ -10,24 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from common import trained_run
+from common import prior_overrides, trained_run
 
 from circuitlab.model import NAC
 from circuitlab.tasks import make_task
 from circuitlab.train import TOY_MODEL, TrainConfig
 
 PROCESSORS = 64
-BLOCKS = {"planted_partition": 4, "ring_of_cliques": 4}
 PRIORS = (None, "scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
 RUNS = Path("runs/toy_claims")
-
-
-def prior_overrides(prior: str | None, weight: float | None = None) -> dict[str, Any]:
-    """NACConfig fields of a learned graph with ``prior`` (4 blocks where the family has them)
-    and the regulariser's ``weight`` (NACConfig's default if None)."""
-    params = {"n_blocks": BLOCKS[prior]} if prior in BLOCKS else {}
-    fields = {"prior": prior, "prior_params": params}
-    return fields if weight is None else {**fields, "prior_weight": weight}
 
 
 def run_config(
