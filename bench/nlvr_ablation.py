@@ -12,9 +12,12 @@ objects, as in training; out of distribution, the same sentences on boxes of 9-1
 (NLVRWorld.out_of_distribution). Labels are balanced per sentence in every split.
 
     python bench/nlvr_ablation.py [--examples 1024] [--seed 0] [--rungs "Perceiver IO" ...]
+    python bench/nlvr_ablation.py --summary
 
 A seed other than 0 trains every rung it asks for (about 11 minutes each; the prior-free NAC as
 run ``none``); ``--rungs`` picks a subset. Writes bench/results/nlvr_ablation_seedS.csv.
+``--summary`` trains and evaluates nothing: it reads every nlvr_ablation_seedS.csv there is and
+writes each rung's mean and spread over its seeds to bench/results/nlvr_ablation.csv.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ import argparse
 from collections.abc import Callable
 from functools import partial
 
-from common import write_table
+import pandas as pd
+from common import RESULTS, write_table
 from nlvr_runs import PRIORS, trained_graph_rung, trained_perceiver_io, trained_with_prior
 from tqdm import tqdm
 
@@ -51,12 +55,51 @@ def rungs(seed: int) -> dict[str, Callable[[], tuple[NAC, TrainConfig]]]:
     }
 
 
+def summary(per_seed: pd.DataFrame) -> pd.DataFrame:
+    """Rows (rung, seed, iid, ood, ...) -> one row a rung, in first-seen order: seeds, and the
+    mean, std (over seeds; NaN for one seed) and per-seed values of iid, ood and ood - iid."""
+    runs = per_seed.assign(gap=per_seed["ood"] - per_seed["iid"]).sort_values("seed", kind="stable")
+    rows = []
+    for rung in per_seed["rung"].unique():  # the ladder's order, as the CSVs list it
+        group = runs[runs["rung"] == rung]
+        row: dict = {"rung": rung, "seeds": len(group)}
+        for split in ("iid", "ood", "gap"):
+            row[f"{split}_mean"] = group[split].mean()
+            row[f"{split}_std"] = group[split].std()
+            row[f"{split}_per_seed"] = " ".join(f"{v:.3f}" for v in group[split])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def write_summary() -> None:
+    """Aggregate every bench/results/nlvr_ablation_seedS.csv into nlvr_ablation.csv."""
+    paths = sorted(RESULTS.glob("nlvr_ablation_seed*.csv"))
+    if not paths:
+        raise SystemExit(
+            f"no nlvr_ablation_seedS.csv in {RESULTS}: run python bench/nlvr_ablation.py first"
+        )
+    per_seed = pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
+    seeds = sorted(int(seed) for seed in per_seed["seed"].unique())
+    write_table(
+        summary(per_seed).to_dict("records"),
+        "nlvr_ablation",
+        f"NLVR world ablation over seeds {seeds}: accuracy iid (1-8 objects a box), ood (9-12) "
+        "and ood - iid (gap); mean, std over seeds and the per-seed values (seed order)",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=1024, help="per split")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rungs", nargs="+", choices=list(rungs(0)), help="default: all")
+    parser.add_argument(
+        "--summary", action="store_true", help="aggregate the per-seed CSVs, train nothing"
+    )
     args = parser.parse_args()
+    if args.summary:
+        write_summary()
+        return
     splits: dict[tuple, dict] = {}  # the tasks' batches, shared by rungs that read alike
     rows = []
     chosen = {
