@@ -69,11 +69,16 @@ def export_run(
 
 
 def _circuits_for(model: NAC, task: NLVRWorld, sentences: list[str], chunk: int = 256) -> list:
+    """One circuit per entry of ``sentences``. Each distinct sentence is generated once, so rows
+    that repeat a sentence hold the very same circuit (chunks pad to different lengths, which
+    would otherwise change it by float rounding)."""
+    distinct = list(dict.fromkeys(sentences))
     circuits = []
-    for start in tqdm(range(0, len(sentences), chunk), desc="circuits", leave=False):
-        tokens, mask = task.encode_text(sentences[start : start + chunk])
+    for start in tqdm(range(0, len(distinct), chunk), desc="circuits", leave=False):
+        tokens, mask = task.encode_text(distinct[start : start + chunk])
         circuits += model.circuits(tokens, mask)
-    return circuits
+    by_sentence = dict(zip(distinct, circuits, strict=True))
+    return [by_sentence[sentence] for sentence in sentences]
 
 
 def export_nlvr(
