@@ -251,6 +251,58 @@ def evaluate(
         typer.echo(f"wrote {out}")
 
 
+@app.command()
+def causality(
+    checkpoint: Annotated[
+        Path,
+        typer.Argument(
+            help="A run directory of `circuitlab train --task nlvr`, or its checkpoint.pt."
+        ),
+    ],
+    nlvr: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Also score an NLVR-format file (or nlvr-dev, nlvr-test); may be repeated."
+        ),
+    ] = None,
+    world: Annotated[
+        int, typer.Option(help="Held-out world examples (new sentences, new scenes); 0: none.")
+    ] = 4000,
+    seed: Annotated[int, typer.Option(help="Seed of the swap partners.")] = 0,
+    device: Annotated[str, typer.Option(help="auto, cpu, cuda, cuda:1.")] = "auto",
+) -> None:
+    """Does the circuit decide the answer? Accuracy with the model's own circuits, with
+    signatures swapped between examples of different sentences (codes kept), with codes swapped
+    (signatures kept), with an all-ones kernel; and the graphs' density (links with P > 0.5),
+    its spread over sentences, participation ratio and first component's share."""
+    from circuitlab.data.nlvr import NLVRFormatError, read_nlvr
+    from circuitlab.device import pick_device
+    from circuitlab.nlvr_eval import full_task, nlvr_causality, nlvr_task, world_heldout
+    from circuitlab.train import load_model
+
+    files = list(nlvr or [])
+    if world < 0:
+        _exit_with(ValueError(f"--world must be >= 0, got {world}"))
+    if world == 0 and not files:
+        _exit_with(ValueError("nothing to score: give --world N > 0 or --nlvr FILE"))
+    try:
+        model, config = load_model(checkpoint, str(pick_device(device)))
+        if not model.config.conditional:
+            raise ValueError(
+                f"{checkpoint} is an unconditional model: it has one circuit, nothing to swap"
+            )
+        # the world's held-out sentences need the run's own pools; NLVR files need none
+        task = full_task(config) if world else nlvr_task(config)
+        sets = {"world held-out": world_heldout(task, world)} if world else {}
+        sets.update({name: read_nlvr(name) for name in files})
+        rows = {name: nlvr_causality(model, task, data, seed) for name, data in sets.items()}
+    except (ValueError, FileNotFoundError, NLVRFormatError) as err:
+        _exit_with(err)
+    table = pd.DataFrame(rows)  # one column per data set, one row per measure
+    with pd.option_context("display.float_format", "{:.3f}".format):
+        typer.echo(table.to_string())
+
+
 nlvr2_app = typer.Typer(help="NLVR2 with images: frozen CLIP features.", no_args_is_help=True)
 app.add_typer(nlvr2_app, name="nlvr2")
 

@@ -51,6 +51,13 @@ class NACConfig:
     truncation: float | None = None
     tau: float = 0.5
     eval_kernel: str = "none"
+    # False: training uses P itself, as evaluation does, instead of relaxed-Bernoulli samples
+    sample_kernel: bool = True
+    # mean off-diagonal P among processors pulled towards this value (None: no pull), with
+    # density_weight * (batch-mean density - target)^2 added to the loss: a kernel with small eps
+    # can then say no without every link being cut
+    density_target: float | None = None
+    density_weight: float = 1.0
     # ablation ladder
     modfc: bool = True
     graph: str = "learned"
@@ -65,6 +72,9 @@ class NACConfig:
     cond_vocab: int | None = None  # conditioning given as token ids when set
     generator_dim: int = 128
     generator_heads: int = 4
+    # False: the generator emits signatures only and codes stay per-module parameters, so a
+    # conditional NAC's input reaches the executor through the wiring alone
+    sentence_codes: bool = True
 
     def __post_init__(self) -> None:
         checks = {
@@ -84,6 +94,10 @@ class NACConfig:
         for name in ("n_processors", "n_readouts", "dim", "heads", "head_dim", "depth"):
             if getattr(self, name) < (0 if name == "depth" else 1):
                 raise ValueError(f"NACConfig.{name} must be positive, got {getattr(self, name)}")
+        if self.density_target is not None and not 0.0 < self.density_target < 1.0:
+            raise ValueError(
+                f"NACConfig.density_target must be None or in (0, 1), got {self.density_target}"
+            )
         if self.token_dim is not None and self.token_dim < 1:
             raise ValueError(f"NACConfig.token_dim must be None or positive, got {self.token_dim}")
 

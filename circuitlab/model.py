@@ -83,6 +83,15 @@ def _regularizer(config: NACConfig) -> GraphPriorRegularizer | None:
     )
 
 
+def link_density(p: torch.Tensor) -> torch.Tensor:
+    """Mean off-diagonal entry of link probabilities (..., U, U) -> (...,); the diagonal is 1
+    for every signature and says nothing."""
+    u = p.shape[-1]
+    if u < 2:
+        return p.new_zeros(p.shape[:-2])
+    return (p.sum((-1, -2)) - p.diagonal(dim1=-2, dim2=-1).sum(-1)) / (u * (u - 1))
+
+
 class _Propagator(nn.Module):
     """One round: SKMDPA among processors, then a ModFFN; both pre-LN residual."""
 
@@ -91,8 +100,15 @@ class _Propagator(nn.Module):
         self.attn = _attention(config, kernel, self_attention=True)
         self.ffn = _ffn(config)
 
-    def forward(self, x: torch.Tensor, codes: torch.Tensor, sigs: torch.Tensor) -> torch.Tensor:
-        x = x + self.attn(x, codes, sigs, x, codes, sigs)
+    def forward(
+        self,
+        x: torch.Tensor,
+        codes: torch.Tensor,
+        sigs: torch.Tensor,
+        cut: torch.Tensor | None = None,
+        force: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        x = x + self.attn(x, codes, sigs, x, codes, sigs, cut=cut, force=force)
         return x + self.ffn(x, codes)
 
 
@@ -112,6 +128,7 @@ class NAC(nn.Module):
                 c.code_dim,
                 dim=c.generator_dim,
                 heads=c.generator_heads,
+                sentence_codes=c.sentence_codes,
             )
         else:
             self.generator = UnconditionalGenerator(c.n_modules, c.sig_dim, c.code_dim)
@@ -125,6 +142,7 @@ class NAC(nn.Module):
             tau=c.tau,
             eval_mode=c.eval_kernel,
             dense=c.graph == "dense",
+            sample=c.sample_kernel,
         )
         self.initial_state = nn.Sequential(
             nn.Linear(c.code_dim, c.dim), nn.GELU(), nn.Linear(c.dim, c.dim)
@@ -173,11 +191,18 @@ class NAC(nn.Module):
         return self.kernel.log_probability(signatures, signatures).exp()
 
     def structure_loss(self, signatures: torch.Tensor) -> torch.Tensor:
-        """The graph-prior regulariser on the processors' P (0 when no prior is set)."""
-        if self.regularizer is None:
+        """The graph-prior regulariser on the processors' P plus the density pull (0 when
+        neither is set). ``signatures`` (B or 1, U, sig_dim)."""
+        c = self.config
+        if self.regularizer is None and c.density_target is None:
             return signatures.new_zeros(())
-        procs = signatures[..., : self.config.n_processors, :]
-        return self.regularizer(self.link_probabilities(procs))
+        p = self.link_probabilities(signatures[..., : c.n_processors, :])
+        loss = signatures.new_zeros(())
+        if self.regularizer is not None:
+            loss = loss + self.regularizer(p)
+        if c.density_target is not None:
+            loss = loss + c.density_weight * (link_density(p).mean() - c.density_target) ** 2
+        return loss
 
     def _to_circuits(self, signatures: torch.Tensor, codes: torch.Tensor) -> list[Circuit]:
         roles = np.array(
@@ -217,29 +242,65 @@ class NAC(nn.Module):
         return_circuit: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Logits (B, n_classes); with ``return_circuit`` also the signatures and codes used."""
+        signatures, codes = self.generate(conditioning, conditioning_mask)
+        result = self.execute(inputs, signatures, codes, input_mask=input_mask)
+        if return_circuit:
+            return result, signatures, codes
+        return result
+
+    def execute(
+        self,
+        inputs: torch.Tensor,
+        signatures: torch.Tensor,
+        codes: torch.Tensor,
+        *,
+        input_mask: torch.Tensor | None = None,
+        cut: torch.Tensor | None = None,
+        force: torch.Tensor | None = None,
+        silenced_readouts: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """The executor run with a given circuit: logits (B, n_classes).
+
+        ``inputs`` (B, N, ...); ``signatures`` (B or 1, U, sig_dim), ``codes`` (B or 1, U,
+        code_dim), processors first. Link edits (``circuitlab.interventions`` builds them):
+        ``cut`` / ``force`` bool (B or 1, U, U), receiver by sender over all modules, True where
+        the link is cut (K = 0) or forced on (K = 1); the processor-to-processor block acts in
+        every propagation round, the processor-to-read-out block in the read-out.
+        ``silenced_readouts`` bool (n_readouts,): read-outs left out of the output vote.
+        """
         tokens = self.tokenizer(inputs)
         batch = tokens.shape[0]
-        signatures, codes = self.generate(conditioning, conditioning_mask)
         u = self.config.n_processors
         states = self.initial_state(codes).expand(batch, -1, -1)
         proc, out = states[:, :u], states[:, u:]
         proc_codes, out_codes = codes[:, :u], codes[:, u:]
         proc_sigs, out_sigs = signatures[:, :u], signatures[:, u:]
+        among = {
+            "cut": None if cut is None else cut[:, :u, :u],
+            "force": None if force is None else force[:, :u, :u],
+        }
+        into_readouts = {
+            "cut": None if cut is None else cut[:, u:, :u],
+            "force": None if force is None else force[:, u:, :u],
+        }
 
         proc = proc + self.read_in(proc, proc_codes, tokens, input_mask)
         proc = proc + self.read_in_ffn(proc, proc_codes)
         for propagator in self.propagators:
-            proc = propagator(proc, proc_codes, proc_sigs)
-        out = out + self.read_out(out, out_codes, out_sigs, proc, proc_codes, proc_sigs)
+            proc = propagator(proc, proc_codes, proc_sigs, **among)
+        out = out + self.read_out(
+            out, out_codes, out_sigs, proc, proc_codes, proc_sigs, **into_readouts
+        )
         out = out + self.read_out_ffn(out, out_codes)
 
         emitted = self.head(self.head_norm(out), out_codes)  # (B, R, n_classes + 1)
         logits, confidence = emitted[..., :-1], emitted[..., -1]
+        if silenced_readouts is not None:
+            if bool(silenced_readouts.all()):
+                raise ValueError("every read-out is silenced: nothing is left to answer")
+            confidence = confidence.masked_fill(silenced_readouts, float("-inf"))
         weights = confidence.softmax(dim=-1).unsqueeze(-1)
-        result = (weights * logits).sum(dim=1)
-        if return_circuit:
-            return result, signatures, codes
-        return result
+        return (weights * logits).sum(dim=1)
 
     # ------------------------------------------------------------------------ module dropping
     @torch.no_grad()

@@ -33,6 +33,41 @@ def nlvr_task(config: TrainConfig, *, pool_size: int = 1, val_pool_size: int = 1
     return make_task("nlvr", conditional=config.conditional, **options)
 
 
+WORLD_HELDOUT_SEED = 12345  # the held-out world examples every NLVR table reads
+
+
+def full_task(config: TrainConfig) -> NLVRWorld:
+    """The run's task with its own sentence pools, so that its held-out sentences are the ones
+    the run never trained on (building it draws and encodes every pool sentence)."""
+    return nlvr_task(
+        config,
+        pool_size=config.task_options.get("pool_size", 6000),
+        val_pool_size=config.task_options.get("val_pool_size", 500),
+    )
+
+
+def world_heldout(task: NLVRWorld, n: int = 4000, seed: int = WORLD_HELDOUT_SEED) -> list:
+    """``n`` held-out world examples (new sentences on new scenes) in NLVR's format."""
+    return [w.to_nlvr(f"w{i}-0") for i, w in enumerate(task.validation_examples(n, seed=seed))]
+
+
+def nlvr_causality(
+    model: NAC,
+    task: NLVRWorld,
+    examples: Sequence[NLVRExample],
+    seed: int = 0,
+) -> dict[str, float]:
+    """``circuitlab.interventions.causality_report`` on NLVR-format examples: accuracy with
+    own circuits, with signatures or codes swapped between sentences, with an all-ones kernel,
+    and the shape of the sentences' graphs."""
+    from circuitlab.interventions import causality_report
+
+    if not examples:
+        raise ValueError("no examples to score")
+    batch = task.batch_for(examples)
+    return causality_report(model, batch, [e.sentence for e in examples], seed=seed)
+
+
 def predict_nlvr(
     model: NAC,
     task: NLVRWorld,

@@ -232,3 +232,40 @@ def test_perceiver_io_has_no_trainable_signatures():
         assert all(not p.requires_grad for p in pio.generator.signature_parameters())
         dropped = pio.drop_modules(2, order="random")
         assert all(not p.requires_grad for p in dropped.generator.signature_parameters())
+
+
+def test_sample_kernel_false_trains_on_p_itself():
+    x = torch.randn(4, 9, 6)
+    sampled = NAC(NACConfig(**SMALL)).train()
+    assert not torch.equal(sampled(x), sampled(x))  # a fresh relaxed-Bernoulli sample each call
+    plain = NAC(NACConfig(**SMALL, sample_kernel=False)).train()
+    first = plain(x)
+    assert torch.equal(first, plain(x))
+    assert torch.allclose(first, plain.eval()(x), atol=1e-6)  # the same kernel as evaluation
+
+
+def test_density_target_pulls_the_mean_link_probability():
+    from circuitlab.model import link_density
+
+    p = torch.tensor([[1.0, 0.2, 0.4], [0.2, 1.0, 0.6], [0.4, 0.6, 1.0]])
+    assert link_density(p).item() == pytest.approx(0.4)
+    model = NAC(NACConfig(**SMALL, density_target=0.25, density_weight=2.0))
+    sigs = torch.randn(3, 14, 4, requires_grad=True)
+    density = link_density(model.link_probabilities(sigs[:, :12])).mean()
+    loss = model.structure_loss(sigs)
+    assert loss.item() == pytest.approx(2.0 * (density.item() - 0.25) ** 2, rel=1e-5)
+    loss.backward()
+    assert sigs.grad[:, :12].abs().sum() > 0 and sigs.grad[:, 12:].abs().sum() == 0
+    assert NAC(NACConfig(**SMALL)).structure_loss(sigs).item() == 0.0
+    with pytest.raises(ValueError, match="density_target"):
+        NACConfig(**SMALL, density_target=1.5)
+
+
+def test_wiring_only_generator_keeps_one_code_per_module():
+    config = NACConfig(**SMALL, conditional=True, cond_dim=5, sentence_codes=False)
+    model = NAC(config)
+    sigs, codes = model.generate(torch.randn(3, 4, 5))
+    assert codes.shape == (3, 14, 8) and torch.equal(codes[0], codes[2])
+    assert not torch.allclose(sigs[0], sigs[2])
+    assert torch.equal(codes[0], model.generator.base.codes)
+    assert model.generator.to_codes is None

@@ -149,3 +149,40 @@ def test_a_checkpoint_of_another_format_version_says_so(tiny_run, tmp_path):
         load_model(tmp_path / "checkpoint.pt")
     with pytest.raises(FileNotFoundError, match="give a run directory"):
         load_model(tmp_path / "absent")
+
+
+def test_causality_reports_swaps_kernel_and_shape(tiny_run):
+    result = subprocess.run(
+        _cli("causality", str(tiny_run), "--world", "60", "--nlvr", "nlvr-dev", "--device", "cpu"),
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    lines = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines()[1:]}
+    assert result.stdout.split()[:2] == ["world", "held-out"]
+    for measure in ("accuracy", "signature_swap", "code_swap", "all_ones", "density"):
+        assert len(lines[measure]) == 2  # world held-out, nlvr-dev
+    assert float(lines["examples"][1]) == len(read_nlvr("nlvr-dev"))
+    # the own-circuit accuracy on NLVR dev is what `evaluate` scores
+    predictions, _ = evaluate_file(tiny_run, "nlvr-dev")
+    assert float(lines["accuracy"][1]) == pytest.approx(predictions["correct"].mean(), abs=5e-4)
+    drop = float(lines["signature_swap_drop"][1])
+    swapped = float(lines["signature_swap"][1])
+    assert drop == pytest.approx(float(lines["accuracy"][1]) - swapped, abs=2e-3)
+
+
+def test_causality_refuses_what_it_cannot_measure(tiny_run, tmp_path):
+    nothing = subprocess.run(
+        _cli("causality", str(tiny_run), "--world", "0"), capture_output=True, text=True
+    )
+    assert nothing.returncode == 2 and "nothing to score" in nothing.stderr
+    toy = tmp_path / "toy"
+    train(
+        TrainConfig(steps=2, eval_every=1, eval_size=8, model=dict(TINY_MODEL)), toy, progress=False
+    )
+    wrong = subprocess.run(
+        _cli("causality", str(toy), "--world", "0", "--nlvr", "nlvr-dev"),
+        capture_output=True,
+        text=True,
+    )
+    assert wrong.returncode == 2 and "unconditional model" in wrong.stderr

@@ -3,7 +3,9 @@
 Unconditional: signatures and codes are parameters, one circuit for the whole model.
 Conditional: one learned query per module cross-attends to conditioning tokens (e.g. a sentence's
 token embeddings), then an FFN, self-attention among the modules, and two FFNs in parallel emit
-signatures and codes: one circuit per input.
+signatures and codes: one circuit per input. With ``sentence_codes=False`` only the signatures
+depend on the input: each module keeps one code (one function) for every input, and what the
+input changes is the wiring alone.
 """
 
 from __future__ import annotations
@@ -69,7 +71,9 @@ class _Block(nn.Module):
 class ConditionalGenerator(nn.Module):
     """Signatures (B, U, sig_dim) and codes (B, U, code_dim) from conditioning tokens.
 
-    ``tokens`` (B, T, cond_dim); ``mask`` (B, T), True for real tokens.
+    ``tokens`` (B, T, cond_dim); ``mask`` (B, T), True for real tokens. With
+    ``sentence_codes=False`` the codes are the per-module base codes, the same for every input
+    (expanded to (B, U, code_dim), a view).
 
     Each module also has a learned base signature and code, to which the two FFNs add the
     input-dependent part. Without them the FFN outputs of different modules start out strongly
@@ -87,15 +91,17 @@ class ConditionalGenerator(nn.Module):
         *,
         dim: int = 128,
         heads: int = 4,
+        sentence_codes: bool = True,
     ) -> None:
         super().__init__()
+        self.sentence_codes = sentence_codes
         self.queries = nn.Parameter(torch.randn(n_modules, dim))
         self.cond_proj = nn.Linear(cond_dim, dim)
         self.cross = _Block(dim, heads, cross=True)
         self.self_attn = _Block(dim, heads, cross=False)
         self.norm_out = nn.LayerNorm(dim)
         self.to_signatures = _mlp(dim, dim, sig_dim)
-        self.to_codes = _mlp(dim, dim, code_dim)
+        self.to_codes = _mlp(dim, dim, code_dim) if sentence_codes else None
         self.base = UnconditionalGenerator(n_modules, sig_dim, code_dim)
 
     def forward(
@@ -106,7 +112,10 @@ class ConditionalGenerator(nn.Module):
         x = self.cross(x, context, None if mask is None else ~mask)
         x = self.norm_out(self.self_attn(x))
         base_signatures, base_codes = self.base()
-        return base_signatures + self.to_signatures(x), base_codes + self.to_codes(x)
+        signatures = base_signatures + self.to_signatures(x)
+        if self.to_codes is None:
+            return signatures, base_codes.expand(x.shape[0], -1, -1)
+        return signatures, base_codes + self.to_codes(x)
 
     def signature_parameters(self) -> nn.ParameterList:
         """The parameters that determine signatures (frozen for a fixed or absent graph)."""

@@ -75,7 +75,8 @@ def relaxed_bernoulli_log_sample(
 class SignatureKernel(nn.Module):
     """Turns signatures into the log-kernel that SKMDPA adds to its attention logits.
 
-    Training: a relaxed-Bernoulli sample per batch element (temperature ``tau``).
+    Training: a relaxed-Bernoulli sample per batch element (temperature ``tau``), or P itself
+    with ``sample=False``.
     Evaluation (``eval_mode``): ``none`` uses P itself, ``threshold`` keeps links with P > 0.5,
     ``sample`` draws hard Bernoulli links. ``dense=True`` is the all-ones kernel of Perceiver IO.
     """
@@ -89,6 +90,7 @@ class SignatureKernel(nn.Module):
         tau: float = 0.5,
         eval_mode: str = "none",
         dense: bool = False,
+        sample: bool = True,
     ) -> None:
         super().__init__()
         if eval_mode not in EVAL_MODES:
@@ -99,6 +101,7 @@ class SignatureKernel(nn.Module):
         self.tau = tau
         self.eval_mode = eval_mode
         self.dense = dense
+        self.sample = sample
         log_eps = torch.tensor(math.log(eps))
         if learn_eps:
             self.log_eps = nn.Parameter(log_eps)
@@ -120,9 +123,9 @@ class SignatureKernel(nn.Module):
         if self.dense:
             return None
         log_p = self.log_probability(receivers, senders)
-        if self.training:
+        if self.training and self.sample:
             return relaxed_bernoulli_log_sample(log_p, self.tau, batch_size)
-        if self.eval_mode == "none":
+        if self.training or self.eval_mode == "none":
             return log_p
         if self.eval_mode == "threshold":
             links = log_p > math.log(0.5)

@@ -8,6 +8,11 @@ where K is the signature kernel (sampled in training). Queries and the exit proj
 conditioned on the receiver's code, keys and values on the sender's (all through ModFC).
 DESIGN.md writes the bias as log K_hat with K_hat = K / (delta + sum_j K); the normaliser is
 constant along j and cancels inside the softmax, so it is left out.
+
+Interventions (``circuitlab.interventions``) edit the links: ``force`` sets K_ij = 1 (log K 0)
+and ``cut`` sets K_ij = 0 exactly (weight 0, unlike the kernel's own LOG_ZERO, which lets a
+receiver whose every link is cut fall back to plain attention); a receiver with every link cut
+receives nothing: its update is exactly 0.
 """
 
 from __future__ import annotations
@@ -63,7 +68,12 @@ class SKMDPA(nn.Module):
         senders: torch.Tensor,
         sender_codes: torch.Tensor,
         sender_signatures: torch.Tensor,
+        *,
+        cut: torch.Tensor | None = None,
+        force: torch.Tensor | None = None,
     ) -> torch.Tensor:
+        """``cut``, ``force``: optional link edits, bool (B or 1, Ur, Us), True where the link
+        from sender j into receiver i is cut (forced on)."""
         batch = receivers.shape[0]
         r = self.norm_receivers(receivers)
         if self.norm_senders is None:
@@ -78,8 +88,20 @@ class SKMDPA(nn.Module):
         v = self._split_heads(self.to_v(s, sender_codes))
         logits = q @ k.transpose(-1, -2)  # (B, H, Ur, Us)
         log_kernel = self.kernel(receiver_signatures, sender_signatures, batch)
+        if force is not None:
+            base = logits.new_zeros(()) if log_kernel is None else log_kernel
+            log_kernel = torch.where(force, 0.0, base)
         if log_kernel is not None:
             logits = logits + log_kernel.unsqueeze(1)
-        attended = logits.softmax(dim=-1) @ v  # (B, H, Ur, dh)
+        if cut is not None:
+            logits = logits.masked_fill(cut.unsqueeze(1), float("-inf"))
+        weights = logits.softmax(dim=-1)
+        if cut is not None:  # a row with every link cut is NaN after the softmax: it gets nothing
+            weights = weights.nan_to_num(0.0)
+        attended = weights @ v  # (B, H, Ur, dh)
         attended = attended.transpose(1, 2).reshape(batch, -1, self.heads * self.head_dim)
-        return self.to_out(attended, receiver_codes)
+        update = self.to_out(attended, receiver_codes)
+        if cut is not None:
+            isolated = cut.all(dim=-1, keepdim=True)  # (B or 1, Ur, 1)
+            update = update.masked_fill(isolated, 0.0)
+        return update

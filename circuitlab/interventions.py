@@ -1,0 +1,346 @@
+"""Interventions on a conditional NAC's circuits: does the circuit decide the answer?
+
+Run the executor with a circuit other than the generated one and read the logits:
+
+- ``run_with_circuit(model, batch, signatures=..., codes=...)``: signatures and/or codes given
+  (from other inputs, a stored ``Circuit``, a mean circuit); what is not given is generated
+  from the batch's own conditioning as usual;
+- ``LinkEdit``: cut chosen links (K_ij = 0 exactly), force links on (K_ij = 1), knock out
+  modules (a knocked-out processor sends nothing; a knocked-out read-out leaves the vote);
+  ``LinkEdit.all_ones()`` is the all-ones kernel of Perceiver IO.
+
+``causality_report`` puts the measures of DESIGN.md's "What a circuit must show" side by side
+for one batch: accuracy with the model's own circuits, with signatures swapped between examples
+of different sentences (codes kept), with codes swapped (signatures kept), with an all-ones
+kernel; and the shape of the graphs (``graph_shape``): the fraction of processor links with
+P > 0.5, its spread over sentences, and the participation ratio and first principal component's
+share of the stack of P.
+
+Everything runs in eval mode (the kernel is P itself, unless the model's ``eval_kernel`` says
+otherwise) and under ``torch.no_grad``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from circuitlab.circuit import Circuit
+from circuitlab.model import NAC
+from circuitlab.tasks.base import Batch
+
+LINK_THRESHOLD = 0.5  # a link "is there" when P exceeds this
+
+
+@dataclass(frozen=True)
+class LinkEdit:
+    """Edits of a circuit's links, over all U modules (processors first).
+
+    ``cut`` / ``force``: bool (U, U) or (B, U, U), receiver by sender, True where the link from
+    sender j into receiver i is cut (K_ij = 0) or forced on (K_ij = 1). Only links into
+    processors from processors (every propagation round) and into read-outs from processors (the
+    read-out) exist in a NAC; other entries are ignored. A cut wins over a force.
+    ``knocked_out``: module indices; a knocked-out processor sends nothing to any module, a
+    knocked-out read-out is left out of the output vote.
+    """
+
+    cut: torch.Tensor | None = None
+    force: torch.Tensor | None = None
+    knocked_out: tuple[int, ...] = ()
+
+    @classmethod
+    def all_ones(cls, n_modules: int) -> LinkEdit:
+        """Every link forced on: the all-ones kernel of Perceiver IO."""
+        return cls(force=torch.ones(n_modules, n_modules, dtype=torch.bool))
+
+    @classmethod
+    def cut_links(cls, n_modules: int, links: Sequence[tuple[int, int]]) -> LinkEdit:
+        """Cut the given (receiver, sender) links."""
+        return cls(cut=_link_mask(n_modules, links))
+
+    @classmethod
+    def force_links(cls, n_modules: int, links: Sequence[tuple[int, int]]) -> LinkEdit:
+        """Force the given (receiver, sender) links on."""
+        return cls(force=_link_mask(n_modules, links))
+
+    def tensors(
+        self, model: NAC
+    ) -> tuple[torch.Tensor | None, torch.Tensor | None, torch.Tensor | None]:
+        """(cut (B or 1, U, U), force (B or 1, U, U), silenced read-outs (R,)) for
+        ``NAC.execute``, on the model's device; None where nothing is edited."""
+        c = model.config
+        u_all, u = c.n_modules, c.n_processors
+        device = next(model.parameters()).device
+        for name, value in (("cut", self.cut), ("force", self.force)):
+            if value is not None and tuple(value.shape[-2:]) != (u_all, u_all):
+                raise ValueError(
+                    f"LinkEdit.{name} must be ({u_all}, {u_all}) or (B, {u_all}, {u_all}) for "
+                    f"this model's {u_all} modules, got {tuple(value.shape)}"
+                )
+        bad = [m for m in self.knocked_out if not 0 <= m < u_all]
+        if bad:
+            raise ValueError(f"knocked_out modules {bad} are not in [0, {u_all - 1}]")
+        cut = None if self.cut is None else _batched(self.cut.to(device, torch.bool))
+        force = None if self.force is None else _batched(self.force.to(device, torch.bool))
+        senders = [m for m in self.knocked_out if m < u]
+        if senders:
+            silent = torch.zeros(1, u_all, u_all, dtype=torch.bool, device=device)
+            silent[..., senders] = True
+            cut = silent if cut is None else cut | silent
+        readouts = [m - u for m in self.knocked_out if m >= u]
+        silenced = None
+        if readouts:
+            silenced = torch.zeros(c.n_readouts, dtype=torch.bool, device=device)
+            silenced[readouts] = True
+        return cut, force, silenced
+
+
+def _link_mask(n_modules: int, links: Sequence[tuple[int, int]]) -> torch.Tensor:
+    mask = torch.zeros(n_modules, n_modules, dtype=torch.bool)
+    for receiver, sender in links:
+        if not (0 <= receiver < n_modules and 0 <= sender < n_modules):
+            raise ValueError(f"link ({receiver}, {sender}) is not among {n_modules} modules")
+        mask[receiver, sender] = True
+    return mask
+
+
+def _batched(mask: torch.Tensor) -> torch.Tensor:
+    return mask if mask.dim() == 3 else mask.unsqueeze(0)
+
+
+def circuit_tensors(
+    circuits: Sequence[Circuit], with_codes: bool = True
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """Signatures (N, U, sig_dim) and codes (N, U, code_dim) (None without codes, or when
+    ``with_codes`` is False) of stored circuits, for ``run_with_circuit``."""
+    if not circuits:
+        raise ValueError("no circuits given")
+    signatures = torch.from_numpy(np.stack([c.signatures for c in circuits])).float()
+    if not with_codes:
+        return signatures, None
+    if any(c.codes is None for c in circuits):
+        return signatures, None
+    return signatures, torch.from_numpy(np.stack([c.codes for c in circuits])).float()
+
+
+@torch.no_grad()
+def generated_circuits(
+    model: NAC, batch: Batch, chunk: int = 256
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Signatures (B, U, sig_dim) and codes (B, U, code_dim) the model generates for the batch's
+    conditioning (on the model's device)."""
+    device = next(model.parameters()).device
+    if not model.config.conditional:
+        signatures, codes = model.generate()
+        return signatures.expand(len(batch), -1, -1), codes.expand(len(batch), -1, -1)
+    parts = []
+    for start in range(0, len(batch), chunk):
+        rows = batch.rows(slice(start, start + chunk)).to(device)
+        parts.append(model.generate(rows.conditioning, rows.conditioning_mask))
+    return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
+
+
+@torch.no_grad()
+def run_with_circuit(
+    model: NAC,
+    batch: Batch,
+    *,
+    signatures: torch.Tensor | None = None,
+    codes: torch.Tensor | None = None,
+    edit: LinkEdit | None = None,
+    chunk: int = 256,
+) -> torch.Tensor:
+    """Logits (B, n_classes) of ``model`` on ``batch`` with the given circuit, in eval mode.
+
+    ``signatures`` (B or 1, U, sig_dim) and ``codes`` (B or 1, U, code_dim): used instead of
+    the generated ones (a (1, ...) circuit is used for every example, e.g. a mean circuit);
+    None: generated from the batch's conditioning. ``edit``: links cut, forced or knocked out.
+    """
+    device = next(model.parameters()).device
+    u_all = model.config.n_modules
+    for name, value in (("signatures", signatures), ("codes", codes)):
+        if value is not None and (
+            value.dim() != 3 or value.shape[1] != u_all or value.shape[0] not in (1, len(batch))
+        ):
+            raise ValueError(
+                f"{name} must be (B or 1, {u_all}, d) for a batch of {len(batch)} and this "
+                f"model's {u_all} modules, got {tuple(value.shape)}"
+            )
+    cut, force, silenced = (edit or LinkEdit()).tensors(model)
+    was_training = model.training
+    model.eval()
+    try:
+        parts = []
+        for start in range(0, len(batch), chunk):
+            rows = slice(start, start + chunk)
+            part = batch.rows(rows).to(device)
+            own_sigs = own_codes = None
+            if signatures is None or codes is None:
+                if model.config.conditional:
+                    own_sigs, own_codes = model.generate(part.conditioning, part.conditioning_mask)
+                else:
+                    own_sigs, own_codes = model.generate()
+            sigs = own_sigs if signatures is None else _rows(signatures, rows).to(device)
+            cods = own_codes if codes is None else _rows(codes, rows).to(device)
+            parts.append(
+                model.execute(
+                    part.inputs,
+                    sigs,
+                    cods,
+                    input_mask=part.input_mask,
+                    cut=None if cut is None else _rows(cut, rows),
+                    force=None if force is None else _rows(force, rows),
+                    silenced_readouts=silenced,
+                )
+                .float()
+                .cpu()
+            )
+    finally:
+        model.train(was_training)
+    return torch.cat(parts)
+
+
+def _rows(tensor: torch.Tensor, rows: slice) -> torch.Tensor:
+    """Rows of a per-example tensor, or the tensor itself when it holds one row for all."""
+    return tensor if tensor.shape[0] == 1 else tensor[rows]
+
+
+def swap_partners(groups: Sequence[object], seed: int = 0) -> np.ndarray:
+    """A permutation ``partner`` with groups[partner[i]] != groups[i] for every i: example i
+    takes the circuit of an example with another sentence. Raises when one group holds more than
+    half the examples (no such permutation exists)."""
+    keys = np.asarray(group_codes(groups))
+    n = len(keys)
+    if n == 0:
+        return np.zeros(0, dtype=int)
+    largest = np.bincount(keys).max()
+    if 2 * largest > n:
+        raise ValueError(
+            f"one sentence holds {largest} of {n} examples: more than half, so not every "
+            "example can take another sentence's circuit"
+        )
+    rng = np.random.default_rng(seed)
+    # sort by group, then pair each position with the one half the list away: a group holding
+    # at most half the examples never meets itself; the shuffles make the pairs random
+    order = rng.permutation(n)
+    order = order[np.argsort(keys[order], kind="stable")]
+    partner = np.empty(n, dtype=int)
+    partner[order] = order[(np.arange(n) + n // 2) % n] if n > 1 else order
+    return partner
+
+
+def group_codes(values: Sequence[object]) -> np.ndarray:
+    """Integer codes 0..K-1 of hashable values, in order of first appearance."""
+    index: dict[object, int] = {}
+    return np.array([index.setdefault(v, len(index)) for v in values], dtype=int)
+
+
+def accuracy(logits: torch.Tensor, labels: torch.Tensor) -> float:
+    return float((logits.argmax(-1) == labels.cpu()).float().mean())
+
+
+@torch.no_grad()
+def link_probabilities(model: NAC, signatures: torch.Tensor) -> np.ndarray:
+    """P among the processors, (N, u, u) float64, for signatures (N, U, sig_dim)."""
+    u = model.config.n_processors
+    p = model.link_probabilities(signatures[:, :u].to(next(model.parameters()).device))
+    return p.double().cpu().numpy()
+
+
+def graph_shape(p: np.ndarray, threshold: float = LINK_THRESHOLD) -> dict[str, float]:
+    """How full and how varied a stack of graphs is. ``p``: (N, u, u) link probabilities.
+
+    density: mean over graphs of the fraction of off-diagonal links with P > threshold;
+    density_std: its standard deviation over graphs; mean_p: the mean off-diagonal P;
+    participation_ratio: (sum l)^2 / sum l^2 over the eigenvalues l of the covariance of the
+    graphs' off-diagonal entries (the effective number of dimensions the graphs vary in);
+    pc1_share: the largest eigenvalue's share of the variance.
+    """
+    n, u, _ = p.shape
+    off = ~np.eye(u, dtype=bool)
+    flat = p[:, off]  # (N, u (u - 1))
+    present = (flat > threshold).mean(axis=1)
+    centred = flat - flat.mean(axis=0)
+    # eigenvalues of the covariance from the singular values of the centred stack
+    singular = np.linalg.svd(centred, compute_uv=False) if n > 1 else np.zeros(1)
+    eig = singular**2
+    total = eig.sum()
+    return {
+        "density": float(present.mean()),
+        "density_std": float(present.std()),
+        "mean_p": float(flat.mean()),
+        "participation_ratio": float(total**2 / (eig**2).sum()) if total > 0 else 0.0,
+        "pc1_share": float(eig.max() / total) if total > 0 else 0.0,
+    }
+
+
+def causality_report(
+    model: NAC, batch: Batch, sentences: Sequence[str], seed: int = 0
+) -> dict[str, float]:
+    """The measures of a circuit that decides the answer, on one batch of a conditional model.
+
+    ``sentences``: the conditioning text of each example (swaps pair different sentences).
+    Keys: accuracy, signature_swap, code_swap, all_ones (accuracies), the drops
+    (accuracy - each), and ``graph_shape`` of the distinct sentences' circuits.
+    """
+    if not model.config.conditional:
+        raise ValueError("an unconditional NAC has one circuit: there is nothing to swap")
+    if len(sentences) != len(batch):
+        raise ValueError(f"{len(sentences)} sentences for a batch of {len(batch)}")
+    signatures, codes = generated_circuits(model, batch)
+    partner = torch.from_numpy(swap_partners(sentences, seed))
+    labels = batch.labels
+    own = accuracy(run_with_circuit(model, batch, signatures=signatures, codes=codes), labels)
+    sig_swap = accuracy(
+        run_with_circuit(model, batch, signatures=signatures[partner], codes=codes), labels
+    )
+    code_swap = accuracy(
+        run_with_circuit(model, batch, signatures=signatures, codes=codes[partner]), labels
+    )
+    ones = accuracy(
+        run_with_circuit(
+            model,
+            batch,
+            signatures=signatures,
+            codes=codes,
+            edit=LinkEdit.all_ones(model.config.n_modules),
+        ),
+        labels,
+    )
+    first = np.unique(group_codes(sentences), return_index=True)[1]
+    shape = graph_shape(link_probabilities(model, signatures[torch.from_numpy(first)]))
+    return {
+        "examples": len(batch),
+        "sentences": len(first),
+        "accuracy": own,
+        "signature_swap": sig_swap,
+        "code_swap": code_swap,
+        "all_ones": ones,
+        "signature_swap_drop": own - sig_swap,
+        "code_swap_drop": own - code_swap,
+        "all_ones_drop": own - ones,
+        **shape,
+    }
+
+
+def knockout_accuracies(model: NAC, batch: Batch) -> np.ndarray:
+    """Accuracy with each module knocked out in turn: (U,), processors first."""
+    signatures, codes = generated_circuits(model, batch)
+    return np.array(
+        [
+            accuracy(
+                run_with_circuit(
+                    model,
+                    batch,
+                    signatures=signatures,
+                    codes=codes,
+                    edit=LinkEdit(knocked_out=(m,)),
+                ),
+                batch.labels,
+            )
+            for m in range(model.config.n_modules)
+        ]
+    )
