@@ -163,6 +163,13 @@ def sentence_embeddings(texts: Sequence[str], text_encoder: str = "minilm") -> n
     return np.concatenate(out)
 
 
+def knn_accuracy(x: np.ndarray, y: np.ndarray, k: int = 5, seed: int = 0) -> float:
+    """k-nearest-neighbour accuracy of labels ``y`` (N,) from features ``x`` (N, d), by 5-fold
+    stratified cross-validation (every label needs at least 5 rows)."""
+    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
+    return float(cross_val_score(KNeighborsClassifier(k), x, y, cv=folds).mean())
+
+
 def category_separation(
     store: CircuitStore,
     embedding: pd.DataFrame,
@@ -194,14 +201,12 @@ def category_separation(
         "sentence embedding": np.asarray(sentence_features)[rows],
     }
     y = labels.to_numpy()
-    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
     out = []
     for name, x in representations.items():
-        knn = cross_val_score(KNeighborsClassifier(k), x, y, cv=folds).mean()
         out.append(
             {
                 "representation": name,
-                "knn_accuracy": float(knn),
+                "knn_accuracy": knn_accuracy(x, y, k, seed),
                 "silhouette": float(silhouette_score(x, y, random_state=seed)),
                 "circuits": len(y),
                 "classes": int(labels.nunique()),

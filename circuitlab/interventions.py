@@ -14,7 +14,8 @@ for one batch: accuracy with the model's own circuits, with signatures swapped b
 of different sentences (codes kept), with codes swapped (signatures kept), with an all-ones
 kernel; and the shape of the graphs (``graph_shape``): the fraction of processor links with
 P > 0.5, its spread over sentences, and the participation ratio and first principal component's
-share of the stack of P.
+share of the stack of P. ``minimal_pair_shifts`` asks whether the circuit encodes a sentence's
+logic: how far P moves when the wording changes against when the logic does.
 
 Everything runs in eval mode (the kernel is P itself, unless the model's ``eval_kernel`` says
 otherwise) and under ``torch.no_grad``.
@@ -22,10 +23,11 @@ otherwise) and under ``torch.no_grad``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import torch
 
 from circuitlab.circuit import Circuit
@@ -344,3 +346,38 @@ def knockout_accuracies(model: NAC, batch: Batch) -> np.ndarray:
             for m in range(model.config.n_modules)
         ]
     )
+
+
+Encode = Callable[[list[str]], tuple[torch.Tensor, torch.Tensor]]
+
+
+@torch.no_grad()
+def sentence_link_probabilities(
+    model: NAC, encode: Encode, texts: Sequence[str], chunk: int = 256
+) -> np.ndarray:
+    """P among the processors for each sentence: (N, u, u). ``encode(texts) -> (tokens,
+    mask)`` is the task's text encoder (``NLVRWorld.encode_text``)."""
+    device = next(model.parameters()).device
+    out = []
+    for start in range(0, len(texts), chunk):
+        tokens, mask = encode(list(texts[start : start + chunk]))
+        signatures, _ = model.generate(tokens.to(device), mask.to(device))
+        out.append(link_probabilities(model, signatures))
+    return np.concatenate(out)
+
+
+def minimal_pair_shifts(model: NAC, encode: Encode, pairs: pd.DataFrame) -> pd.DataFrame:
+    """How far the processors' P moves (Frobenius norm) from each sentence to its wording
+    variant and to its logic variant. ``pairs``: columns text, wording, logic
+    (``circuitlab.data.minimal_pairs.minimal_pairs``). Adds wording_shift, logic_shift and
+    logic_moves_more."""
+    n = len(pairs)
+    p = sentence_link_probabilities(
+        model, encode, [*pairs["text"], *pairs["wording"], *pairs["logic"]]
+    )
+    base, wording, logic = p[:n], p[n : 2 * n], p[2 * n :]
+    out = pairs.copy()
+    out["wording_shift"] = np.linalg.norm((wording - base).reshape(n, -1), axis=1)
+    out["logic_shift"] = np.linalg.norm((logic - base).reshape(n, -1), axis=1)
+    out["logic_moves_more"] = out["logic_shift"] > out["wording_shift"]
+    return out

@@ -313,3 +313,39 @@ def test_wiring_only_codes_do_not_depend_on_the_sentence():
     batch.labels = _logits(model, batch).argmax(-1)
     report = causality_report(model, batch, [f"s{i}" for i in range(len(batch))])
     assert report["code_swap_drop"] == 0.0
+
+
+def test_minimal_pair_shifts_measure_how_far_p_moves():
+    import pandas as pd
+
+    from circuitlab.interventions import minimal_pair_shifts, sentence_link_probabilities
+
+    model = _model()
+    vectors = {w: torch.randn(7) for w in "a b c d e".split()}
+
+    def encode(texts):
+        tokens = torch.stack([torch.stack([vectors[w] for w in t.split()]) for t in texts])
+        return tokens, torch.ones(tokens.shape[:2], dtype=torch.bool)
+
+    pairs = pd.DataFrame(
+        {"text": ["a b", "c d"], "wording": ["a b", "c e"], "logic": ["b a", "a a"]}
+    )
+    shifts = minimal_pair_shifts(model, encode, pairs)
+    p = sentence_link_probabilities(model, encode, ["a b", "c d", "c e", "a a"])
+    assert p.shape == (4, U, U)
+    assert shifts["wording_shift"][0] == 0.0  # the same sentence
+    assert shifts["wording_shift"][1] == pytest.approx(np.linalg.norm(p[2] - p[1]), rel=1e-5)
+    assert shifts["logic_shift"][1] == pytest.approx(np.linalg.norm(p[3] - p[1]), rel=1e-5)
+    assert shifts["logic_moves_more"].tolist() == [
+        bool(shifts["logic_shift"][i] > shifts["wording_shift"][i]) for i in range(2)
+    ]
+
+
+def test_knn_accuracy_reads_separated_and_mixed_labels():
+    from circuitlab.analysis.embedding import knn_accuracy
+
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 20)
+    separated = rng.normal(size=(60, 3)) * 0.1 + np.eye(3)[y] * 5
+    assert knn_accuracy(separated, y) == 1.0
+    assert knn_accuracy(rng.normal(size=(60, 3)), y) < 0.6

@@ -167,3 +167,14 @@ def test_out_of_distribution_asks_the_same_scattered_sentences_about_crowded_box
         assert low - 1e-4 <= per_box.min() and per_box.max() <= high + 1e-4
         assert batch.inputs[..., levels].sum() == 0  # no tower scenes
         assert 0.25 < batch.labels.float().mean() < 0.75
+
+
+def test_heldout_sentences_extend_the_validation_pool_with_unseen_sentences():
+    task = make_task("nlvr", conditional=True, text_encoder="words", pool_size=30, val_pool_size=10)
+    assert task.heldout_sentences(6) == task.val_pool[:6]
+    sentences = task.heldout_sentences(40)
+    texts = [s.text for s in sentences]
+    assert texts[:10] == [s.text for s in task.val_pool]
+    assert len(set(texts)) == 40
+    assert not set(texts) & {s.text for s in task.pool}
+    assert [s.text for s in task.heldout_sentences(40)] == texts  # seeded

@@ -228,6 +228,16 @@ class NLVRWorld:
             for _ in range(n)
         ]
 
+    def heldout_sentences(self, n: int, seed: int = 104729) -> list[Sentence]:
+        """The ``val_pool`` followed by more sentences none of which is in the training pool, ``n``
+        in all (n >= val_pool_size); a larger held-out sample for measures over sentences."""
+        extra = n - len(self.val_pool)
+        if extra <= 0:
+            return self.val_pool[:n]
+        seen = frozenset(s.text for s in [*self.pool, *self.val_pool])
+        more = sentence_pool(extra, seed, tower_fraction=self.world.tower_fraction, exclude=seen)
+        return [*self.val_pool, *more]
+
     def batch_for(self, examples: Sequence[NLVRExample]) -> Batch:
         """A batch for NLVR examples: their scenes, sentences (encoded) and labels."""
         tokens, mask = self.encoder.encode([e.sentence for e in examples])

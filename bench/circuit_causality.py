@@ -1,0 +1,141 @@
+"""Does the circuit decide the answer? The acceptance table of "Circuits that decide the answer".
+
+For each trained NLVR run (a directory of `circuitlab train --task nlvr`):
+
+- task: accuracy on 4,000 held-out world examples (new sentences on new scenes) and on NLVR test;
+- graph matters: the accuracy lost when every example takes the signatures of an example with
+  another sentence (codes kept), the codes of one (signatures kept), or an all-ones kernel;
+- shape: fraction of processor links with P > 0.5 (mean over the held-out sentences) and its
+  spread, participation ratio and first principal component's share of the stack of P;
+- meaning: 5-NN accuracy (5-fold) of the exact grammar category of held-out sentences that have
+  one, from P, from the P of an untrained generator (same architecture, random init: the
+  templates alone), and from the sentence embedding the generator reads; and the share of
+  minimal pairs (``circuitlab.data.minimal_pairs``) whose logic change moves P more than their
+  wording change.
+
+Unconditional runs (Perceiver IO baselines) get the task columns only.
+
+    python bench/circuit_causality.py RUN [RUN ...] [--name NAME ...] [--append]
+
+Rows go to bench/results/circuit_causality.csv; with --append, rows of runs already there are
+replaced and the others kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+from common import RESULTS, write_table
+
+from circuitlab.analysis.embedding import knn_accuracy, sentence_embeddings
+from circuitlab.data.minimal_pairs import minimal_pairs
+from circuitlab.data.nlvr import read_nlvr
+from circuitlab.interventions import minimal_pair_shifts, sentence_link_probabilities
+from circuitlab.model import NAC
+from circuitlab.nlvr_eval import full_task, nlvr_causality, predict_nlvr, world_heldout
+from circuitlab.train import load_model
+
+NAME = "circuit_causality"
+SEPARATION_SENTENCES = 2000  # held-out sentences drawn for the category and minimal-pair measures
+
+
+def _off_diagonal(p: np.ndarray) -> np.ndarray:
+    """(N, u, u) -> (N, u (u - 1)): the links that can carry information."""
+    return p[:, ~np.eye(p.shape[1], dtype=bool)]
+
+
+def meaning(model: NAC, task, seed: int) -> dict[str, float]:
+    """Category separation and minimal pairs on held-out world sentences."""
+    sentences = task.heldout_sentences(SEPARATION_SENTENCES)
+    single = [(s.text, next(iter(s.categories))) for s in sentences if len(s.categories) == 1]
+    labels = pd.Series([c for _, c in single])
+    counts = labels.value_counts()
+    keep = labels.isin(counts[counts >= 5].index).to_numpy()
+    texts = [t for (t, _), k in zip(single, keep, strict=True) if k]
+    y = labels[keep].to_numpy()
+    torch.manual_seed(seed)
+    untrained = NAC(model.config).eval()
+    features = {
+        "knn_p": _off_diagonal(sentence_link_probabilities(model, task.encode_text, texts)),
+        "knn_untrained": _off_diagonal(
+            sentence_link_probabilities(untrained, task.encode_text, texts)
+        ),
+        "knn_sentence": sentence_embeddings(texts),
+    }
+    row = {name: knn_accuracy(x, y, 5, seed) for name, x in features.items()}
+    row.update(knn_sentences=len(y), knn_classes=len(set(y)), knn_chance=counts.max() / len(y))
+    pairs = minimal_pair_shifts(
+        model, task.encode_text, minimal_pairs([s.text for s in sentences], seed)
+    )
+    row.update(pairs=len(pairs), logic_moves_more=float(pairs["logic_moves_more"].mean()))
+    return row
+
+
+def measure(run: Path, name: str, world: int, seed: int) -> dict:
+    model, config = load_model(run)
+    summary = json.loads((run / "summary.json").read_text())
+    task = full_task(config)
+    test = read_nlvr("nlvr-test")
+    row = {
+        "run": name,
+        "seed": config.seed,
+        "steps": config.steps,
+        "train_time_s": summary.get("wall_time_s"),
+        "world_heldout": float("nan"),
+        "nlvr_test": float(predict_nlvr(model, task, test)["correct"].mean()),
+    }
+    examples = world_heldout(task, world)
+    if not model.config.conditional:
+        row["world_heldout"] = float(predict_nlvr(model, task, examples)["correct"].mean())
+        return row
+    report = nlvr_causality(model, task, examples, seed)
+    row["world_heldout"] = report["accuracy"]
+    for key in (
+        "signature_swap_drop",
+        "code_swap_drop",
+        "all_ones_drop",
+        "density",
+        "density_std",
+        "mean_p",
+        "participation_ratio",
+        "pc1_share",
+    ):
+        row[key] = report[key]
+    row["nlvr_test_signature_swap_drop"] = nlvr_causality(model, task, test, seed)[
+        "signature_swap_drop"
+    ]
+    row.update(meaning(model, task, seed))
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--name", nargs="*", help="row names (default: the run directories')")
+    parser.add_argument("--world", type=int, default=4000, help="held-out world examples")
+    parser.add_argument("--seed", type=int, default=0, help="seed of swaps, folds, controls")
+    parser.add_argument("--append", action="store_true", help="keep other runs' rows")
+    args = parser.parse_args()
+    names = args.name or [run.name for run in args.runs]
+    if len(names) != len(args.runs):
+        raise SystemExit(f"{len(names)} names for {len(args.runs)} runs")
+    missing = [str(r) for r in args.runs if not (r / "summary.json").is_file()]
+    if missing:
+        raise SystemExit(f"not finished (no summary.json): {', '.join(missing)}")
+    rows = [measure(run, name, args.world, args.seed) for run, name in zip(args.runs, names)]
+    path = RESULTS / f"{NAME}.csv"
+    if args.append and path.is_file():
+        kept = pd.read_csv(path)
+        kept = kept[~kept["run"].isin(names)]
+        rows = kept.to_dict("records") + rows
+    with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 250):
+        write_table(rows, NAME, "circuits that decide the answer (held-out world; NLVR test)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Minimal pairs of world sentences: other words with the same logic, or the same words with
+other logic.
+
+For a grammar sentence, ``wording_variant`` changes what it talks about but not how it reasons
+(another colour or shape, a synonym: "There are at least two yellow squares" -> "... blue
+squares"), and ``logic_variant`` keeps its words but changes its logic: another quantifier
+("at least" -> "at most"), number ("two" -> "three"), negation ("touching" -> "not touching",
+"There is a" -> "There is no"), relation ("above" -> "below") or connective ("and" -> "or").
+A circuit that encodes the sentence's logic should move more under the second than the first.
+
+Variants are made by whole-word substitution on the grammar's surface forms, so they are
+sentences of the same grammar (a few are slightly ungrammatical, "at most one squares" never
+arises: numbers only move among plurals). Each function picks uniformly among the rules that
+apply, seeded; a sentence no rule applies to gives None.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+
+import pandas as pd
+
+# (pattern, replacement): whole words, case kept for a capitalised first word
+WORDING_RULES: tuple[tuple[str, str], ...] = (
+    (r"\bblack\b", "yellow"),
+    (r"\byellow\b", "blue"),
+    (r"\bblue\b", "black"),
+    (r"\bcircle(s?)\b", r"triangle\1"),
+    (r"\btriangle(s?)\b", r"circle\1"),
+    (r"\bobject(s?)\b", r"item\1"),
+    (r"\bitem(s?)\b", r"shape\1"),
+    (r"\bshape(s?)\b", r"object\1"),
+    (r"\btouching the floor\b", "touching the bottom"),
+    (r"\btouching the bottom\b", "touching the base"),
+    (r"\btouching the edge\b", "touching the wall"),
+    (r"\btouching the wall\b", "touching the side"),
+    (r"\bsmall\b", "large"),
+    (r"\blarge\b", "small"),
+)
+LOGIC_RULES: tuple[tuple[str, str], ...] = (
+    # quantifiers
+    (r"\bat least\b", "at most"),
+    (r"\bat most\b", "at least"),
+    (r"\bno more than\b", "more than"),
+    (r"\b(?<!no )more than\b", "fewer than"),
+    (r"\bfewer than\b", "more than"),
+    (r"\bexactly (?=(two|three|four|five|2|3|4|5)\b)", "at least "),
+    (r"\beach box\b", "no box"),
+    (r"\bevery tower\b", "no tower"),
+    # numbers (plurals only, so the noun stays right)
+    (r"\btwo\b", "three"),
+    (r"\bthree\b", "four"),
+    (r"\bfour\b", "two"),
+    (r"\b2\b", "3"),
+    (r"\b3\b", "2"),
+    # negation
+    (r"\b(?<!not )touching\b", "not touching"),
+    (r"\bnot touching\b", "touching"),
+    (r"^there is an? ", "there is no "),
+    (r"^there is no ", "there is a "),
+    # relations
+    (r"\babove\b", "below"),
+    (r"\bbelow\b", "above"),
+    (r"\bthe top\b", "the base"),
+    (r"\bthe base\b", "the top"),
+    # connectives
+    (r"\band there\b", "or there"),
+    (r"\bor there\b", "and there"),
+)
+
+
+def _new_words(replacement: str) -> str:
+    """The literal words a replacement writes (group references left out)."""
+    return re.sub(r"\\\d", "", replacement)
+
+
+def _apply(
+    text: str, rules: Sequence[tuple[str, str]], rng: random.Random, *, fresh_words: bool = False
+) -> str | None:
+    """The text with one applicable rule applied (all its matches), or None. ``fresh_words``:
+    a rule whose new word is already in the text does not apply ("blue and yellow objects"
+    must not become "blue and blue objects")."""
+    lowered = text[:1].lower() + text[1:]
+    applicable = [
+        (p, r)
+        for p, r in rules
+        if re.search(p, lowered) and not (fresh_words and _new_words(r) in lowered)
+    ]
+    if not applicable:
+        return None
+    pattern, replacement = rng.choice(applicable)
+    changed = re.sub(pattern, replacement, lowered)
+    return changed[:1].upper() + changed[1:] if text[:1].isupper() else changed
+
+
+def wording_variant(text: str, rng: random.Random) -> str | None:
+    """Same logic, other words: another colour, shape, size or a synonym; None if none fits."""
+    return _apply(text, WORDING_RULES, rng, fresh_words=True)
+
+
+def logic_variant(text: str, rng: random.Random) -> str | None:
+    """Same words, other logic: quantifier, number, negation, relation or connective."""
+    return _apply(text, LOGIC_RULES, rng)
+
+
+def minimal_pairs(texts: Sequence[str], seed: int = 0) -> pd.DataFrame:
+    """One row per sentence that has both variants: text, wording, logic."""
+    rng = random.Random(seed)
+    rows = []
+    for text in texts:
+        wording, logic = wording_variant(text, rng), logic_variant(text, rng)
+        if wording is not None and logic is not None and len({text, wording, logic}) == 3:
+            rows.append({"text": text, "wording": wording, "logic": logic})
+    return pd.DataFrame(rows, columns=["text", "wording", "logic"])
