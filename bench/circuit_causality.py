@@ -127,7 +127,10 @@ def main() -> None:
     missing = [str(r) for r in args.runs if not (r / "summary.json").is_file()]
     if missing:
         raise SystemExit(f"not finished (no summary.json): {', '.join(missing)}")
-    rows = [measure(run, name, args.world, args.seed) for run, name in zip(args.runs, names)]
+    rows = [
+        measure(run, name, args.world, args.seed)
+        for run, name in zip(args.runs, names, strict=True)
+    ]
     path = RESULTS / f"{NAME}.csv"
     if args.append and path.is_file():
         kept = pd.read_csv(path)

@@ -12,6 +12,7 @@ TOKENIZERS = ("features", "patches", "bytes")
 GRAPHS = ("learned", "frozen", "dense")
 PRIORS = ("scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
 PRIOR_LOSSES = ("matched_mse", "spectral")
+CODE_SCOPES = ("all", "read_in")
 
 
 @dataclass
@@ -33,6 +34,9 @@ class NACConfig:
     # costs token_dim per module, token and head, so narrow tokens make a NAC cheaper to read
     # many tokens with (bench/nac_vs_pio.py)
     token_dim: int | None = None
+    # a learned token beside every input's tokens in the read-in, so that how many tokens a
+    # module's query matches (none included) survives the softmax (circuitlab/nn/readin.py)
+    null_token: bool = False
     n_classes: int = 2
     # modules
     n_processors: int = 32
@@ -75,6 +79,10 @@ class NACConfig:
     # False: the generator emits signatures only and codes stay per-module parameters, so a
     # conditional NAC's input reaches the executor through the wiring alone
     sentence_codes: bool = True
+    # where a circuit's codes act: "all" (every ModFC and the initial states, as in the paper) or
+    # "read_in" (only what each processor looks for: the read-in's queries and keys); elsewhere
+    # each module then keeps one code, its generator's base code, for every input
+    code_scope: str = "all"
 
     def __post_init__(self) -> None:
         checks = {
@@ -83,6 +91,7 @@ class NACConfig:
             "prior_loss": (self.prior_loss, PRIOR_LOSSES),
             "ffn_activation": (self.ffn_activation, ("gelu", "geglu")),
             "eval_kernel": (self.eval_kernel, ("none", "threshold", "sample")),
+            "code_scope": (self.code_scope, CODE_SCOPES),
         }
         for name, (value, allowed) in checks.items():
             if value not in allowed:
@@ -94,6 +103,11 @@ class NACConfig:
         for name in ("n_processors", "n_readouts", "dim", "heads", "head_dim", "depth"):
             if getattr(self, name) < (0 if name == "depth" else 1):
                 raise ValueError(f"NACConfig.{name} must be positive, got {getattr(self, name)}")
+        if self.code_scope != "all" and not self.conditional:
+            raise ValueError(
+                f"NACConfig.code_scope={self.code_scope!r} needs a conditional NAC: an "
+                "unconditional one has one code per module already"
+            )
         if self.density_target is not None and not 0.0 < self.density_target < 1.0:
             raise ValueError(
                 f"NACConfig.density_target must be None or in (0, 1), got {self.density_target}"

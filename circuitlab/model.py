@@ -154,6 +154,7 @@ class NAC(nn.Module):
             heads=c.heads,
             head_dim=c.head_dim,
             conditioned=c.modfc,
+            null_token=c.null_token,
         )
         self.read_in_ffn = _ffn(c)
         self.propagators = nn.ModuleList(_Propagator(c, self.kernel) for _ in range(c.depth))
@@ -185,6 +186,12 @@ class NAC(nn.Module):
                 raise ValueError("cond_vocab is set: conditioning must be integer token ids (B, T)")
             conditioning = self.cond_embedding(conditioning)
         return self.generator(conditioning, conditioning_mask)
+
+    def module_codes(self) -> torch.Tensor:
+        """Each module's own code, (1, U, code_dim): with ``code_scope="read_in"`` the code
+        every layer but the read-in's queries and keys uses, the same for every input."""
+        own = getattr(self.generator, "base", self.generator)  # conditional: the base codes
+        return own.codes.unsqueeze(0)
 
     def link_probabilities(self, signatures: torch.Tensor) -> torch.Tensor:
         """P among all modules for signatures (..., U, sig_dim) -> (..., U, U)."""
@@ -267,10 +274,16 @@ class NAC(nn.Module):
         the link is cut (K = 0) or forced on (K = 1); the processor-to-processor block acts in
         every propagation round, the processor-to-read-out block in the read-out.
         ``silenced_readouts`` bool (n_readouts,): read-outs left out of the output vote.
+        With ``code_scope="read_in"`` the processors' ``codes`` condition only the read-in's
+        queries and keys; every other layer uses ``module_codes()``.
         """
         tokens = self.tokenizer(inputs)
         batch = tokens.shape[0]
         u = self.config.n_processors
+        query_codes = None
+        if self.config.code_scope == "read_in":
+            query_codes = codes[:, :u]
+            codes = self.module_codes()
         states = self.initial_state(codes).expand(batch, -1, -1)
         proc, out = states[:, :u], states[:, u:]
         proc_codes, out_codes = codes[:, :u], codes[:, u:]
@@ -284,7 +297,7 @@ class NAC(nn.Module):
             "force": None if force is None else force[:, u:, :u],
         }
 
-        proc = proc + self.read_in(proc, proc_codes, tokens, input_mask)
+        proc = proc + self.read_in(proc, proc_codes, tokens, input_mask, query_codes)
         proc = proc + self.read_in_ffn(proc, proc_codes)
         for propagator in self.propagators:
             proc = propagator(proc, proc_codes, proc_sigs, **among)

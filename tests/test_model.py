@@ -269,3 +269,30 @@ def test_wiring_only_generator_keeps_one_code_per_module():
     assert not torch.allclose(sigs[0], sigs[2])
     assert torch.equal(codes[0], model.generator.base.codes)
     assert model.generator.to_codes is None
+
+
+def test_read_in_code_scope_confines_the_circuits_codes_to_what_processors_look_for():
+    config = dict(SMALL, conditional=True, cond_dim=5)
+    scoped = NAC(NACConfig(**config, code_scope="read_in")).eval()
+    everywhere = NAC(NACConfig(**config)).eval()
+    everywhere.load_state_dict(scoped.state_dict())
+    x = torch.randn(3, 9, 6)
+    sigs, codes = scoped.generate(torch.randn(3, 4, 5))
+    own = scoped.module_codes()
+    with torch.no_grad():
+        # given the modules' own codes, both scopes compute the same thing
+        same = own.expand(3, -1, -1)
+        assert torch.allclose(scoped.execute(x, sigs, same), everywhere.execute(x, sigs, same))
+        # the read-outs' codes (rows 12, 13) no longer act; the processors' do
+        moved = codes.clone()
+        moved[:, 12:] += 3.0
+        assert torch.allclose(scoped.execute(x, sigs, codes), scoped.execute(x, sigs, moved))
+        assert not torch.allclose(
+            everywhere.execute(x, sigs, codes), everywhere.execute(x, sigs, moved)
+        )
+        moved[:, :12] += 3.0
+        assert not torch.allclose(scoped.execute(x, sigs, codes), scoped.execute(x, sigs, moved))
+    with pytest.raises(ValueError, match="code_scope"):
+        NACConfig(**SMALL, code_scope="read_in")
+    with pytest.raises(ValueError, match="code_scope"):
+        NACConfig(**config, code_scope="everywhere")

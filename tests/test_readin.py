@@ -11,8 +11,9 @@ from circuitlab.nn import ReadIn
 def naive_read_in(layer: ReadIn, states, codes, inputs, mask=None):
     """Reference: materialise every module's keys and values, k_uj = ModFC(x_j; c_u)."""
     b, u, _ = states.shape
-    n, h, dh = inputs.shape[1], layer.heads, layer.head_dim
-    x = layer.norm_inputs(inputs)[:, None].expand(b, u, n, -1)  # (B, U, N, d_in)
+    x = layer.norm_inputs(inputs)
+    n, h, dh = x.shape[1], layer.heads, layer.head_dim
+    x = x[:, None].expand(b, u, n, -1)  # (B, U, N, d_in)
     c = codes[:, :, None]  # (B, U, 1, code)
     q = layer.to_q(layer.norm_modules(states), codes).view(b, u, h, dh)
     k = layer.to_k(x, c).view(b, u, n, h, dh)
@@ -45,6 +46,47 @@ def test_unconditioned_read_in_equals_naive():
     states, codes, inputs = torch.randn(3, 4, 32), torch.randn(1, 4, 16), torch.randn(3, 9, 24)
     expected = naive_read_in(layer, states, codes.expand(3, -1, -1), inputs)
     torch.testing.assert_close(layer(states, codes, inputs), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_null_token_is_one_more_unmasked_token_after_the_layer_norm():
+    layer = ReadIn(32, 24, 16, heads=4, head_dim=8, null_token=True)
+    with torch.no_grad():
+        layer.null.normal_()
+        for fc in (layer.to_q, layer.to_k, layer.to_v, layer.to_out):
+            fc.alpha.fill_(0.8)
+    states, codes, inputs = torch.randn(2, 5, 32), torch.randn(2, 5, 16), torch.randn(2, 7, 24)
+    mask = torch.ones(2, 7, dtype=torch.bool)
+    mask[1, 4:] = False
+    # reference: the naive read-in over the normalised tokens plus the null token, unmasked
+    plain = ReadIn(32, 24, 16, heads=4, head_dim=8)
+    plain.load_state_dict({k: v for k, v in layer.state_dict().items() if k != "null"})
+    plain.norm_inputs = _AppendNull(layer.norm_inputs, layer.null)
+    expected = naive_read_in(plain, states, codes, inputs, torch.cat([mask, mask[:, :1]], 1))
+    torch.testing.assert_close(layer(states, codes, inputs, mask), expected, rtol=1e-5, atol=1e-5)
+
+
+class _AppendNull(torch.nn.Module):
+    def __init__(self, norm, null):
+        super().__init__()
+        self.norm, self.null = norm, null
+
+    def forward(self, x):
+        x = self.norm(x)
+        return torch.cat([x, self.null.expand(x.shape[0], 1, -1)], dim=1)
+
+
+def test_null_token_makes_the_number_of_matching_tokens_visible():
+    states, codes = torch.randn(1, 3, 32), torch.randn(1, 3, 16)
+    token = torch.randn(1, 1, 24)
+    for null_token in (False, True):
+        layer = ReadIn(32, 24, 16, heads=2, head_dim=8, null_token=null_token)
+        if null_token:
+            with torch.no_grad():
+                layer.null.normal_()
+        # one, two and three copies of the same token
+        outs = [layer(states, codes, token.expand(1, k, -1)) for k in (1, 2, 3)]
+        same = all(torch.allclose(outs[0], o, atol=1e-6) for o in outs[1:])
+        assert same is not null_token  # an average forgets the count; the null token keeps it
 
 
 _MEMORY_PROBE = """

@@ -11,6 +11,11 @@ along j and cancels in the softmax, so the key projection has no bias. Values li
 sum_j a_uj (W (x_j * m'_u) + b) = W ((sum_j a_uj x_j) * m'_u) + b, since the attention weights
 sum to one. This keeps NACs linear in the number of input tokens. Without code conditioning
 (Perceiver IO) keys and values are the same for every module: the tokens are projected once.
+
+With ``null_token`` a learned token joins every input (after the LayerNorm, never masked). A
+softmax over the tokens alone returns an average and forgets how many tokens matched; with the
+null token beside them, the weight a module puts on the tokens its query matches grows with how
+many there are, and nothing matching reads as "nothing": counts and existence become readable.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ class ReadIn(nn.Module):
     """Cross-attention from modules (B, U, dim) to input tokens (B, N, input_dim).
 
     ``codes`` (B or 1, U, code_dim); ``input_mask`` (B, N) with True for real tokens.
+    ``query_codes`` (B or 1, U, code_dim), optional: codes for the query and key side alone
+    (what each module looks for), ``codes`` then condition the values and the exit.
     Returns the update for the modules, (B, U, dim).
     """
 
@@ -37,6 +44,7 @@ class ReadIn(nn.Module):
         heads: int = 4,
         head_dim: int = 32,
         conditioned: bool = True,
+        null_token: bool = False,
     ) -> None:
         super().__init__()
         self.heads = heads
@@ -49,6 +57,7 @@ class ReadIn(nn.Module):
         self.to_k = ModFC(input_dim, inner, code_dim, conditioned=conditioned, bias=False)
         self.to_v = ModFC(input_dim, inner, code_dim, conditioned=conditioned)
         self.to_out = ModFC(inner, dim, code_dim, conditioned=conditioned)
+        self.null = nn.Parameter(torch.zeros(input_dim)) if null_token else None
 
     def forward(
         self,
@@ -56,15 +65,23 @@ class ReadIn(nn.Module):
         codes: torch.Tensor,
         inputs: torch.Tensor,
         input_mask: torch.Tensor | None = None,
+        query_codes: torch.Tensor | None = None,
     ) -> torch.Tensor:
         batch, n_modules, _ = states.shape
+        if query_codes is None:
+            query_codes = codes
         h, dh = self.heads, self.head_dim
         x = self.norm_inputs(inputs)  # (B, N, d_in)
+        if self.null is not None:
+            x = torch.cat([x, self.null.expand(batch, 1, -1)], dim=1)
+            if input_mask is not None:
+                input_mask = torch.cat([input_mask, input_mask.new_ones(batch, 1)], dim=1)
         # 1/sqrt(dh) on the queries, the smallest tensor the scores are made from
-        q = self.to_q(self.norm_modules(states), codes).view(batch, n_modules, h, dh) * dh**-0.5
+        q = self.to_q(self.norm_modules(states), query_codes).view(batch, n_modules, h, dh)
+        q = q * dh**-0.5
 
         if self.to_k.conditioned:
-            values = self._attend_per_module_keys(q, codes, x, input_mask)
+            values = self._attend_per_module_keys(q, query_codes, codes, x, input_mask)
         else:
             values = self._attend_shared_keys(q, x, input_mask)
         return self.to_out(values.reshape(batch, n_modules, h * dh), codes)
@@ -80,13 +97,15 @@ class ReadIn(nn.Module):
     def _attend_per_module_keys(
         self,
         q: torch.Tensor,
-        codes: torch.Tensor,
+        key_codes: torch.Tensor,
+        value_codes: torch.Tensor,
         x: torch.Tensor,
         input_mask: torch.Tensor | None,
     ) -> torch.Tensor:
         """Code-conditioned keys and values, factorised as in the module docstring.
 
-        q (B, U, H, dh) already scaled, x (B, N, d_in) -> values (B, U, H, dh). Worked in
+        q (B, U, H, dh) already scaled, x (B, N, d_in), codes (B or 1, U, code_dim) -> values
+        (B, U, H, dh). Worked in
         (B, H, U, .) layout with plain matmuls: the scores and the pooling are then one bmm
         each over (B, H*U, .) rows, with no copy of x (einsum permuted its operands).
         """
@@ -94,12 +113,13 @@ class ReadIn(nn.Module):
         d_in = x.shape[-1]
         w_k = self.to_k.linear.weight.view(h, dh, d_in)
         # W^T q, modulated by the receiving module's key mask: (B, H, U, d_in)
-        probe = (q.transpose(1, 2) @ w_k) * self.to_k.modulation(codes).unsqueeze(1)
+        probe = (q.transpose(1, 2) @ w_k) * self.to_k.modulation(key_codes).unsqueeze(1)
         scores = probe.view(batch, h * n_modules, d_in) @ x.transpose(1, 2)  # (B, H*U, N)
         attn = self._weights(scores.view(batch, h, n_modules, -1), input_mask)
 
         pooled = attn.view(batch, h * n_modules, -1) @ x  # (B, H*U, d_in)
-        pooled = pooled.view(batch, h, n_modules, d_in) * self.to_v.modulation(codes).unsqueeze(1)
+        modulation = self.to_v.modulation(value_codes).unsqueeze(1)
+        pooled = pooled.view(batch, h, n_modules, d_in) * modulation
         w_v = self.to_v.linear.weight.view(h, dh, d_in)
         values = (pooled @ w_v.transpose(1, 2)).transpose(1, 2)  # (B, U, H, dh)
         return values + self.to_v.linear.bias.view(h, dh)
