@@ -83,6 +83,9 @@ class NACConfig:
     # "read_in" (only what each processor looks for: the read-in's queries and keys); elsewhere
     # each module then keeps one code, its generator's base code, for every input
     code_scope: str = "all"
+    # in training, each example's generated codes are replaced by the modules' own codes with
+    # this probability: on those examples only the wiring carries the input, so it must
+    code_dropout: float = 0.0
 
     def __post_init__(self) -> None:
         checks = {
@@ -103,6 +106,10 @@ class NACConfig:
         for name in ("n_processors", "n_readouts", "dim", "heads", "head_dim", "depth"):
             if getattr(self, name) < (0 if name == "depth" else 1):
                 raise ValueError(f"NACConfig.{name} must be positive, got {getattr(self, name)}")
+        if not 0.0 <= self.code_dropout < 1.0:
+            raise ValueError(f"NACConfig.code_dropout must be in [0, 1), got {self.code_dropout}")
+        if self.code_dropout > 0 and not self.conditional:
+            raise ValueError("NACConfig.code_dropout needs a conditional NAC (codes per input)")
         if self.code_scope != "all" and not self.conditional:
             raise ValueError(
                 f"NACConfig.code_scope={self.code_scope!r} needs a conditional NAC: an "

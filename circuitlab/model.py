@@ -188,8 +188,9 @@ class NAC(nn.Module):
         return self.generator(conditioning, conditioning_mask)
 
     def module_codes(self) -> torch.Tensor:
-        """Each module's own code, (1, U, code_dim): with ``code_scope="read_in"`` the code
-        every layer but the read-in's queries and keys uses, the same for every input."""
+        """Each module's own code, (1, U, code_dim), the same for every input: with
+        ``code_scope="read_in"`` the code every layer but the read-in's queries and keys uses;
+        with ``code_dropout`` the code a dropped example gets."""
         own = getattr(self.generator, "base", self.generator)  # conditional: the base codes
         return own.codes.unsqueeze(0)
 
@@ -248,8 +249,12 @@ class NAC(nn.Module):
         conditioning_mask: torch.Tensor | None = None,
         return_circuit: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Logits (B, n_classes); with ``return_circuit`` also the signatures and codes used."""
+        """Logits (B, n_classes); with ``return_circuit`` also the signatures and codes used.
+        In training, ``code_dropout`` gives a share of the examples the modules' own codes."""
         signatures, codes = self.generate(conditioning, conditioning_mask)
+        if self.training and self.config.code_dropout > 0:
+            dropped = torch.rand(codes.shape[0], 1, 1, device=codes.device)
+            codes = torch.where(dropped < self.config.code_dropout, self.module_codes(), codes)
         result = self.execute(inputs, signatures, codes, input_mask=input_mask)
         if return_circuit:
             return result, signatures, codes

@@ -296,3 +296,18 @@ def test_read_in_code_scope_confines_the_circuits_codes_to_what_processors_look_
         NACConfig(**SMALL, code_scope="read_in")
     with pytest.raises(ValueError, match="code_scope"):
         NACConfig(**config, code_scope="everywhere")
+
+
+def test_code_dropout_gives_some_training_examples_the_modules_own_codes():
+    config = NACConfig(**SMALL, conditional=True, cond_dim=5, code_dropout=0.5)
+    model = NAC(config)
+    x, cond = torch.randn(64, 9, 6), torch.randn(64, 4, 5)
+    _, _, codes = model.train()(x, cond, return_circuit=True)
+    own = model.module_codes()[0]
+    dropped = torch.tensor([torch.equal(c, own) for c in codes])
+    assert 10 < int(dropped.sum()) < 54  # about half, never all or none
+    sigs, generated = model.generate(cond)
+    assert torch.equal(codes[~dropped], generated[~dropped])
+    assert torch.equal(model.eval()(x, cond, return_circuit=True)[2], generated)  # eval: none
+    with pytest.raises(ValueError, match="code_dropout"):
+        NACConfig(**SMALL, code_dropout=0.5)
