@@ -16,6 +16,7 @@ For each trained NLVR run (a directory of `circuitlab train --task nlvr`):
 Unconditional runs (Perceiver IO baselines) get the task columns only.
 
     python bench/circuit_causality.py RUN [RUN ...] [--name NAME ...] [--append]
+    python bench/circuit_causality.py --markdown     # the README's table from the CSV
 
 Rows go to bench/results/circuit_causality.csv; with --append, rows of runs already there are
 replaced and the others kept.
@@ -113,14 +114,60 @@ def measure(run: Path, name: str, world: int, seed: int) -> dict:
     return row
 
 
+# the README's columns: (CSV column, heading)
+README_COLUMNS = (
+    ("run", "design"),
+    ("world_heldout", "world held-out"),
+    ("nlvr_test", "NLVR test"),
+    ("signature_swap_drop", "signature swap drop"),
+    ("code_swap_drop", "code swap drop"),
+    ("all_ones_drop", "all-ones drop"),
+    ("density", "links P > 0.5"),
+    ("density_std", "spread"),
+    ("participation_ratio", "particip. ratio"),
+    ("pc1_share", "PC1 share"),
+    ("knn_p", "5-NN P"),
+    ("knn_untrained", "5-NN untrained"),
+    ("knn_sentence", "5-NN sentence"),
+    ("logic_moves_more", "logic > wording"),
+)
+
+
+def markdown(frame: pd.DataFrame) -> str:
+    """The README table: one row per run, the acceptance columns, 3 decimals."""
+    names = [c for c, _ in README_COLUMNS if c in frame.columns]
+    headings = dict(README_COLUMNS)
+    lines = [
+        "| " + " | ".join(headings[c] for c in names) + " |",
+        "|" + "---|" * len(names),
+    ]
+    for _, row in frame.iterrows():
+        cells = [
+            "-"
+            if pd.isna(row[c])
+            else f"{row[c]:.3f}"
+            if isinstance(row[c], float)
+            else str(row[c])
+            for c in names
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("runs", nargs="*", type=Path)
     parser.add_argument("--name", nargs="*", help="row names (default: the run directories')")
     parser.add_argument("--world", type=int, default=4000, help="held-out world examples")
     parser.add_argument("--seed", type=int, default=0, help="seed of swaps, folds, controls")
     parser.add_argument("--append", action="store_true", help="keep other runs' rows")
+    parser.add_argument("--markdown", action="store_true", help="print the README table")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(pd.read_csv(RESULTS / f"{NAME}.csv")))
+        return
+    if not args.runs:
+        parser.error("give the run directories to measure (or --markdown)")
     names = args.name or [run.name for run in args.runs]
     if len(names) != len(args.runs):
         raise SystemExit(f"{len(names)} names for {len(args.runs)} runs")
