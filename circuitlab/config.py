@@ -83,6 +83,10 @@ class NACConfig:
     # "read_in" (only what each processor looks for: the read-in's queries and keys); elsewhere
     # each module then keeps one code, its generator's base code, for every input
     code_scope: str = "all"
+    # with code_scope "read_in": the codes also add a linear term to each processor's read-in
+    # query, so what it looks for can follow the input fully (ModFC's modulation alone moves a
+    # query by about alpha, 0.1 at the start)
+    code_queries: bool = False
     # in training, each example's generated codes are replaced by the modules' own codes with
     # this probability: on those examples only the wiring carries the input, so it must
     code_dropout: float = 0.0
@@ -110,6 +114,8 @@ class NACConfig:
             raise ValueError(f"NACConfig.code_dropout must be in [0, 1), got {self.code_dropout}")
         if self.code_dropout > 0 and not self.conditional:
             raise ValueError("NACConfig.code_dropout needs a conditional NAC (codes per input)")
+        if self.code_queries and self.code_scope != "read_in":
+            raise ValueError("NACConfig.code_queries needs code_scope='read_in'")
         if self.code_scope != "all" and not self.conditional:
             raise ValueError(
                 f"NACConfig.code_scope={self.code_scope!r} needs a conditional NAC: an "

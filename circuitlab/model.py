@@ -155,6 +155,7 @@ class NAC(nn.Module):
             head_dim=c.head_dim,
             conditioned=c.modfc,
             null_token=c.null_token,
+            code_queries=c.code_queries,
         )
         self.read_in_ffn = _ffn(c)
         self.propagators = nn.ModuleList(_Propagator(c, self.kernel) for _ in range(c.depth))

@@ -116,3 +116,23 @@ def test_read_in_memory_does_not_scale_with_d_u_n():
     assert report["shape"] == [1, u, 64]
     # scores and weights are (H, U, N) float32 = 64 MiB each; allow those, never the naive GiB
     assert report["grew_kib"] * 1024 < 300 * (1 << 20), report
+
+
+def test_code_queries_add_a_linear_term_of_the_query_codes():
+    layer = ReadIn(32, 24, 16, heads=2, head_dim=8, code_queries=True)
+    states, codes, inputs = torch.randn(2, 5, 32), torch.randn(2, 5, 16), torch.randn(2, 7, 24)
+    query_codes = torch.randn(2, 5, 16)
+    with torch.no_grad():
+        layer.code_to_query.weight.zero_()
+        plain = ReadIn(32, 24, 16, heads=2, head_dim=8)
+        plain.load_state_dict(
+            {k: v for k, v in layer.state_dict().items() if not k.startswith("code_to_query")}
+        )
+        # a zero term changes nothing; a non-zero one moves the output
+        torch.testing.assert_close(
+            layer(states, codes, inputs, query_codes=query_codes),
+            plain(states, codes, inputs, query_codes=query_codes),
+        )
+        layer.code_to_query.weight.normal_()
+        moved = layer(states, codes, inputs, query_codes=query_codes)
+    assert not torch.allclose(moved, plain(states, codes, inputs, query_codes=query_codes))

@@ -31,7 +31,8 @@ class ReadIn(nn.Module):
 
     ``codes`` (B or 1, U, code_dim); ``input_mask`` (B, N) with True for real tokens.
     ``query_codes`` (B or 1, U, code_dim), optional: codes for the query and key side alone
-    (what each module looks for), ``codes`` then condition the values and the exit.
+    (what each module looks for), ``codes`` then condition the values and the exit; with
+    ``code_queries`` the query codes also add a linear term ``W query_codes`` to the queries.
     Returns the update for the modules, (B, U, dim).
     """
 
@@ -45,6 +46,7 @@ class ReadIn(nn.Module):
         head_dim: int = 32,
         conditioned: bool = True,
         null_token: bool = False,
+        code_queries: bool = False,
     ) -> None:
         super().__init__()
         self.heads = heads
@@ -58,6 +60,8 @@ class ReadIn(nn.Module):
         self.to_v = ModFC(input_dim, inner, code_dim, conditioned=conditioned)
         self.to_out = ModFC(inner, dim, code_dim, conditioned=conditioned)
         self.null = nn.Parameter(torch.zeros(input_dim)) if null_token else None
+        # query codes add W c to the query: modulation alone moves it by about alpha (0.1)
+        self.code_to_query = nn.Linear(code_dim, inner, bias=False) if code_queries else None
 
     def forward(
         self,
@@ -77,8 +81,10 @@ class ReadIn(nn.Module):
             if input_mask is not None:
                 input_mask = torch.cat([input_mask, input_mask.new_ones(batch, 1)], dim=1)
         # 1/sqrt(dh) on the queries, the smallest tensor the scores are made from
-        q = self.to_q(self.norm_modules(states), query_codes).view(batch, n_modules, h, dh)
-        q = q * dh**-0.5
+        q = self.to_q(self.norm_modules(states), query_codes)
+        if self.code_to_query is not None:
+            q = q + self.code_to_query(query_codes)
+        q = q.view(batch, n_modules, h, dh) * dh**-0.5
 
         if self.to_k.conditioned:
             values = self._attend_per_module_keys(q, query_codes, codes, x, input_mask)
