@@ -329,23 +329,18 @@ def causality_report(
 
 
 def knockout_accuracies(model: NAC, batch: Batch) -> np.ndarray:
-    """Accuracy with each module knocked out in turn: (U,), processors first."""
+    """Accuracy with each module knocked out in turn: (U,), processors first; NaN for a model's
+    only read-out (without it nothing answers)."""
     signatures, codes = generated_circuits(model, batch)
-    return np.array(
-        [
-            accuracy(
-                run_with_circuit(
-                    model,
-                    batch,
-                    signatures=signatures,
-                    codes=codes,
-                    edit=LinkEdit(knocked_out=(m,)),
-                ),
-                batch.labels,
-            )
-            for m in range(model.config.n_modules)
-        ]
-    )
+    c = model.config
+    out = np.full(c.n_modules, np.nan)
+    for m in range(c.n_modules):
+        if m >= c.n_processors and c.n_readouts == 1:
+            continue
+        edit = LinkEdit(knocked_out=(m,))
+        logits = run_with_circuit(model, batch, signatures=signatures, codes=codes, edit=edit)
+        out[m] = accuracy(logits, batch.labels)
+    return out
 
 
 Encode = Callable[[list[str]], tuple[torch.Tensor, torch.Tensor]]

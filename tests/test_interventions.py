@@ -349,3 +349,16 @@ def test_knn_accuracy_reads_separated_and_mixed_labels():
     separated = rng.normal(size=(60, 3)) * 0.1 + np.eye(3)[y] * 5
     assert knn_accuracy(separated, y) == 1.0
     assert knn_accuracy(rng.normal(size=(60, 3)), y) < 0.6
+
+
+def test_knockout_accuracies_knock_out_one_module_at_a_time():
+    from circuitlab.interventions import accuracy, knockout_accuracies
+
+    model, batch = _model(), _batch(30)
+    batch.labels = _logits(model, batch).argmax(-1)
+    scores = knockout_accuracies(model, batch)
+    assert scores.shape == (U + R,)
+    for m in (0, U + 1):
+        edit = LinkEdit(knocked_out=(m,))
+        assert scores[m] == accuracy(run_with_circuit(model, batch, edit=edit), batch.labels)
+    assert (scores < 1.0).any()  # some module matters to a model right on every example

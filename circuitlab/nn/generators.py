@@ -94,7 +94,6 @@ class ConditionalGenerator(nn.Module):
         sentence_codes: bool = True,
     ) -> None:
         super().__init__()
-        self.sentence_codes = sentence_codes
         self.queries = nn.Parameter(torch.randn(n_modules, dim))
         self.cond_proj = nn.Linear(cond_dim, dim)
         self.cross = _Block(dim, heads, cross=True)
