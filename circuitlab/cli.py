@@ -292,10 +292,15 @@ def causality(
                 f"{checkpoint} is an unconditional model: it has one circuit, nothing to swap"
             )
         # the world's held-out sentences need the run's own pools; NLVR files need none
+        if world:
+            typer.echo("drawing the run's sentence pools (about a minute)", err=True)
         task = full_task(config) if world else nlvr_task(config)
         sets = {"world held-out": world_heldout(task, world)} if world else {}
         sets.update({name: read_nlvr(name) for name in files})
-        rows = {name: nlvr_causality(model, task, data, seed) for name, data in sets.items()}
+        rows = {}
+        for name, data in sets.items():
+            typer.echo(f"{name}: {len(data)} examples, own circuit and 3 interventions", err=True)
+            rows[name] = nlvr_causality(model, task, data, seed)
     except (ValueError, FileNotFoundError, NLVRFormatError) as err:
         _exit_with(err)
     table = pd.DataFrame(rows)  # one column per data set, one row per measure
