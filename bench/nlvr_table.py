@@ -19,7 +19,7 @@ import pandas as pd
 
 from circuitlab.data.nlvr import read_nlvr
 from circuitlab.data.world import WORLD_CATEGORIES
-from circuitlab.nlvr_eval import accuracy_table, nlvr_task, predict_nlvr
+from circuitlab.nlvr_eval import WORLD_HELDOUT_SEED, accuracy_table, full_task, predict_nlvr
 from circuitlab.train import load_model
 
 
@@ -65,12 +65,9 @@ def main() -> None:
     test_categories, world_categories = {}, {}
     for run in args.runs:
         model, config = load_model(run)
-        task = nlvr_task(
-            config,
-            pool_size=config.task_options.get("pool_size", 6000),
-            val_pool_size=config.task_options.get("val_pool_size", 500),
-        )
-        world = task.validation_examples(args.world, seed=12345)
+        task = full_task(config)
+        # the examples of nlvr_eval.world_heldout, kept as WorldExamples for their categories
+        world = task.validation_examples(args.world, seed=WORLD_HELDOUT_SEED)
         world_rows = predict_nlvr(model, task, [w.to_nlvr(f"w{i}-0") for i, w in enumerate(world)])
         world_rows["categories"] = [list(w.categories) for w in world]
         dev_rows, test_rows = (predict_nlvr(model, task, split) for split in (dev, test))

@@ -135,14 +135,20 @@ def generated_circuits(
     """Signatures (B, U, sig_dim) and codes (B, U, code_dim) the model generates for the batch's
     conditioning (on the model's device)."""
     device = next(model.parameters()).device
-    if not model.config.conditional:
-        signatures, codes = model.generate()
-        return signatures.expand(len(batch), -1, -1), codes.expand(len(batch), -1, -1)
     parts = []
     for start in range(0, len(batch), chunk):
         rows = batch.rows(slice(start, start + chunk)).to(device)
-        parts.append(model.generate(rows.conditioning, rows.conditioning_mask))
+        signatures, codes = _generate(model, rows)
+        parts.append((signatures.expand(len(rows), -1, -1), codes.expand(len(rows), -1, -1)))
     return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
+
+
+def _generate(model: NAC, rows: Batch) -> tuple[torch.Tensor, torch.Tensor]:
+    """The model's own circuit for ``rows``: (B, ...) from their conditioning, or the
+    unconditional model's one circuit, (1, ...)."""
+    if model.config.conditional:
+        return model.generate(rows.conditioning, rows.conditioning_mask)
+    return model.generate()
 
 
 @torch.no_grad()
@@ -181,10 +187,7 @@ def run_with_circuit(
             part = batch.rows(rows).to(device)
             own_sigs = own_codes = None
             if signatures is None or codes is None:
-                if model.config.conditional:
-                    own_sigs, own_codes = model.generate(part.conditioning, part.conditioning_mask)
-                else:
-                    own_sigs, own_codes = model.generate()
+                own_sigs, own_codes = _generate(model, part)
             sigs = own_sigs if signatures is None else _rows(signatures, rows).to(device)
             cods = own_codes if codes is None else _rows(codes, rows).to(device)
             parts.append(
@@ -252,6 +255,11 @@ def link_probabilities(model: NAC, signatures: torch.Tensor) -> np.ndarray:
     return p.double().cpu().numpy()
 
 
+def off_diagonal(p: np.ndarray) -> np.ndarray:
+    """The links that can carry information: (N, u, u) -> (N, u (u - 1)); P_ii is always 1."""
+    return p[:, ~np.eye(p.shape[1], dtype=bool)]
+
+
 def graph_shape(p: np.ndarray, threshold: float = LINK_THRESHOLD) -> dict[str, float]:
     """How full and how varied a stack of graphs is. ``p``: (N, u, u) link probabilities.
 
@@ -261,9 +269,8 @@ def graph_shape(p: np.ndarray, threshold: float = LINK_THRESHOLD) -> dict[str, f
     graphs' off-diagonal entries (the effective number of dimensions the graphs vary in);
     pc1_share: the largest eigenvalue's share of the variance.
     """
-    n, u, _ = p.shape
-    off = ~np.eye(u, dtype=bool)
-    flat = p[:, off]  # (N, u (u - 1))
+    n = p.shape[0]
+    flat = off_diagonal(p)
     present = (flat > threshold).mean(axis=1)
     centred = flat - flat.mean(axis=0)
     # eigenvalues of the covariance from the singular values of the centred stack
