@@ -17,15 +17,16 @@ import pandas as pd  # noqa: E402
 import plotly.graph_objects as go  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from circuitlab import priors as core_priors  # noqa: E402
+from circuitlab import prior_targets  # noqa: E402
 from circuitlab.analysis.embedding import single_category_labels  # noqa: E402
 from circuitlab.analysis.goodness import degree_histograms  # noqa: E402
 from circuitlab.analysis.graphs import to_graph  # noqa: E402
 from circuitlab.analysis.layout import module_colors, module_layout  # noqa: E402
-from circuitlab.analysis.matrix import is_binary, link_matrix, sample_graph  # noqa: E402
-from circuitlab.analysis.prior_fit import PriorFit  # noqa: E402
-from circuitlab.analysis.priors import best_prior  # noqa: E402
+from circuitlab.analysis.matrix import is_binary, link_matrix  # noqa: E402
+from circuitlab.analysis.prior_families import PriorFit  # noqa: E402
+from circuitlab.analysis.prior_verdict import best_prior  # noqa: E402
 from circuitlab.circuit import Circuit  # noqa: E402
+from circuitlab.prior_targets import sample_graph  # noqa: E402
 from circuitlab.store import CircuitStore  # noqa: E402
 
 FORMATS = ("png", "svg", "pdf")
@@ -88,14 +89,14 @@ def prior_samples_figure(n_modules: int = 128, seed: int = 0) -> Figure:
     """One graph sampled from each of the four priors' targets (paper Fig. 3)."""
     fig, axes = plt.subplots(1, 4, figsize=(14, 3.8))
     rng = np.random.default_rng(seed)
-    for ax, name in zip(axes, core_priors.PRIOR_NAMES, strict=True):
-        expected = core_priors.target(name, n_modules)
+    for ax, name in zip(axes, prior_targets.PRIOR_NAMES, strict=True):
+        expected = prior_targets.target(name, n_modules)
         adjacency = sample_graph(np.where(np.eye(n_modules, dtype=bool), 0, expected), rng)
         graph = to_graph(adjacency)
         positions = nx.spring_layout(graph, seed=seed)
         xy = np.array([positions[i] for i in range(n_modules)])
         if name in ("planted_partition", "ring_of_cliques"):
-            labels = core_priors.block_labels(n_modules, core_priors.default_blocks(n_modules))
+            labels = prior_targets.block_labels(n_modules, prior_targets.default_blocks(n_modules))
             colors = [module_colors(20)[label % 20] for label in labels]
         else:
             colors = module_colors(n_modules)

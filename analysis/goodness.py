@@ -18,7 +18,7 @@ from scipy.stats import ks_2samp
 
 from circuitlab.analysis.communities import modularity
 from circuitlab.analysis.matrix import top_eigenvalues
-from circuitlab.analysis.prior_fit import PriorFit
+from circuitlab.analysis.prior_families import PriorFit
 
 STATISTICS = (
     "degree_ks",

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 import networkx as nx
 import numpy as np
 
-from circuitlab.analysis.matrix import LinkMatrixError, link_matrix, sample_graph
+from circuitlab.analysis.matrix import LinkMatrixError, link_matrix
 from circuitlab.circuit import Circuit, links_graph
+from circuitlab.prior_targets import sample_graph
 
 
 def to_graph(

@@ -75,9 +75,3 @@ def top_eigenvalues(a: np.ndarray, k: int = 3) -> np.ndarray:
     when n < k. Dense: scipy's subset driver fails on some small graphs."""
     top = np.linalg.eigvalsh(a)[::-1][:k]
     return np.pad(top, (0, k - len(top)))
-
-
-def sample_graph(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One symmetric 0/1 adjacency with independent links P(i ~ j) = p_ij, zero diagonal."""
-    upper = np.triu(rng.random(p.shape) < p, k=1)
-    return (upper | upper.T).astype(np.float64)

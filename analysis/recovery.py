@@ -10,7 +10,7 @@ import time
 import pandas as pd
 from tqdm import tqdm
 
-from circuitlab.analysis.priors import NO_PRIOR_FITS, best_prior
+from circuitlab.analysis.prior_verdict import NO_PRIOR_FITS, best_prior
 from circuitlab.analysis.synthetic import SYNTHETIC_FAMILIES, synthetic_graphs
 
 COUNTS = {"planted_partition": "n_blocks", "ring_of_cliques": "n_cliques", "scale_free": "m"}

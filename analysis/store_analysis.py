@@ -21,7 +21,7 @@ from circuitlab.analysis.figures import (
 )
 from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import module_layout
-from circuitlab.analysis.priors import best_prior
+from circuitlab.analysis.prior_verdict import best_prior
 from circuitlab.analysis.stats import graph_stats
 from circuitlab.store import CircuitStore
 

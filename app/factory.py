@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from circuitlab.analysis.embedding import single_category_labels
 from circuitlab.analysis.figures import draw_circuit, embedding_plotly
-from circuitlab.app.layout import page
+from circuitlab.app.page import page
 from circuitlab.app.store_view import FILTER_COLUMNS, MAX_EDGES, StoreView, TooManyEdges
 from circuitlab.app.stores import AppStores
 
@@ -46,7 +46,7 @@ def create_app(
         serve_locally=True,
         suppress_callback_exceptions=False,
     )
-    app.layout = page(stores.keys)
+    app.page = page(stores.keys)
     app.circuit_stores = stores  # what the CLI prints; tests read it too
     _register(app, stores)
     return app

@@ -16,7 +16,7 @@ from circuitlab.analysis.embedding import embed, fit_pca, lower_triangle
 from circuitlab.analysis.goodness import degree_histograms
 from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import module_colors, module_layout
-from circuitlab.analysis.priors import best_prior
+from circuitlab.analysis.prior_verdict import best_prior
 from circuitlab.circuit import Circuit, links_graph
 from circuitlab.store import CircuitStore
 

@@ -10,9 +10,8 @@ import threading
 from pathlib import Path
 
 from circuitlab.app.store_view import MAX_EDGES, StoreView, load_circuit_generator
-from circuitlab.store import CircuitStore
+from circuitlab.store import META, CircuitStore
 
-STORE_FILE = "store.json"
 MAX_DEPTH = 3  # folders below the root searched for stores
 MAX_STORES = 200
 
@@ -22,7 +21,7 @@ def find_stores(root: Path) -> list[Path]:
     sorted, hidden folders skipped."""
     found, frontier = [], [root]
     for _ in range(MAX_DEPTH + 1):
-        found += [p for p in frontier if (p / STORE_FILE).is_file()]
+        found += [p for p in frontier if (p / META).is_file()]
         frontier = [
             child
             for folder in frontier
@@ -55,13 +54,13 @@ class AppStores:
         if not path.is_dir():
             raise FileNotFoundError(f"{path} is not a folder: give a store or a folder of stores")
         stores = find_stores(self.root)
-        if (path / STORE_FILE).is_file():
+        if (path / META).is_file():
             default = path
         else:
             inside = [s for s in stores if s.is_relative_to(path)]
             if not inside:
                 raise FileNotFoundError(
-                    f"no circuit store (a folder with {STORE_FILE}) in {path}: "
+                    f"no circuit store (a folder with {META}) in {path}: "
                     "export one with `circuitlab export`"
                 )
             default = inside[0]

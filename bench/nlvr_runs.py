@@ -20,11 +20,12 @@ import yaml
 from common import prior_overrides, trained_run
 
 from circuitlab.model import NAC
+from circuitlab.prior_targets import PRIOR_NAMES
 from circuitlab.train import TrainConfig
 
 CONFIGS = Path("configs")
 RUNS = Path("runs/nlvr_claims")
-PRIORS = ("scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
+PRIORS = PRIOR_NAMES
 # the ablation ladder's rungs between Perceiver IO and the NAC: ModFC with codes generated per
 # sentence, and an all-ones graph or a frozen random one (the signature head never trains)
 GRAPH_RUNGS = {"modfc_dense": "dense", "modfc_frozen": "frozen"}

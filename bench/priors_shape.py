@@ -24,9 +24,9 @@ from common import prior_overrides, write_table
 from toy_runs import PRIORS, PROCESSORS, initial_model, trained_with_prior
 
 from circuitlab.analysis.matrix import link_matrix
-from circuitlab.analysis.priors import best_prior
+from circuitlab.analysis.prior_verdict import best_prior
 from circuitlab.config import NACConfig
-from circuitlab.priors import sample_adjacency, target
+from circuitlab.prior_targets import sample_graph, target
 
 
 def verdict_row(graph: np.ndarray) -> dict:
@@ -66,8 +66,8 @@ def main() -> None:
         row["corr_with_init"] = float(np.corrcoef(p.ravel(), p_init.ravel())[0, 1])
         if prior is not None:
             params = prior_overrides(prior)["prior_params"]
-            sample = sample_adjacency(target(prior, PROCESSORS, **params), seed=args.seed)
-            np.fill_diagonal(sample, 0)
+            expected = target(prior, PROCESSORS, **params)
+            sample = sample_graph(expected, np.random.default_rng(args.seed))
             row["target_sample_verdict"] = verdict_row(sample)["verdict"]
         rows.append(row)
     weight = NACConfig().prior_weight if args.prior_weight is None else args.prior_weight

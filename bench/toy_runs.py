@@ -13,11 +13,12 @@ import torch
 from common import prior_overrides, trained_run
 
 from circuitlab.model import NAC
+from circuitlab.prior_targets import PRIOR_NAMES
 from circuitlab.tasks import make_task
 from circuitlab.train import TOY_MODEL, TrainConfig
 
 PROCESSORS = 64
-PRIORS = (None, "scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
+PRIORS = (None, *PRIOR_NAMES)  # None: no prior
 RUNS = Path("runs/toy_claims")
 
 

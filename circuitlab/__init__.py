@@ -1,10 +1,19 @@
-"""circuitlab: train Neural Attentive Circuits and look inside the circuits they learn."""
+"""circuitlab: train Neural Attentive Circuits and look inside the circuits they learn.
 
-from circuitlab import priors
-from circuitlab.circuit import Circuit
-from circuitlab.config import NACConfig
-from circuitlab.model import NAC
-from circuitlab.store import CircuitStore, CircuitStoreError
+The public names below are imported on first use: ``circuitlab.CircuitStore`` and
+``circuitlab.Circuit`` need numpy only; ``circuitlab.NAC`` loads torch.
+"""
 
-__all__ = ["NAC", "Circuit", "CircuitStore", "CircuitStoreError", "NACConfig", "priors"]
+from circuitlab._lazy import lazy_exports
+
+_EXPORTS = {
+    "NAC": "circuitlab.model",
+    "NACConfig": "circuitlab.config",
+    "Circuit": "circuitlab.circuit",
+    "CircuitStore": "circuitlab.store",
+    "CircuitStoreError": "circuitlab.store",
+    "prior_targets": "circuitlab.prior_targets",
+}
+__all__ = sorted(_EXPORTS)
 __version__ = "0.1.0"
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -6,13 +6,16 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from circuitlab.prior_targets import PRIOR_NAMES
+
 T = TypeVar("T")
 
 TOKENIZERS = ("features", "patches", "bytes")
 GRAPHS = ("learned", "frozen", "dense")
-PRIORS = ("scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
 PRIOR_LOSSES = ("matched_mse", "spectral")
 CODE_SCOPES = ("all", "read_in")
+# how the kernel links modules at evaluation (circuitlab/nn/kernel.py)
+EVAL_KERNELS = ("none", "threshold", "sample")
 
 
 @dataclass
@@ -97,14 +100,16 @@ class NACConfig:
             "graph": (self.graph, GRAPHS),
             "prior_loss": (self.prior_loss, PRIOR_LOSSES),
             "ffn_activation": (self.ffn_activation, ("gelu", "geglu")),
-            "eval_kernel": (self.eval_kernel, ("none", "threshold", "sample")),
+            "eval_kernel": (self.eval_kernel, EVAL_KERNELS),
             "code_scope": (self.code_scope, CODE_SCOPES),
         }
         for name, (value, allowed) in checks.items():
             if value not in allowed:
                 raise ValueError(f"NACConfig.{name} must be one of {allowed}, got {value!r}")
-        if self.prior is not None and self.prior not in PRIORS:
-            raise ValueError(f"NACConfig.prior must be None or one of {PRIORS}, got {self.prior!r}")
+        if self.prior is not None and self.prior not in PRIOR_NAMES:
+            raise ValueError(
+                f"NACConfig.prior must be None or one of {PRIOR_NAMES}, got {self.prior!r}"
+            )
         if self.prior is not None and self.graph == "dense":
             raise ValueError("a graph prior needs signatures: set graph='learned', not 'dense'")
         for name in ("n_processors", "n_readouts", "dim", "heads", "head_dim", "depth"):

@@ -26,7 +26,7 @@ from circuitlab.nn.modfc import ModFC, ModFFN
 from circuitlab.nn.readin import ReadIn
 from circuitlab.nn.skmdpa import SKMDPA
 from circuitlab.nn.tokenizers import ByteTokenizer, FeatureTokenizer, PatchTokenizer
-from circuitlab.priors import GraphPriorRegularizer
+from circuitlab.prior_loss import GraphPriorRegularizer
 
 
 def _tokenizer(config: NACConfig) -> nn.Module:

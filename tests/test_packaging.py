@@ -1,3 +1,5 @@
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -29,6 +31,37 @@ def test_analysis_and_app_import_under_circuitlab():
 
     assert Path(circuitlab.analysis.__file__).parent.name == "analysis"
     assert Path(circuitlab.app.__file__).parent.name == "app"
+
+
+def test_reading_stores_and_analysis_never_import_torch():
+    """Every public name of circuitlab.analysis and circuitlab.app, and the store, in a fresh
+    interpreter: torch stays unloaded until circuitlab.NAC is asked for."""
+    script = """
+import sys
+import circuitlab, circuitlab.analysis as analysis, circuitlab.app as app
+values = [getattr(analysis, name) for name in analysis.__all__]
+values += [app.create_app, circuitlab.CircuitStore, circuitlab.Circuit, circuitlab.NACConfig]
+values += [circuitlab.prior_targets.target("scale_free", 8)]
+from circuitlab.analysis import best_prior, embed, fit_priors, to_graph
+assert "torch" not in sys.modules, "torch was imported"
+assert analysis.best_prior.__module__ == "circuitlab.analysis.prior_verdict"
+assert set(analysis.__all__) <= set(dir(analysis))
+from circuitlab.model import NAC
+assert circuitlab.NAC is NAC and "torch" in sys.modules
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_unknown_public_name_is_an_attribute_error():
+    import circuitlab.analysis
+
+    try:
+        circuitlab.analysis.no_such_function  # noqa: B018
+    except AttributeError as error:
+        assert "no_such_function" in str(error)
+    else:
+        raise AssertionError("an unknown name resolved")
 
 
 def test_wheel_ships_the_data(tmp_path):

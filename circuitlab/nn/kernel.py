@@ -15,7 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-EVAL_MODES = ("none", "threshold", "sample")
+from circuitlab.config import EVAL_KERNELS
+
 # A finite stand-in for log 0: exp(-1e4) is 0 in float32, and a row whose links are all cut
 # stays finite (it falls back to plain attention) instead of producing NaN.
 LOG_ZERO = -1e4
@@ -93,8 +94,8 @@ class SignatureKernel(nn.Module):
         sample: bool = True,
     ) -> None:
         super().__init__()
-        if eval_mode not in EVAL_MODES:
-            raise ValueError(f"eval_mode must be one of {EVAL_MODES}, got {eval_mode!r}")
+        if eval_mode not in EVAL_KERNELS:
+            raise ValueError(f"eval_mode must be one of {EVAL_KERNELS}, got {eval_mode!r}")
         if eps <= 0:
             raise ValueError(f"eps must be positive, got {eps}")
         self.truncation = truncation

@@ -14,7 +14,7 @@ import networkx as nx
 
 from circuitlab.analysis.figures import degree_figure
 from circuitlab.analysis.graphs import to_graph
-from circuitlab.analysis.priors import best_prior, fit_priors
+from circuitlab.analysis.prior_verdict import best_prior, fit_priors
 
 TINY = os.environ.get("CIRCUITLAB_TINY") == "1"
 N = 96 if TINY else 256

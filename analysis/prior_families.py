@@ -25,9 +25,9 @@ from scipy.optimize import minimize_scalar
 from scipy.special import gammaln, zeta
 
 from circuitlab.analysis import blocks
-from circuitlab.analysis.matrix import is_binary, sample_graph
+from circuitlab.analysis.matrix import is_binary
+from circuitlab.prior_targets import sample_graph
 
-FAMILIES = ("erdos_renyi", "planted_partition", "ring_of_cliques", "scale_free")
 _EPS = 1e-12
 LOUVAIN_MAX_LINKS = 50_000  # Louvain in networkx takes ~1 s at this size
 

@@ -1,6 +1,6 @@
 """Which graph prior explains a circuit: ``fit_priors`` and ``best_prior``.
 
-``fit_priors(G)`` fits the four families (``analysis.prior_fit``), ranks them by two-part
+``fit_priors(G)`` fits the four families (``analysis.prior_families``), ranks them by two-part
 description length (nats), and gives a verdict:
 
 - the best family, when it beats the second best by at least ``AMBIGUITY_NATS`` and graphs
@@ -27,9 +27,8 @@ import numpy as np
 import pandas as pd
 
 from circuitlab.analysis.goodness import GoodnessOfFit, goodness_of_fit
-from circuitlab.analysis.matrix import LinkMatrixError, is_binary, link_matrix, sample_graph
-from circuitlab.analysis.prior_fit import (
-    FAMILIES,
+from circuitlab.analysis.matrix import LinkMatrixError, is_binary, link_matrix
+from circuitlab.analysis.prior_families import (
     ErdosRenyiFit,
     PlantedPartitionFit,
     PriorFit,
@@ -38,6 +37,7 @@ from circuitlab.analysis.prior_fit import (
     candidate_partitions,
 )
 from circuitlab.circuit import Circuit
+from circuitlab.prior_targets import PRIOR_NAMES, sample_graph
 
 AMBIGUITY_NATS = 3.0
 AMBIGUOUS, NO_PRIOR_FITS = "ambiguous", "no_prior_fits"
@@ -136,7 +136,7 @@ def fit_priors(
 def verdict_frame(verdict: PriorVerdict) -> pd.DataFrame:
     """The table of ``fit_priors`` for an existing verdict."""
     rows = []
-    for family in FAMILIES:
+    for family in PRIOR_NAMES:
         fit = verdict.fits.get(family)
         row: dict[str, Any] = {"family": family}
         if fit is None:

@@ -1,4 +1,8 @@
-"""Graph priors over module connectivity and the structure regulariser that imposes them.
+"""Graph priors over module connectivity: their expected adjacencies, in numpy.
+
+The regulariser that pulls a NAC's link probabilities towards one is ``circuitlab.prior_loss``
+(torch); ``circuitlab.analysis`` fits these families to learned graphs. Both read the names
+and targets from here, so analysis never imports torch.
 
 Targets G (U x U, symmetric, entries are link probabilities, node index i from 1), as in the
 authors' released code:
@@ -20,7 +24,6 @@ import inspect
 from collections.abc import Callable
 
 import numpy as np
-import torch
 from scipy.optimize import linear_sum_assignment
 
 PRIOR_NAMES = ("scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
@@ -110,11 +113,10 @@ def target(name: str, n_modules: int, **params: float) -> np.ndarray:
     return TARGETS[name](n_modules, **params)
 
 
-def sample_adjacency(expected: np.ndarray, seed: int | None = None) -> np.ndarray:
-    """A symmetric 0/1 adjacency (unit diagonal) with independent edges P(i~j) = expected_ij."""
-    rng = np.random.default_rng(seed)
-    upper = np.triu(rng.random(expected.shape) < expected, k=1)
-    return _with_unit_diagonal((upper | upper.T).astype(np.float64))
+def sample_graph(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One symmetric 0/1 adjacency with independent links P(i ~ j) = p_ij, zero diagonal."""
+    upper = np.triu(rng.random(p.shape) < p, k=1)
+    return (upper | upper.T).astype(np.float64)
 
 
 def _row_cost(g: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -140,70 +142,3 @@ def closest_permutation(p: np.ndarray, g: np.ndarray, max_refinements: int = 20)
             break
         perm = refined
     return perm
-
-
-def matched_mse(p: torch.Tensor, g: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
-    """MSE(P[perm][:, perm], G) for P (..., U, U), G (U, U); mean over any batch dimension."""
-    return ((p[..., perm, :][..., :, perm] - g) ** 2).mean()
-
-
-def spectral_loss(p: torch.Tensor, g: torch.Tensor, beta: float | None = None) -> torch.Tensor:
-    """||eigvalsh(P) - eigvalsh(G)||^2 / U + beta ||sort(deg P) - sort(deg G)||^2.
-
-    Exactly invariant to relabelling P's modules. ``beta`` defaults to 1 / U. P (..., U, U).
-    """
-    n = g.shape[-1]
-    beta = 1.0 / n if beta is None else beta
-    spectrum = ((torch.linalg.eigvalsh(p) - torch.linalg.eigvalsh(g)) ** 2).sum(-1) / n
-    degrees = ((p.sum(-1).sort(-1).values - g.sum(-1).sort(-1).values) ** 2).sum(-1)
-    return (spectrum + beta * degrees).mean()
-
-
-class GraphPriorRegularizer(torch.nn.Module):
-    """weight * loss(P, G): pulls the link probabilities P of processor modules towards a prior.
-
-    ``loss="matched_mse"`` compares P, relabelled by the closest permutation, with G; the
-    matching (no gradient through it) is recomputed every ``rematch_every`` calls, on the batch
-    mean of P for a conditional NAC. ``loss="spectral"`` is the exactly permutation-invariant
-    loss. The cached permutation is a buffer, so a checkpoint resumes with the same matching.
-    """
-
-    def __init__(
-        self,
-        prior: str,
-        n_modules: int,
-        *,
-        weight: float = 0.1,
-        loss: str = "matched_mse",
-        rematch_every: int = 50,
-        beta: float | None = None,
-        **params: float,
-    ) -> None:
-        super().__init__()
-        if loss not in ("matched_mse", "spectral"):
-            raise ValueError(f"loss must be 'matched_mse' or 'spectral', got {loss!r}")
-        if rematch_every < 1:
-            raise ValueError(f"rematch_every must be >= 1, got {rematch_every}")
-        self.prior, self.weight, self.loss, self.beta = prior, weight, loss, beta
-        self.rematch_every = rematch_every
-        self.register_buffer("target", torch.tensor(target(prior, n_modules, **params)).float())
-        self.register_buffer("perm", torch.arange(n_modules))
-        self.register_buffer("calls", torch.zeros((), dtype=torch.long))
-
-    def forward(self, p: torch.Tensor) -> torch.Tensor:
-        """P (U, U) or (B, U, U) -> weighted scalar loss."""
-        if p.shape[-1] != self.target.shape[0]:
-            raise ValueError(
-                f"P has {p.shape[-1]} modules but the prior was built for {self.target.shape[0]}"
-            )
-        g = self.target.to(p.dtype)
-        if self.loss == "spectral":
-            return self.weight * spectral_loss(p, g, self.beta)
-        # Evaluation always matches afresh; training reuses the matching between rematches.
-        if not self.training or int(self.calls) % self.rematch_every == 0:
-            mean_p = p.detach().reshape(-1, *p.shape[-2:]).mean(0).cpu().double().numpy()
-            perm = closest_permutation(mean_p, self.target.cpu().double().numpy())
-            self.perm.copy_(torch.from_numpy(perm))
-        if self.training:
-            self.calls += 1
-        return self.weight * matched_mse(p, g, self.perm)
