@@ -46,7 +46,7 @@ def save_figure(
     dpi: int = 200,
 ) -> list[Path]:
     """Write ``fig`` as ``out_dir/name.{png,svg,pdf}``; returns the paths. ``dpi`` sets the
-    PNG's resolution (200: print; about 100 keeps a README figure small)."""
+    PNG's resolution (200: print; about 100 keeps a figure in the docs small)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{name}.{fmt}" for fmt in formats]

@@ -8,7 +8,7 @@ description length (nats), and gives a verdict:
 - ``ambiguous`` when the gap is smaller: 3 nats is a likelihood ratio of e^3 ~ 20, "strong"
   evidence on the Kass & Raftery (1995) scale (2 ln B > 6). A planted partition pays about
   that much less than a ring of cliques fitted to it (the ring's extra density and order), so
-  a stricter threshold turns many planted partitions ambiguous (README: recovery table);
+  a stricter threshold turns many planted partitions ambiguous (docs/results.md: recovery table);
 - ``no_prior_fits`` when G falls outside the band of graphs simulated from the best family.
 
 A weighted P (link probabilities, read as expected links) is fitted as it is; its goodness of

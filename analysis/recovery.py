@@ -1,6 +1,7 @@
 """Recovery of known priors: fit graphs from ``analysis.synthetic`` and score the verdicts.
 
-``bench/prior_recovery.py`` prints the README table from this; a test runs a smaller draw.
+``bench/prior_recovery.py`` prints the table of docs/results.md from this; a test runs a smaller
+draw.
 """
 
 from __future__ import annotations

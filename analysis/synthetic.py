@@ -1,7 +1,7 @@
 """Graphs with known structure, drawn with networkx generators from documented ranges.
 
-The recovery benchmark of the prior fits (``bench/prior_recovery.py``, README) and its test draw
-from here. Ranges (n is the number of nodes):
+The recovery benchmark of the prior fits (``bench/prior_recovery.py``, docs/results.md) and its
+test draw from here. Ranges (n is the number of nodes):
 
 - ``erdos_renyi``: n in [64, 512], p in [0.02, 0.3];
 - ``planted_partition``: K in [2, 8] blocks of s nodes, n = K s in [64, 512],

@@ -152,10 +152,9 @@ def _store_choice(store_keys: list[str]) -> dcc.Dropdown:
     )
 
 
-def page(store_keys: list[str]) -> html.Div:
-    """The whole page; every control starts empty and is filled from the URL and the store it
-    names (one of ``store_keys``)."""
-    left = dbc.Col(
+def _search_panel() -> dbc.Col:
+    """Left: the search box, filters and matching sentences."""
+    return dbc.Col(
         [
             html.H6("Find a sentence"),
             *_filters(),
@@ -164,35 +163,61 @@ def page(store_keys: list[str]) -> html.Div:
         ],
         width=3,
     )
-    middle = dbc.Col(
+
+
+def _view_controls() -> list:
+    """How the circuit is drawn (threshold or top-k, colours) and the typed-sentence box."""
+    return [
+        dbc.Row(
+            [
+                dbc.Col(_radio("mode", ["threshold", "top-k"]), width=5),
+                dbc.Col(_radio("color-by", ["module", "community"]), width=7),
+            ]
+        ),
+        dcc.Slider(
+            id="threshold",
+            min=0,
+            max=1,
+            step=0.05,
+            value=0.5,
+            marks={v / 10: f"{v / 10:g}" for v in range(0, 11)},
+        ),
+        dbc.Input(
+            id="top-k", type="number", min=1, step=1, value=3, size="sm", style={"width": 90}
+        ),
+        dbc.InputGroup(
+            [
+                dbc.Input(id="typed", placeholder="type a new sentence", maxLength=1000),
+                dbc.Button("circuit", id="generate", n_clicks=0, color="secondary"),
+            ],
+            size="sm",
+            className="my-1",
+        ),
+        html.Div(id="typed-message", className="small text-danger"),
+    ]
+
+
+def _export_buttons() -> html.Div:
+    buttons = [
+        dbc.Button(
+            label,
+            id=f"export-{label.lower()}",
+            n_clicks=0,
+            size="sm",
+            color="light",
+            className="me-1",
+        )
+        for label in ("PNG", "SVG", "CSV", "JSON", "Figure")
+    ]
+    return html.Div([html.Span("export: ", className="small"), *buttons], className="mt-1")
+
+
+def _circuit_panel() -> dbc.Col:
+    """Middle: the shown circuit, its view controls and the export buttons."""
+    return dbc.Col(
         [
             html.H6(id="circuit-title", children="no circuit selected"),
-            dbc.Row(
-                [
-                    dbc.Col(_radio("mode", ["threshold", "top-k"]), width=5),
-                    dbc.Col(_radio("color-by", ["module", "community"]), width=7),
-                ]
-            ),
-            dcc.Slider(
-                id="threshold",
-                min=0,
-                max=1,
-                step=0.05,
-                value=0.5,
-                marks={v / 10: f"{v / 10:g}" for v in range(0, 11)},
-            ),
-            dbc.Input(
-                id="top-k", type="number", min=1, step=1, value=3, size="sm", style={"width": 90}
-            ),
-            dbc.InputGroup(
-                [
-                    dbc.Input(id="typed", placeholder="type a new sentence", maxLength=1000),
-                    dbc.Button("circuit", id="generate", n_clicks=0, color="secondary"),
-                ],
-                size="sm",
-                className="my-1",
-            ),
-            html.Div(id="typed-message", className="small text-danger"),
+            *_view_controls(),
             html.Div(id="edge-count", className="small"),
             html.Div(id="edge-hover", className="small text-muted"),
             dbc.Alert(id="graph-message", color="warning", is_open=False, className="py-1 my-1"),
@@ -206,104 +231,63 @@ def page(store_keys: list[str]) -> html.Div:
                 minZoom=0.3,
                 maxZoom=4,
             ),
-            html.Div(
-                [
-                    html.Span("export: ", className="small"),
-                    *[
-                        dbc.Button(
-                            label,
-                            id=f"export-{label.lower()}",
-                            n_clicks=0,
-                            size="sm",
-                            color="light",
-                            className="me-1",
-                        )
-                        for label in ("PNG", "SVG", "CSV", "JSON", "Figure")
-                    ],
-                ],
-                className="mt-1",
-            ),
+            _export_buttons(),
             dcc.Download(id="download"),
         ],
         width=6,
     )
-    right = dbc.Col(
+
+
+def _details_panel() -> dbc.Col:
+    """Right: the clicked module, and the circuit's prior fit with its degree plot."""
+    module = dbc.Card(
+        [dbc.CardHeader("Module"), dbc.CardBody(id="module-details", children="click a module")]
+    )
+    degree = dcc.Graph(id="degree", style={"height": "170px"}, config={"displayModeBar": False})
+    prior = dbc.Card(
+        [dbc.CardHeader("Prior fit"), dbc.CardBody([html.Div(id="prior-fit"), degree])],
+        className="mt-2",
+    )
+    return dbc.Col([module, prior], width=3)
+
+
+def _map_row() -> dbc.Row:
+    """Below: the embedding of every circuit, and the lasso selection."""
+    embedding = dbc.Col(
         [
-            dbc.Card(
-                [
-                    dbc.CardHeader("Module"),
-                    dbc.CardBody(id="module-details", children="click a module"),
-                ]
-            ),
-            dbc.Card(
-                [
-                    dbc.CardHeader("Prior fit"),
-                    dbc.CardBody(
-                        [
-                            html.Div(id="prior-fit"),
-                            dcc.Graph(
-                                id="degree",
-                                style={"height": "170px"},
-                                config={"displayModeBar": False},
-                            ),
-                        ]
-                    ),
-                ],
-                className="mt-2",
-            ),
+            html.H6("All circuits (t-SNE of P); lasso to select"),
+            dcc.Dropdown(id="embedding-color", options=[], placeholder="colour by"),
+            dcc.Graph(id="embedding", style={"height": "420px"}, config={"displaylogo": False}),
         ],
-        width=3,
+        width=7,
     )
-    bottom = dbc.Row(
-        [
-            dbc.Col(
-                [
-                    html.H6("All circuits (t-SNE of P); lasso to select"),
-                    dcc.Dropdown(
-                        id="embedding-color",
-                        options=[],
-                        placeholder="colour by",
-                    ),
-                    dcc.Graph(
-                        id="embedding", style={"height": "420px"}, config={"displaylogo": False}
-                    ),
-                ],
-                width=7,
-            ),
-            dbc.Col(
-                [
-                    html.H6(id="selection-count", children="selection"),
-                    _table("selection", page_size=10),
-                ],
-                width=5,
-            ),
-        ],
-        className="mt-3",
+    selection = dbc.Col(
+        [html.H6(id="selection-count", children="selection"), _table("selection", page_size=10)],
+        width=5,
     )
-    return html.Div(
-        [
-            dcc.Location(id="url-read"),
-            dcc.Location(id="url-write", refresh=False),
-            dcc.Location(id="url-switch", refresh=True),  # another store: a fresh page
-            dcc.Store(id="store-key"),
-            dcc.Store(id="circuit"),
-            dcc.Store(id="module"),
-            dcc.Store(id="typed-version", data=0),
-            dbc.NavbarSimple(
-                _store_choice(store_keys),
-                id="navbar",
-                brand="circuitlab",
-                color="dark",
-                dark=True,
-                fluid=True,
-            ),
-            dbc.Container(
-                [
-                    dbc.Row([left, middle, right], className="mt-2"),
-                    _compare_row(),
-                    bottom,
-                ],
-                fluid=True,
-            ),
-        ]
+    return dbc.Row([embedding, selection], className="mt-3")
+
+
+def page(store_keys: list[str]) -> html.Div:
+    """The whole page; every control starts empty and is filled from the URL and the store it
+    names (one of ``store_keys``)."""
+    state = [
+        dcc.Location(id="url-read"),
+        dcc.Location(id="url-write", refresh=False),
+        dcc.Location(id="url-switch", refresh=True),  # another store: a fresh page
+        dcc.Store(id="store-key"),
+        dcc.Store(id="circuit"),
+        dcc.Store(id="module"),
+        dcc.Store(id="typed-version", data=0),
+    ]
+    navbar = dbc.NavbarSimple(
+        _store_choice(store_keys),
+        id="navbar",
+        brand="circuitlab",
+        color="dark",
+        dark=True,
+        fluid=True,
     )
+    panels = dbc.Row([_search_panel(), _circuit_panel(), _details_panel()], className="mt-2")
+    body = dbc.Container([panels, _compare_row(), _map_row()], fluid=True)
+    return html.Div([*state, navbar, body])

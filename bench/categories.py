@@ -43,7 +43,7 @@ def main() -> None:
         FIGURES,
         "embedding_by_category",
         formats=("png",),
-        dpi=110,  # ~1,400 px wide: readable in the README, small in the repository
+        dpi=110,  # ~1,400 px wide: readable in the docs, small in the repository
     )
     print(f"figure: {path}")
 

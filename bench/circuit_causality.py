@@ -16,7 +16,7 @@ For each trained NLVR run (a directory of `circuitlab train --task nlvr`):
 Unconditional runs (Perceiver IO baselines) get the task columns only.
 
     python bench/circuit_causality.py RUN [RUN ...] [--name NAME ...] [--append]
-    python bench/circuit_causality.py --markdown     # the README's table from the CSV
+    python bench/circuit_causality.py --markdown     # the table of docs/results.md from the CSV
 
 Rows go to bench/results/circuit_causality.csv; with --append, rows of runs already there are
 replaced and the others kept.
@@ -111,8 +111,8 @@ def measure(run: Path, name: str, world: int, seed: int) -> dict:
     return row
 
 
-# the README's columns: (CSV column, heading)
-README_COLUMNS = (
+# the results table's columns: (CSV column, heading)
+TABLE_COLUMNS = (
     ("run", "design"),
     ("world_heldout", "world held-out"),
     ("nlvr_test", "NLVR test"),
@@ -131,9 +131,9 @@ README_COLUMNS = (
 
 
 def markdown(frame: pd.DataFrame) -> str:
-    """The README table: one row per run, the acceptance columns, 3 decimals."""
-    names = [c for c, _ in README_COLUMNS if c in frame.columns]
-    headings = dict(README_COLUMNS)
+    """The results table (docs/results.md): one row per run, the acceptance columns, 3 decimals."""
+    names = [c for c, _ in TABLE_COLUMNS if c in frame.columns]
+    headings = dict(TABLE_COLUMNS)
     lines = [
         "| " + " | ".join(headings[c] for c in names) + " |",
         "|" + "---|" * len(names),
@@ -158,7 +158,7 @@ def main() -> None:
     parser.add_argument("--world", type=int, default=4000, help="held-out world examples")
     parser.add_argument("--seed", type=int, default=0, help="seed of swaps, folds, controls")
     parser.add_argument("--append", action="store_true", help="keep other runs' rows")
-    parser.add_argument("--markdown", action="store_true", help="print the README table")
+    parser.add_argument("--markdown", action="store_true", help="print the results table")
     args = parser.parse_args()
     if args.markdown:
         print(markdown(pd.read_csv(RESULTS / f"{NAME}.csv")))

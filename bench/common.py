@@ -20,9 +20,10 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
+from circuitlab.checkpoint import CHECKPOINT
 from circuitlab.device import keep_freed_memory
 from circuitlab.model import NAC
-from circuitlab.train import CHECKPOINT, TrainConfig, load_model, train
+from circuitlab.train import TrainConfig, load_model, train
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # blocks (cliques) of the block-structured priors in the claims benches' runs: 4 for both the

@@ -1,4 +1,4 @@
-"""The NLVR results table of the README: every trained run against the same data.
+"""The NLVR results table of docs/results.md: every trained run against the same data.
 
     python bench/nlvr_table.py runs/nlvr runs/nlvr-text-only runs/nlvr-perceiver-io ...
 

@@ -1,4 +1,4 @@
-"""Prior-fit recovery on graphs of known family (README "Prior fits"; issue 4's acceptance).
+"""Prior-fit recovery on graphs of known family (docs/results.md, "Prior fits").
 
 For each family, COUNT graphs from the ranges documented in circuitlab.analysis.synthetic
 (fixed seeds): how often the verdict names the family (random signatures: `no_prior_fits`),

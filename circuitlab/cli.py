@@ -177,17 +177,10 @@ def export(
 ) -> None:
     """Write the circuits of a trained run to a circuit store (an NLVR model: two stores,
     OUT/nlvr2 and OUT/nlvr)."""
-    from circuitlab.export import export_nlvr, export_run
-    from circuitlab.train import load_model
+    from circuitlab.export import export
 
     try:
-        _, train_config = load_model(run_dir)
-        if train_config.task == "nlvr" and train_config.conditional:
-            stores = export_nlvr(run_dir, out, overwrite=overwrite)
-        else:
-            stores = {
-                "": export_run(run_dir, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite)
-            }
+        stores = export(run_dir, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite)
     except (ValueError, FileExistsError, FileNotFoundError) as err:
         _exit_with(err)
     for store in stores.values():

@@ -2,28 +2,42 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
 import pandas as pd
 from tqdm import tqdm
 
+from circuitlab.checkpoint import checkpoint_file
 from circuitlab.data.nlvr import read_nlvr
+from circuitlab.files import file_sha256
 from circuitlab.model import NAC
 from circuitlab.nlvr_eval import nlvr2_sentences, nlvr_task, predict_nlvr
 from circuitlab.store import CircuitStore
 from circuitlab.tasks import make_task
 from circuitlab.tasks.nlvr import NLVRWorld
-from circuitlab.train import CHECKPOINT, load_model
+from circuitlab.train import TrainConfig, load_model
 
 
-def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
+def export(
+    run_dir: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    n_circuits: int = 256,
+    seed: int = 0,
+    overwrite: bool = False,
+) -> dict[str, CircuitStore]:
+    """The stores of any run, its model loaded once: a conditional NLVR model's two stores
+    (``{"nlvr2": ..., "nlvr": ...}``, see ``export_nlvr``), any other run's one store
+    (``{"": ...}``, see ``export_run``)."""
+    checkpoint = checkpoint_file(run_dir)
+    model, config = load_model(checkpoint)
+    if config.task == "nlvr" and model.config.conditional:
+        return _nlvr_stores(model, config, checkpoint, Path(out), overwrite=overwrite)
+    store = _run_store(
+        model, config, checkpoint, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite
+    )
+    return {"": store}
 
 
 def export_run(
@@ -39,12 +53,27 @@ def export_run(
     Unconditional model: its one circuit. Conditional model: one circuit for each of
     ``n_circuits`` distinct conditioning inputs drawn from the task (text, label, ... in the frame).
     """
-    run_dir = Path(run_dir)
-    model, train_config = load_model(run_dir)
-    if train_config.task == "nlvr" and model.config.conditional:
+    checkpoint = checkpoint_file(run_dir)
+    model, config = load_model(checkpoint)
+    if config.task == "nlvr" and model.config.conditional:
         raise ValueError(
             f"{run_dir} is an NLVR model: use export_nlvr (circuitlab export writes its two stores)"
         )
+    return _run_store(
+        model, config, checkpoint, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite
+    )
+
+
+def _run_store(
+    model: NAC,
+    train_config: TrainConfig,
+    checkpoint: Path,
+    out: str | os.PathLike,
+    *,
+    n_circuits: int,
+    seed: int,
+    overwrite: bool,
+) -> CircuitStore:
     if model.config.conditional:
         task = make_task(train_config.task, conditional=True, **train_config.task_options)
         batch, frame = task.circuit_inputs(n_circuits, seed)
@@ -63,7 +92,7 @@ def export_run(
         circuits,
         frame,
         model.config.to_dict(),
-        checkpoint_hash=file_sha256(run_dir / CHECKPOINT if run_dir.is_dir() else run_dir),
+        checkpoint_hash=file_sha256(checkpoint),
         overwrite=overwrite,
     )
 
@@ -98,12 +127,24 @@ def export_nlvr(
     ``limit``: only the first ``limit`` NLVR2 sentences and NLVR examples of each split (small
     stores for notebooks and tests).
     """
-    run_dir, out = Path(run_dir), Path(out)
-    model, config = load_model(run_dir)
+    checkpoint = checkpoint_file(run_dir)
+    model, config = load_model(checkpoint)
     if not model.config.conditional:
         raise ValueError(f"{run_dir} holds an unconditional model: it has one circuit")
+    return _nlvr_stores(model, config, checkpoint, Path(out), overwrite=overwrite, limit=limit)
+
+
+def _nlvr_stores(
+    model: NAC,
+    config: TrainConfig,
+    checkpoint: Path,
+    out: Path,
+    *,
+    overwrite: bool,
+    limit: int | None = None,
+) -> dict[str, CircuitStore]:
     task = nlvr_task(config)
-    digest = file_sha256(run_dir / CHECKPOINT if run_dir.is_dir() else run_dir)
+    digest = file_sha256(checkpoint)
 
     def write(name: str, frame: pd.DataFrame) -> CircuitStore:
         circuits = _circuits_for(model, task, frame["text"].tolist())

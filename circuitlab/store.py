@@ -17,7 +17,7 @@ import os
 import shutil
 import tempfile
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from circuitlab.circuit import Circuit, link_probabilities
+from circuitlab.files import write_atomic
 
 FORMAT_VERSION = 1
 META, SAMPLES, SIGNATURES, CODES = "store.json", "samples.parquet", "signatures.npy", "codes.npy"
@@ -144,7 +145,7 @@ class CircuitStore:
         try:
             if columns is not None:
                 self._replace_columns(columns)
-            _write_atomic(self.path / META, write_meta)
+            write_atomic(self.path / META, write_meta)
         except OSError as err:  # a read-only store: keep the results for this session
             warnings.warn(
                 f"{self.path} cannot be written ({err}); analysis {key!r} kept in memory only",
@@ -156,7 +157,7 @@ class CircuitStore:
 
     def _replace_columns(self, columns: pd.DataFrame) -> None:
         frame = self._with_columns(columns)
-        _write_atomic(self.path / SAMPLES, lambda tmp: frame.to_parquet(tmp, index=False))
+        write_atomic(self.path / SAMPLES, lambda tmp: frame.to_parquet(tmp, index=False))
         self.frame = frame
 
     def _with_columns(self, columns: pd.DataFrame) -> pd.DataFrame:
@@ -235,16 +236,6 @@ class CircuitStore:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return CircuitStore.open(path)
-
-
-def _write_atomic(target: Path, write: Callable[[Path], object]) -> None:
-    """Write ``target`` through a temporary sibling file and rename it into place."""
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        write(tmp)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _replace_dir(new: Path, target: Path) -> None:

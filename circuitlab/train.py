@@ -28,12 +28,19 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
 from circuitlab import distributed
+from circuitlab.checkpoint import (
+    CHECKPOINT,
+    model_from_checkpoint,
+    read_checkpoint,
+    restore_training,
+    save_checkpoint,
+)
 from circuitlab.config import NACConfig, from_dict
+from circuitlab.files import write_atomic
 from circuitlab.model import NAC
 from circuitlab.tasks import Batch, Task, make_task
 
-CONFIG, METRICS, CHECKPOINT, SUMMARY = "config.json", "metrics.csv", "checkpoint.pt", "summary.json"
-CHECKPOINT_VERSION = 1  # bump when a checkpoint's contents change meaning
+CONFIG, METRICS, SUMMARY = "config.json", "metrics.csv", "summary.json"
 METRIC_COLUMNS = [
     "step",
     "lr",
@@ -70,7 +77,7 @@ class TrainConfig:
     batch_size: int = 64
     lr: float = 1e-3
     # the signatures' learning rate is lr times this: at 1 a NAC's graph barely leaves its
-    # random start in a short run (README, "The paper's claims")
+    # random start in a short run (docs/results.md, "The paper's claims")
     signature_lr_scale: float = 1.0
     weight_decay: float = 0.01
     warmup_steps: int = 100
@@ -141,33 +148,11 @@ def cosine_with_warmup(step: int, warmup: int, total: int) -> float:
     return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
 
 
-def _atomic_save(obj: Any, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
-
-
 def load_model(path: str | os.PathLike, device: str = "cpu") -> tuple[NAC, TrainConfig]:
     """The model of a run's latest checkpoint (``path``: the run directory or its
     checkpoint.pt), in eval mode, with the run's TrainConfig."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / CHECKPOINT
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} not found: give a run directory of circuitlab train or its {CHECKPOINT}"
-        )
-    state = torch.load(path, map_location=device, weights_only=False)
-    if not isinstance(state, dict) or "model_config" not in state:
-        raise ValueError(f"{path} is not a circuitlab checkpoint")
-    version = state.get("format_version", 1)
-    if version != CHECKPOINT_VERSION:
-        raise ValueError(
-            f"{path} has checkpoint format {version}; this circuitlab reads format "
-            f"{CHECKPOINT_VERSION}: use the circuitlab version that wrote it, or retrain"
-        )
-    model = NAC(NACConfig.from_dict(state["model_config"]))
-    model.load_state_dict(state["model"])
+    state = read_checkpoint(path, device)
+    model = model_from_checkpoint(state)
     return model.to(device).eval(), TrainConfig.from_dict(state["train_config"])
 
 
@@ -227,12 +212,14 @@ class _MetricsLog:
         if resume_step > 0 and path.exists():
             with path.open() as f:
                 rows = [r for r in csv.DictReader(f) if int(r["step"]) <= resume_step]
-        tmp = path.with_name(path.name + ".tmp")
-        with tmp.open("w", newline="") as f:
-            writer = csv.DictWriter(f, METRIC_COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
-        os.replace(tmp, path)
+
+        def rewrite(tmp: Path) -> None:
+            with tmp.open("w", newline="") as f:
+                writer = csv.DictWriter(f, METRIC_COLUMNS)
+                writer.writeheader()
+                writer.writerows(rows)
+
+        write_atomic(path, rewrite)
         self.file = path.open("a", newline="")
         self.writer = csv.DictWriter(self.file, METRIC_COLUMNS)
 
@@ -321,11 +308,8 @@ def train(
     )
     start_step, elapsed_before = 0, 0.0
     if resume:
-        state = torch.load(run_dir / CHECKPOINT, map_location=device, weights_only=False)
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        start_step, elapsed_before = state["step"], state["elapsed_s"]
+        state = read_checkpoint(run_dir, device)
+        start_step, elapsed_before = restore_training(state, model, optimizer, scheduler)
 
     log = _MetricsLog(run_dir / METRICS, start_step) if rank.is_main else None
     started = time.perf_counter()
@@ -384,17 +368,15 @@ def train(
             log.append(row)
             bar.set_postfix(loss=f"{means[0]:.3f}", val_acc=f"{val_acc:.3f}")
             if done % config.checkpoint_every == 0 or done == config.steps or stop.requested:
-                state = {
-                    "format_version": CHECKPOINT_VERSION,
-                    "step": done,
-                    "elapsed_s": elapsed,
-                    "model": model.state_dict(),
-                    "optimizer": optimizer.state_dict(),
-                    "scheduler": scheduler.state_dict(),
-                    "model_config": model.config.to_dict(),
-                    "train_config": dataclasses.asdict(config),
-                }
-                _atomic_save(state, run_dir / CHECKPOINT)
+                save_checkpoint(
+                    run_dir / CHECKPOINT,
+                    model=model,
+                    optimizer=optimizer,
+                    scheduler=scheduler,
+                    train_config=dataclasses.asdict(config),
+                    step=done,
+                    elapsed_s=elapsed,
+                )
             if stop.requested:
                 message = f"interrupted: checkpoint saved at step {done}; continue with --resume"
                 tqdm.write(message, file=sys.stderr)

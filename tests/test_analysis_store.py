@@ -136,7 +136,7 @@ def test_a_store_that_cannot_be_written_keeps_results_in_memory(store, monkeypat
         raise PermissionError(f"read-only: {target}")
 
     before = (store.path / "store.json").read_text()
-    monkeypatch.setattr(circuitlab.store, "_write_atomic", refuse)
+    monkeypatch.setattr(circuitlab.store, "write_atomic", refuse)
     with pytest.warns(UserWarning, match="kept in memory only"):
         positions = module_layout(store)
     with pytest.warns(UserWarning, match="kept in memory only"):

@@ -1,4 +1,4 @@
-"""bench/circuit_causality.py's README table."""
+"""bench/circuit_causality.py's results table (docs/results.md)."""
 
 import sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""bench/nlvr_ablation.py's summary over seeds (the README's NLVR ablation table)."""
+"""bench/nlvr_ablation.py's summary over seeds (the NLVR ablation table of docs/results.md)."""
 
 import sys
 from pathlib import Path

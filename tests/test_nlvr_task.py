@@ -132,7 +132,7 @@ def test_tagger_beats_the_design_baseline_on_the_800_annotations():
     scores = tagger_scores(gold["sentence"].tolist(), gold["categories"].tolist()).set_index(
         "category"
     )
-    # DESIGN.md's quick regex tagger: precision / recall on these four categories
+    # the first, quick regex tagger: precision / recall on these four categories
     baseline = {
         "hard cardinality": (0.57, 0.99),
         "soft cardinality": (0.77, 0.95),

@@ -1,5 +1,5 @@
-"""The NLVR checkpoint that ships in checkpoints/nlvr: small, complete, and as good as the README
-says on real NLVR test (which it never trained on)."""
+"""The NLVR checkpoint that ships in checkpoints/nlvr: small, complete, and as good as
+docs/results.md says on real NLVR test (which it never trained on)."""
 
 from __future__ import annotations
 
@@ -31,4 +31,4 @@ def test_shipped_checkpoint_beats_the_majority_class_on_nlvr_test():
     majority = max(sum(e.label for e in test), sum(not e.label for e in test)) / len(test)
     assert accuracy >= majority + 0.05
     recorded = json.loads((SHIPPED / "results.json").read_text())
-    assert abs(accuracy - recorded["nlvr_test"]) < 2e-3  # the number the README quotes
+    assert abs(accuracy - recorded["nlvr_test"]) < 2e-3  # the number docs/results.md quotes

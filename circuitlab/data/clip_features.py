@@ -26,6 +26,7 @@ import torch
 from tqdm import tqdm
 
 from circuitlab.data.nlvr import read_nlvr2
+from circuitlab.files import write_atomic
 
 IMAGES, TEXT, EXAMPLES, META = "images.pt", "text.pt", "examples.parquet", "meta.json"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
@@ -57,9 +58,7 @@ def _load_clip(clip_dir: Path, device: str):  # noqa: ANN202 - transformers obje
 
 
 def _save(obj: object, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    write_atomic(path, lambda tmp: torch.save(obj, tmp))
 
 
 def _load(path: Path) -> dict:

@@ -2,9 +2,9 @@
 
 Each category is a handful of regular expressions over the lower-cased sentence (``RULES``);
 a sentence gets every category one of whose patterns matches and none of whose exclusions do.
-``tagger_scores`` measures it against the 800 annotated NLVR2 sentences; the README quotes the
-result. It tags the eight categories the world grammar produces (``TAGGED``), never coreference,
-presupposition or the ambiguities.
+``tagger_scores`` measures it against the 800 annotated NLVR2 sentences; docs/user-guide.md quotes
+the result. It tags the eight categories the world grammar produces (``TAGGED``), never
+coreference, presupposition or the ambiguities.
 """
 
 from __future__ import annotations

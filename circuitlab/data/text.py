@@ -22,6 +22,8 @@ from typing import Protocol
 
 import torch
 
+from circuitlab.files import write_atomic
+
 MAX_TOKENS = 512
 _WORD = re.compile(r"[\w#]+|[^\w\s]")  # words (any script) and single punctuation marks
 
@@ -168,9 +170,7 @@ class MiniLMEncoder:
             encoded = self._encode_new(new)
             self.cache_dir.mkdir(parents=True, exist_ok=True)
             name = hashlib.sha1("\n".join(new).encode("utf-8")).hexdigest()[:16]
-            tmp = self.cache_dir / f"{name}.pt.tmp"
-            torch.save(encoded, tmp)
-            os.replace(tmp, self.cache_dir / f"{name}.pt")
+            write_atomic(self.cache_dir / f"{name}.pt", lambda tmp: torch.save(encoded, tmp))
             cache.update(encoded)
         return pad_tokens([cache[s].float() for s in sentences], torch.float32)
 

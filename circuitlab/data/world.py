@@ -6,12 +6,13 @@ Scenes are in NLVR's structured format: three 100 x 100 boxes, each with up to 8
 out-of-distribution split, OOD_OBJECTS_PER_BOX) or made of *towers* (one stack of
 1-4 squares of size 20 per box, at x = 40, y = 80, 59, 38, 17 from the base up, as in NLVR).
 
-Sentences come from a small grammar (see ``_scattered_sentence`` and ``_tower_sentence``). Every
-phrase carries its meaning as a Python predicate and the reasoning categories it uses (the names of
-the NLVR2 annotations), so a sentence's label is its logical form executed on the scene, and its
-categories are the union of its phrases'. ``WorldGenerator.example(seed)`` draws a sentence, then
-scenes until one makes the sentence take a label drawn at random: labels are balanced per
-sentence, so the sentence alone never tells the answer.
+Sentences come from a small grammar (``random_sentence`` draws a form from ``SCATTERED_FORMS`` or
+``TOWER_FORMS``). Every phrase carries its meaning as a Python predicate and the reasoning
+categories it uses (the names of the NLVR2 annotations), so a sentence's label is its logical form
+executed on the scene, and its categories are the union of its phrases'.
+``WorldGenerator.example(seed)`` draws a sentence, then scenes until one makes the sentence take a
+label drawn at random: labels are balanced per sentence, so the sentence alone never tells the
+answer.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Module i (receiver) attends to module j (sender) with weights
 
 where K is the signature kernel (sampled in training). Queries and the exit projection are
 conditioned on the receiver's code, keys and values on the sender's (all through ModFC).
-DESIGN.md writes the bias as log K_hat with K_hat = K / (delta + sum_j K); the normaliser is
+The paper writes the bias as log K_hat with K_hat = K / (delta + sum_j K); the normaliser is
 constant along j and cancels inside the softmax, so it is left out.
 
 Interventions (``circuitlab.interventions``) edit the links: ``force`` sets K_ij = 1 (log K 0)

@@ -1,0 +1,25 @@
+"""The app's callbacks, one module per panel; ``register_all`` wires them onto an app.
+
+- ``search``: which store is shown, its filters, and the matching sentences;
+- ``circuit``: the chosen circuit and its drawing, prior fit and degree plot;
+- ``module``: the clicked module's details;
+- ``compare``: the shown circuit against another or a category's mean circuit;
+- ``map_view``: the embedding of all circuits, typed sentences and the lasso selection;
+- ``export``: image, CSV, JSON and figure downloads of the shown circuit;
+- ``url_state``: the view settings read from and written to the URL.
+"""
+
+from __future__ import annotations
+
+import dash
+
+from circuitlab.app.callbacks import circuit, compare, export, map_view, module, search, url_state
+from circuitlab.app.stores import AppStores
+
+PANELS = (search, url_state, circuit, compare, module, map_view, export)
+
+
+def register_all(app: dash.Dash, stores: AppStores) -> None:
+    """Register every panel's callbacks on ``app`` (never on the global ``dash.callback``)."""
+    for panel in PANELS:
+        panel.register(app, stores)

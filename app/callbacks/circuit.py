@@ -1,0 +1,145 @@
+"""The circuit panel: which circuit is shown (a search result, a map point, a selection row or
+the URL's ``id``), its drawing at the chosen threshold or top-k, its prior fit and degrees."""
+
+from __future__ import annotations
+
+import dash
+import plotly.graph_objects as go
+from dash import Input, Output, State, ctx, html, no_update
+
+from circuitlab.app.callbacks.common import (
+    parse_view,
+    query_of,
+    row_of,
+    shows_circuit,
+    store_view,
+    threshold_of,
+)
+from circuitlab.app.store_view import StoreView, TooManyEdges
+from circuitlab.app.stores import AppStores
+
+
+def degree_figure(fit: dict) -> go.Figure:
+    """The circuit's degree histogram with the best prior's fitted degree distribution."""
+    degrees = list(range(len(fit["observed"])))
+    figure = go.Figure(
+        [
+            go.Bar(x=degrees, y=fit["observed"], name="observed", marker_color="#9ecae1"),
+            go.Scatter(
+                x=degrees,
+                y=fit["fitted"],
+                name=fit["best"],
+                mode="lines+markers",
+                line={"color": "#d62728"},
+            ),
+        ]
+    )
+    figure.update_layout(
+        margin={"l": 30, "r": 0, "t": 0, "b": 30},
+        showlegend=True,
+        legend={"orientation": "h", "y": 1.15},
+        xaxis_title="degree",
+    )
+    return figure
+
+
+def prior_summary(fit: dict) -> list:
+    """The prior-fit card's lines: verdict, best family, gap, parameters."""
+    params = ", ".join(
+        f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in fit["params"].items()
+    )
+    return [
+        html.B(fit["family"]),
+        html.Div(f"best by length: {fit['best']}"),
+        html.Div(f"gap to runner-up: {fit['gap']:.1f} nats"),
+        html.Div(params, className="small text-muted"),
+    ]
+
+
+def circuit_title(view: StoreView, circuit: dict) -> str:
+    if "typed" in circuit:
+        return f"typed: {view.typed[circuit['typed']][0]}"
+    row = view.frame.iloc[circuit["index"]]
+    return f"#{row['id']}: {row.get('text', '')}"
+
+
+def register(app: dash.Dash, stores: AppStores) -> None:
+    @app.callback(
+        Output("circuit", "data"),
+        Input("results", "active_cell"),
+        Input("selection", "active_cell"),
+        Input("embedding", "clickData"),
+        Input("url-read", "search"),
+        State("circuit", "data"),
+        State("embedding", "figure"),
+        State("store-key", "data"),
+    )
+    def choose_circuit(result_cell, selection_cell, click, search, current, figure, key):
+        view = store_view(stores, key)
+        trigger = ctx.triggered_id
+        if trigger in ("results", "selection"):
+            cell = result_cell if trigger == "results" else selection_cell
+            index = view.index_of(cell["row_id"]) if cell else None
+        elif trigger == "embedding":
+            index = row_of(click["points"][0], figure) if click else None
+            if index is not None and index < 0:  # a typed sentence's star
+                return {"typed": -1 - index}
+        else:
+            query = query_of(search)
+            if "id" not in query:
+                return no_update
+            index = view.index_of(query["id"])
+            if index is None:
+                return {"error": f"no circuit with id {query['id'][:40]!r} in this store"}
+        if index is None or (current and current.get("index") == index):
+            return no_update
+        return {"index": index}
+
+    @app.callback(
+        Output("graph", "elements"),
+        Output("circuit-title", "children"),
+        Output("edge-count", "children"),
+        Output("graph-message", "children"),
+        Output("graph-message", "is_open"),
+        Output("prior-fit", "children"),
+        Output("degree", "figure"),
+        Input("circuit", "data"),
+        Input("threshold", "value"),
+        Input("mode", "value"),
+        Input("top-k", "value"),
+        Input("color-by", "value"),
+        Input("url-read", "search"),
+        State("store-key", "data"),
+    )
+    def draw(circuit, threshold, mode, top_k, color, search, key):
+        view, query = store_view(stores, key), query_of(search)
+        _, problems = parse_view(query)
+        _, store_problem = stores.resolve(query.get("store"))
+        messages = [store_problem, *problems] if store_problem else list(problems)
+        n_modules = view.n_modules
+        if not shows_circuit(circuit):
+            if circuit and "error" in circuit:
+                messages.insert(0, circuit["error"])
+            text = "; ".join(messages)
+            return [], "no circuit selected", "", text, bool(text), "select a circuit", {}
+        if mode == "top-k" and not (isinstance(top_k, int) and 1 <= top_k < n_modules):
+            messages.append(f"top-k must be an integer in [1, {n_modules - 1}]")
+            top_k = min(3, n_modules - 1)
+        threshold = threshold_of(threshold)
+        try:
+            elements, n_edges = view.graph_elements(
+                circuit, threshold, top_k if mode == "top-k" else None, color or "module"
+            )
+        except TooManyEdges as err:
+            elements, n_edges = [], 0
+            messages.append(str(err))
+        setting = f"top-{top_k} per module" if mode == "top-k" else f"P > {threshold:g}"
+        count = f"{n_modules} modules, {n_edges} links ({setting})"
+        fit = view.prior_fit(circuit, threshold)
+        text = "; ".join(messages)
+        title = circuit_title(view, circuit)
+        return elements, title, count, text, bool(text), prior_summary(fit), degree_figure(fit)
+
+    @app.callback(Output("edge-hover", "children"), Input("graph", "mouseoverEdgeData"))
+    def hover_edge(edge):
+        return f"link {edge['source']}-{edge['target']}: p = {edge['p']:.3f}" if edge else ""

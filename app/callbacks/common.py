@@ -1,0 +1,79 @@
+"""What several panels' callbacks share: the page's store, the URL query, the view settings."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+from dash.exceptions import PreventUpdate
+
+from circuitlab.app.store_view import StoreView
+from circuitlab.app.stores import AppStores
+
+# the view settings a fresh page starts with; the URL carries only those that differ
+VIEW_DEFAULTS = {"threshold": 0.5, "mode": "threshold", "top_k": 3, "color": "module"}
+# the controls that set how a circuit is drawn: link threshold, threshold or top-k, k
+DRAWING_CONTROLS = ("threshold", "mode", "top-k")
+
+
+def store_view(stores: AppStores, key: str | None) -> StoreView:
+    """The view of the page's store; a key the app does not serve answers nothing (keys come
+    from the server, so only a forged request has one)."""
+    try:
+        return stores.view(key)
+    except KeyError:
+        raise PreventUpdate from None
+
+
+def threshold_of(value: float | None) -> float:
+    """The link threshold of the slider, its default while the page has none yet."""
+    return VIEW_DEFAULTS["threshold"] if value is None else float(value)
+
+
+def query_of(search: str | None) -> dict[str, str]:
+    """The URL's query string as {name: last value}."""
+    return {k: v[-1] for k, v in parse_qs((search or "").lstrip("?")).items()}
+
+
+def parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
+    """Validated view settings from the URL query, and a message per value refused."""
+    values, problems = {}, []
+    if "threshold" in query:
+        try:
+            threshold = float(query["threshold"])
+            if not 0 <= threshold <= 1:
+                raise ValueError
+            values["threshold"] = threshold
+        except ValueError:
+            problems.append(f"threshold {query['threshold'][:40]!r} is not a number in [0, 1]")
+    if "mode" in query:
+        if query["mode"] in ("threshold", "top-k"):
+            values["mode"] = query["mode"]
+        else:
+            problems.append(f"mode {query['mode'][:40]!r} is not threshold or top-k")
+    if "k" in query:
+        if query["k"].isdigit() and int(query["k"]) >= 1:
+            values["top_k"] = int(query["k"])
+        else:
+            problems.append(f"k {query['k'][:40]!r} is not a positive integer")
+    if "compare" in query:
+        values["compare"] = query["compare"][:40]  # checked against the store's ids on use
+    if "color" in query:
+        if query["color"] in ("module", "community"):
+            values["color"] = query["color"]
+        else:
+            problems.append(f"color {query['color'][:40]!r} is not module or community")
+    return values, problems
+
+
+def shows_circuit(circuit: dict | None) -> bool:
+    """Whether the page state names a circuit (a store row or a typed sentence)."""
+    return bool(circuit) and bool({"index", "typed"} & set(circuit))
+
+
+def row_of(point: dict, figure: dict) -> int:
+    """The store row of a clicked or selected embedding point: its customdata, which WebGL
+    traces leave out of selection events, so looked up by trace and point index then."""
+    if "customdata" in point:
+        return int(point["customdata"])
+    trace = figure["data"][point["curveNumber"]]
+    return int(trace["customdata"][point["pointIndex"]])

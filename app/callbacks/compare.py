@@ -1,0 +1,48 @@
+"""The compare panel: the shown circuit against another circuit or a category's mean circuit,
+drawn side by side with the links that grew stronger or weaker."""
+
+from __future__ import annotations
+
+import dash
+from dash import Input, Output, State
+
+from circuitlab.app.callbacks.common import shows_circuit, store_view, threshold_of
+from circuitlab.app.store_view import TooManyEdges
+from circuitlab.app.stores import AppStores
+
+
+def register(app: dash.Dash, stores: AppStores) -> None:
+    @app.callback(
+        Output("graph-b", "elements"),
+        Output("graph-diff", "elements"),
+        Output("compare-summary", "children"),
+        Input("circuit", "data"),
+        Input("compare-id", "value"),
+        Input("compare-category", "value"),
+        Input("threshold", "value"),
+        State("store-key", "data"),
+    )
+    def compare(circuit, other_id, category, threshold, key):
+        view = store_view(stores, key)
+        if not shows_circuit(circuit):
+            return [], [], ""
+        if category:
+            reference, name = {"category": category}, f"the mean circuit of {category}"
+        elif other_id not in (None, ""):
+            index = view.index_of(other_id)
+            if index is None:
+                return [], [], f"no circuit with id {str(other_id)[:40]!r} in this store"
+            reference, name = {"index": index}, f"circuit #{other_id}"
+        else:
+            return [], [], "pick a circuit id or a category to compare with"
+        threshold = threshold_of(threshold)
+        try:
+            elements, n_links = view.reference_elements(reference, threshold)
+        except TooManyEdges as err:
+            return [], [], str(err)
+        difference, gained, lost = view.difference_elements(circuit, reference)
+        summary = (
+            f"against {name}: {n_links} links at P > {threshold:g}; "
+            f"{gained} links stronger, {lost} weaker by 0.05 or more"
+        )
+        return elements, difference, summary

@@ -1,0 +1,52 @@
+"""The module panel: the clicked module (or the URL's ``module``), its role, degree, strongest
+links and the sentences whose circuits connect it most."""
+
+from __future__ import annotations
+
+import dash
+from dash import Input, Output, State, ctx, html, no_update
+
+from circuitlab.app.callbacks.common import query_of, shows_circuit, store_view, threshold_of
+from circuitlab.app.stores import AppStores
+
+
+def register(app: dash.Dash, stores: AppStores) -> None:
+    @app.callback(
+        Output("module", "data"),
+        Input("graph", "tapNodeData"),
+        Input("url-read", "search"),
+        State("module", "data"),
+        State("store-key", "data"),
+    )
+    def choose_module(node, search, current, key):
+        n_modules = store_view(stores, key).n_modules
+        if ctx.triggered_id == "graph":
+            module = int(node["id"]) if node else None
+        else:
+            raw = query_of(search).get("module")
+            module = int(raw) if raw is not None and raw.isdigit() else None
+            if module is not None and module >= n_modules:
+                module = None
+        return no_update if module == current else module
+
+    @app.callback(
+        Output("module-details", "children"),
+        Input("module", "data"),
+        Input("circuit", "data"),
+        Input("threshold", "value"),
+        State("store-key", "data"),
+    )
+    def describe_module(module, circuit, threshold, key):
+        if module is None or not shows_circuit(circuit):
+            return "click a module"
+        view = store_view(stores, key)
+        d = view.module_details(circuit, module, threshold_of(threshold))
+        links = ", ".join(f"{j} ({p:.2f})" for j, p in d["links"])
+        sentences = [html.Li(f"#{r['id']}: {r.get('text', '')}") for r in d["sentences"]]
+        return [
+            html.B(f"module {module} ({d['role']})", id="module-title"),
+            html.Div(f"degree {d['degree']}"),
+            html.Div(f"strongest links: {links}", className="small"),
+            html.Div("most connected in:", className="small mt-1"),
+            html.Ul(sentences, className="small"),
+        ]

@@ -1,0 +1,77 @@
+"""The search panel: which store the page shows, its filters, and the matching sentences."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import dash
+from dash import Input, Output, State
+from dash.exceptions import PreventUpdate
+
+from circuitlab.app.callbacks.common import query_of, store_view
+from circuitlab.app.callbacks.map_view import color_columns
+from circuitlab.app.store_view import FILTER_COLUMNS
+from circuitlab.app.stores import AppStores
+
+
+def register(app: dash.Dash, stores: AppStores) -> None:
+    @app.callback(
+        Output("store-key", "data"),
+        Output("store-choice", "value"),
+        Output("navbar", "brand"),
+        Output("category", "options"),
+        Output("compare-category", "options"),
+        *[Output(f"filter-{c}", "options") for c in FILTER_COLUMNS],
+        *[Output(f"filter-{c}", "disabled") for c in FILTER_COLUMNS],
+        Output("embedding-color", "options"),
+        Output("embedding-color", "value"),
+        Input("url-read", "search"),
+        State("store-key", "data"),
+    )
+    def open_store(search, current):
+        key, _ = stores.resolve(query_of(search).get("store"))
+        if key == current:
+            raise PreventUpdate
+        view = stores.view(key)
+        categories, options, colors = view.categories(), view.filter_options(), color_columns(view)
+        name = view.store.path.name if key == "." else key
+        return (
+            key,
+            key,
+            f"circuitlab: {name}",
+            categories,
+            categories,
+            *[options.get(c, []) for c in FILTER_COLUMNS],
+            *[c not in options for c in FILTER_COLUMNS],
+            colors,
+            "category" if "category" in colors else None,
+        )
+
+    @app.callback(
+        Output("url-switch", "search"),
+        Input("store-choice", "value"),
+        State("store-key", "data"),
+        prevent_initial_call=True,
+    )
+    def switch_store(choice, current):
+        if choice is None or choice == current:
+            raise PreventUpdate
+        return "?" + urlencode({"store": choice})
+
+    @app.callback(
+        Output("results", "data"),
+        Output("result-count", "children"),
+        Input("search", "value"),
+        Input("category", "value"),
+        Input("filter-split", "value"),
+        Input("filter-label", "value"),
+        Input("filter-correct", "value"),
+        Input("store-key", "data"),
+    )
+    def find(text, category, split, label, correct, key):
+        view = store_view(stores, key)
+        rows = view.search(
+            text or "", category, {"split": split, "label": label, "correct": correct}
+        )
+        shown = "first 200 " if len(rows) == 200 else ""
+        return rows.to_dict("records"), f"{shown}{len(rows)} matching circuits"

@@ -1,0 +1,68 @@
+"""The URL as the page's state: view settings restored from it, and written back to it, so that
+a link reproduces what its sender saw (store, circuit, module, threshold, mode, k, colour)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import dash
+from dash import Input, Output, State, no_update
+
+from circuitlab.app.callbacks.common import (
+    DRAWING_CONTROLS,
+    VIEW_DEFAULTS,
+    parse_view,
+    query_of,
+    store_view,
+)
+from circuitlab.app.stores import AppStores
+
+SETTINGS = ("threshold", "mode", "top_k", "color", "compare")
+URL_NAMES = {"threshold": "threshold", "mode": "mode", "top_k": "k", "color": "color"}
+
+
+def register(app: dash.Dash, stores: AppStores) -> None:
+    @app.callback(
+        Output("threshold", "value"),
+        Output("mode", "value"),
+        Output("top-k", "value"),
+        Output("color-by", "value"),
+        Output("compare-id", "value"),
+        Input("url-read", "search"),
+        State("threshold", "value"),
+        State("mode", "value"),
+        State("top-k", "value"),
+        State("color-by", "value"),
+        State("compare-id", "value"),
+    )
+    def restore_view(search, threshold, mode, top_k, color, compare_id):
+        values, _ = parse_view(query_of(search))
+        current = dict(zip(SETTINGS, (threshold, mode, top_k, color, compare_id), strict=True))
+        return tuple(
+            values[k] if k in values and values[k] != current[k] else no_update for k in SETTINGS
+        )
+
+    @app.callback(
+        Output("url-write", "search"),
+        Input("circuit", "data"),
+        Input("module", "data"),
+        *[Input(control, "value") for control in DRAWING_CONTROLS],
+        Input("color-by", "value"),
+        Input("compare-id", "value"),
+        State("store-key", "data"),
+        prevent_initial_call=True,
+    )
+    def write_url(circuit, module, threshold, mode, top_k, color, compare_id, key):
+        view = store_view(stores, key)
+        query = {"store": key} if len(stores.keys) > 1 else {}
+        if compare_id:
+            query["compare"] = compare_id
+        if circuit and "index" in circuit:
+            query["id"] = int(view.frame["id"].iloc[circuit["index"]])
+        if module is not None:
+            query["module"] = module
+        settings = {"threshold": threshold, "mode": mode, "top_k": top_k, "color": color}
+        for name, value in settings.items():
+            if value is not None and value != VIEW_DEFAULTS[name]:
+                query[URL_NAMES[name]] = value
+        return "?" + urlencode(query) if query else ""

@@ -1,0 +1,97 @@
+"""The checkpoint format: what ``circuitlab train`` saves in a run directory, and reading it back.
+
+A checkpoint (``RUN/checkpoint.pt``, written atomically by ``torch.save``) is a dict:
+
+- ``format_version``: ``CHECKPOINT_VERSION``; a file of another version is refused;
+- ``model``: the NAC's state dict; ``model_config``: its ``NACConfig`` as a dict;
+- ``train_config``: the run's ``TrainConfig`` as a dict;
+- ``optimizer``, ``scheduler``: their state dicts; ``step`` (steps done) and ``elapsed_s``
+  (training seconds so far): what ``--resume`` needs to continue the run exactly.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from circuitlab.config import NACConfig
+from circuitlab.files import write_atomic
+from circuitlab.model import NAC
+
+CHECKPOINT = "checkpoint.pt"
+CHECKPOINT_VERSION = 1  # bump when a checkpoint's contents change meaning
+
+
+def checkpoint_file(path: str | os.PathLike) -> Path:
+    """The checkpoint of ``path``: a run directory's checkpoint.pt, or ``path`` itself."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / CHECKPOINT
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} not found: give a run directory of circuitlab train or its {CHECKPOINT}"
+        )
+    return path
+
+
+def save_checkpoint(
+    path: Path,
+    *,
+    model: NAC,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler,
+    train_config: dict[str, Any],
+    step: int,
+    elapsed_s: float,
+) -> None:
+    """Write the checkpoint of a run at ``step`` to ``path`` (atomically)."""
+    state = {
+        "format_version": CHECKPOINT_VERSION,
+        "step": step,
+        "elapsed_s": elapsed_s,
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "scheduler": scheduler.state_dict(),
+        "model_config": model.config.to_dict(),
+        "train_config": train_config,
+    }
+    write_atomic(path, lambda tmp: torch.save(state, tmp))
+
+
+def read_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu") -> dict[str, Any]:
+    """The checkpoint dict of ``path`` (run directory or file), tensors on ``device``; raises
+    ``ValueError`` for a file that is not a circuitlab checkpoint or has another version."""
+    path = checkpoint_file(path)
+    state = torch.load(path, map_location=device, weights_only=False)
+    if not isinstance(state, dict) or "model_config" not in state:
+        raise ValueError(f"{path} is not a circuitlab checkpoint")
+    version = state.get("format_version", 1)
+    if version != CHECKPOINT_VERSION:
+        raise ValueError(
+            f"{path} has checkpoint format {version}; this circuitlab reads format "
+            f"{CHECKPOINT_VERSION}: use the circuitlab version that wrote it, or retrain"
+        )
+    return state
+
+
+def model_from_checkpoint(state: dict[str, Any]) -> NAC:
+    """A NAC built from a checkpoint's config, with its weights (train mode, on the CPU)."""
+    model = NAC(NACConfig.from_dict(state["model_config"]))
+    model.load_state_dict(state["model"])
+    return model
+
+
+def restore_training(
+    state: dict[str, Any],
+    model: NAC,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler,
+) -> tuple[int, float]:
+    """Load a checkpoint's weights and optimiser state in place; returns (step, elapsed_s)."""
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    scheduler.load_state_dict(state["scheduler"])
+    return state["step"], state["elapsed_s"]

@@ -1,0 +1,127 @@
+"""The code in README.md and docs/*.md runs: every Python block is executed (each file's blocks
+in order, in one namespace, in a folder holding the shipped checkpoint and small demo stores),
+and every shell line that calls circuitlab, a bench or example script, or make names a command,
+options, files and targets that exist."""
+
+import re
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pytest
+import typer
+
+from circuitlab.cli import app as cli_app
+from circuitlab.export import export_nlvr
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def code_blocks(path: Path, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", path.read_text(), re.S)
+
+
+def test_docs_have_their_code():
+    names = {p.name for p in DOCS}
+    expected = {"user-guide.md", "architecture.md", "results.md", "store-format.md"}
+    assert {"README.md", *expected} <= names
+    assert code_blocks(ROOT / "README.md", "python"), "README has no Python example"
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250
+
+
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory):
+    """A folder like a clone after ``make demo``: checkpoints/ and small stores/nlvr/."""
+    folder = tmp_path_factory.mktemp("demo")
+    (folder / "checkpoints").symlink_to(ROOT / "checkpoints")
+    export_nlvr(ROOT / "checkpoints" / "nlvr", folder / "stores" / "nlvr", limit=200)
+    return folder
+
+
+def run_python_blocks(path: Path, folder: Path, monkeypatch) -> dict:
+    monkeypatch.chdir(folder)
+    namespace: dict = {}
+    for block in code_blocks(path, "python"):
+        exec(compile(block, str(path.name), "exec"), namespace)
+    return namespace
+
+
+def test_readme_python_runs(demo_folder, monkeypatch):
+    ns = run_python_blocks(ROOT / "README.md", demo_folder, monkeypatch)
+    assert ns["logits"].shape == (8, 4)
+    assert ns["P"].shape == (18, 18)
+    assert ns["smaller"].config.n_processors == 8
+    assert len(ns["store"]) == 1
+    assert set(ns["graph"].nodes) == set(range(18))
+
+
+def test_user_guide_python_runs(demo_folder, monkeypatch):
+    ns = run_python_blocks(ROOT / "docs" / "user-guide.md", demo_folder, monkeypatch)
+    own, u = ns["own"], ns["U"]
+    assert own.shape == (64, 2)
+    for name in ("rewired", "average", "dense", "cut", "silent"):
+        assert ns[name].shape == own.shape
+    assert ns["signatures"].shape[:2] == (64, u)
+    assert len(ns["embedding"]) == len(ns["store"]) == 200
+    assert ns["verdict"].family == ns["table"]["verdict"].iloc[0]
+    assert int(ns["stats"]["edges"].iloc[0]) == ns["graph"].number_of_edges()
+    assert len(ns["scenes"]) == 989 and len(ns["categories"]) == 800
+
+
+def test_store_format_python_matches_the_store(demo_folder, monkeypatch):
+    from circuitlab import CircuitStore
+
+    ns = run_python_blocks(ROOT / "docs" / "store-format.md", demo_folder, monkeypatch)
+    store = CircuitStore.open(demo_folder / "stores" / "nlvr" / "nlvr2")
+    assert ns["meta"]["truncation"] is None
+    np.testing.assert_allclose(ns["P"], store.link_probabilities([0])[0], atol=1e-5)
+    assert list(ns["frame"]["id"]) == list(store.frame["id"])
+
+
+def shell_commands(path: Path) -> list[list[str]]:
+    """The commands of a file's bash blocks, continuation lines joined, comments dropped."""
+    commands = []
+    for block in code_blocks(path, "bash"):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split(" #")[0].strip()
+            for part in re.split(r";|&&|\bdo\b|\bdone\b", line):
+                words = shlex.split(part.replace("&", " "))
+                while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
+                    words = words[1:]  # OMP_NUM_THREADS=1 ...
+                if words:
+                    commands.append(words)
+    return commands
+
+
+def cli_options() -> dict[str, set[str]]:
+    """{subcommand: its option names}, nested groups joined by a space."""
+    root = typer.main.get_command(cli_app)
+    options = {}
+
+    def visit(command, prefix: str) -> None:
+        for name, sub in getattr(command, "commands", {}).items():
+            visit(sub, f"{prefix} {name}".strip())
+        names = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+        options[prefix] = names
+
+    visit(root, "")
+    return options
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_shell_lines_name_what_exists(path):
+    options = cli_options()
+    targets = set(re.findall(r"^([a-z]+):", (ROOT / "Makefile").read_text(), re.M))
+    for words in shell_commands(path):
+        if words[0] == "circuitlab":
+            pair = " ".join(words[1:3])
+            name = pair if pair in options else words[1]
+            assert name in options, f"{path.name}: no command `circuitlab {name}`"
+            for word in words:
+                if word.startswith("-") and not re.fullmatch(r"-?[\d.]+", word):
+                    assert word.split("=")[0] in options[name], f"{path.name}: {name} {word}?"
+        elif words[0] == "python" and words[1].endswith(".py"):
+            assert (ROOT / words[1]).is_file(), f"{path.name}: no {words[1]}"
+        elif words[0] == "make":
+            assert words[1] in targets, f"{path.name}: no make target {words[1]}"
