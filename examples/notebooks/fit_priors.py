@@ -12,9 +12,7 @@ import os
 
 import networkx as nx
 
-from circuitlab.analysis.figures import degree_figure
-from circuitlab.analysis.graphs import to_graph
-from circuitlab.analysis.prior_verdict import best_prior, fit_priors
+from circuitlab.analysis import best_prior, degree_figure, fit_priors, to_graph
 
 TINY = os.environ.get("CIRCUITLAB_TINY") == "1"
 N = 96 if TINY else 256

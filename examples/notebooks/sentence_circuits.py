@@ -13,10 +13,9 @@
 import os
 from pathlib import Path
 
-from circuitlab.analysis.embedding import category_separation, embed
-from circuitlab.analysis.figures import embedding_figure
+from circuitlab import CircuitStore
+from circuitlab.analysis import category_separation, embed, embedding_figure
 from circuitlab.export import export_nlvr
-from circuitlab.store import CircuitStore
 
 TINY = os.environ.get("CIRCUITLAB_TINY") == "1"
 if TINY:
