@@ -1,7 +1,7 @@
 """The code in README.md and docs/*.md runs: every Python block is executed (each file's blocks
-in order, in one namespace, in a folder holding the shipped checkpoint and small demo stores),
-and every shell line that calls circuitlab, a bench or example script, or make names a command,
-options, files and targets that exist."""
+in order, in one namespace, in conftest.py's ``demo_folder``: the shipped checkpoint and small
+demo stores), and every shell line that calls circuitlab, a bench or example script, or make names
+a command, options, files and targets that exist."""
 
 import re
 import shlex
@@ -12,7 +12,6 @@ import pytest
 import typer
 
 from circuitlab.cli import app as cli_app
-from circuitlab.export import export_nlvr
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -28,15 +27,6 @@ def test_docs_have_their_code():
     assert {"README.md", *expected} <= names
     assert code_blocks(ROOT / "README.md", "python"), "README has no Python example"
     assert len((ROOT / "README.md").read_text().splitlines()) <= 250
-
-
-@pytest.fixture(scope="module")
-def demo_folder(tmp_path_factory):
-    """A folder like a clone after ``make demo``: checkpoints/ and small stores/nlvr/."""
-    folder = tmp_path_factory.mktemp("demo")
-    (folder / "checkpoints").symlink_to(ROOT / "checkpoints")
-    export_nlvr(ROOT / "checkpoints" / "nlvr", folder / "stores" / "nlvr", limit=200)
-    return folder
 
 
 def run_python_blocks(path: Path, folder: Path, monkeypatch) -> dict:
@@ -63,7 +53,7 @@ def test_user_guide_python_runs(demo_folder, monkeypatch):
     for name in ("rewired", "average", "dense", "cut", "silent"):
         assert ns[name].shape == own.shape
     assert ns["signatures"].shape[:2] == (64, u)
-    assert len(ns["embedding"]) == len(ns["store"]) == 200
+    assert len(ns["embedding"]) == len(ns["store"]) == 150
     assert ns["verdict"].family == ns["table"]["verdict"].iloc[0]
     assert int(ns["stats"]["edges"].iloc[0]) == ns["graph"].number_of_edges()
     assert len(ns["scenes"]) == 989 and len(ns["categories"]) == 800

@@ -6,17 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from circuitlab.export import export_nlvr
-
 os.environ.setdefault("DASH_TEST_CHROMEPATH", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "app"
 
 
 @pytest.fixture(scope="session")
-def nlvr2_store(tmp_path_factory) -> Path:
+def nlvr2_store(demo_folder) -> Path:
     """A small real NLVR2 store: the shipped model's circuits of the first 150 sentences."""
-    out = tmp_path_factory.mktemp("stores")
-    return export_nlvr("checkpoints/nlvr", out, limit=150)["nlvr2"].path
+    return demo_folder / "stores" / "nlvr" / "nlvr2"
 
 
 @pytest.fixture
