@@ -88,6 +88,11 @@ def goodness_of_fit(
     seed: int = 0,
 ) -> GoodnessOfFit:
     """Compare the 0/1 graph ``a`` (n, n) with ``n_simulations`` graphs drawn from ``fit``."""
+    if n_simulations < 1:
+        raise ValueError(
+            f"n_simulations must be at least 1, got {n_simulations}; "
+            "to skip the goodness-of-fit check pass check=False (CLI: --no-check)"
+        )
     rng = np.random.default_rng(seed)
     sims = [fit.sample(rng) for _ in range(n_simulations)]
     observed = graph_statistics(a, seed=seed)

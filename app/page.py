@@ -7,7 +7,7 @@ import dash_bootstrap_components as dbc
 import dash_cytoscape as cyto
 from dash import dash_table, dcc, html
 
-from circuitlab.app.store_view import FILTER_COLUMNS
+from circuitlab.app.store_view import FILTER_COLUMNS, MAX_SENTENCE
 
 GRAPH_STYLE = [
     {
@@ -187,7 +187,7 @@ def _view_controls() -> list:
         ),
         dbc.InputGroup(
             [
-                dbc.Input(id="typed", placeholder="type a new sentence", maxLength=1000),
+                dbc.Input(id="typed", placeholder="type a new sentence", maxLength=MAX_SENTENCE),
                 dbc.Button("circuit", id="generate", n_clicks=0, color="secondary"),
             ],
             size="sm",

@@ -64,12 +64,24 @@ class Circuit:
         self.roles = np.asarray(self.roles, dtype=str)
         if self.signatures.ndim != 2:
             raise ValueError(f"signatures must be (U, d_sig), got shape {self.signatures.shape}")
-        if self.roles.shape != (self.signatures.shape[0],):
-            raise ValueError(
-                f"roles has shape {self.roles.shape}; expected ({self.signatures.shape[0]},)"
-            )
+        n_modules = self.signatures.shape[0]
+        if self.roles.shape != (n_modules,):
+            raise ValueError(f"roles has shape {self.roles.shape}; expected ({n_modules},)")
+        _check_finite("signatures", self.signatures)
         if self.codes is not None:
             self.codes = np.asarray(self.codes, dtype=np.float32)
+            if self.codes.ndim != 2 or self.codes.shape[0] != n_modules:
+                raise ValueError(
+                    f"codes must be (U, d_code) with U = {n_modules} modules, "
+                    f"got shape {self.codes.shape}"
+                )
+            _check_finite("codes", self.codes)
+        if not (np.isfinite(self.eps) and self.eps > 0):
+            raise ValueError(f"eps must be a positive number, got {self.eps!r}")
+        if self.truncation is not None and not 0 < self.truncation <= 2:
+            raise ValueError(
+                f"truncation is a cosine distance in (0, 2] or None, got {self.truncation!r}"
+            )
 
     @property
     def n_modules(self) -> int:
@@ -92,3 +104,11 @@ class Circuit:
         """
         p = self.link_probability()
         return links_graph(p, p > threshold, self.roles)
+
+
+def _check_finite(name: str, array: np.ndarray) -> None:
+    """Refuse NaN or inf entries, naming the first module that has one."""
+    bad = ~np.isfinite(array)
+    if bad.any():
+        module = int(np.argwhere(bad)[0][0])
+        raise ValueError(f"{name} have NaN or inf entries (the first in module {module})")

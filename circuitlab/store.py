@@ -70,6 +70,8 @@ class CircuitStore:
         meta = _read_meta(path / META)
         frame = _read_frame(path / SAMPLES)
         n, u, d_sig = len(frame), meta["n_modules"], meta["d_sig"]
+        if n == 0:
+            raise CircuitStoreError(path / SAMPLES, "holds no circuits; export the store again")
         signatures = _read_array(path / SIGNATURES, (n, u, d_sig))
         codes = None
         if meta.get("d_code") is not None:
@@ -206,9 +208,10 @@ class CircuitStore:
         frame = frame.reset_index(drop=True)
         if "id" not in frame.columns:
             frame.insert(0, "id", np.arange(len(frame)))
-        for i, c in enumerate(circuits):
-            if c.signatures.shape != first.signatures.shape or list(c.roles) != list(first.roles):
-                raise ValueError(f"circuit {i} does not have the shape and roles of circuit 0")
+        _check_alike(circuits)
+        if not frame["id"].is_unique:
+            duplicated = frame["id"][frame["id"].duplicated()].iloc[0]
+            raise ValueError(f"frame column 'id' must be unique; {duplicated} repeats")
         with_codes = first.codes is not None
         meta = {
             "format_version": FORMAT_VERSION,
@@ -231,11 +234,35 @@ class CircuitStore:
             np.save(tmp / SIGNATURES, np.stack([c.signatures for c in circuits]))
             if with_codes:
                 np.save(tmp / CODES, np.stack([c.codes for c in circuits]))
+            CircuitStore.open(tmp)  # the new store must read back before the old one goes
             _replace_dir(tmp, path)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return CircuitStore.open(path)
+
+
+def _check_alike(circuits: Sequence[Circuit]) -> None:
+    """Every circuit as circuit 0: signature and code shapes, roles, eps and truncation."""
+    first = circuits[0]
+
+    def code_shape(circuit: Circuit) -> tuple[int, ...] | None:
+        return None if circuit.codes is None else circuit.codes.shape
+
+    for i, c in enumerate(circuits[1:], start=1):
+        problems = {
+            "signature shape": (c.signatures.shape, first.signatures.shape),
+            "roles": (list(c.roles), list(first.roles)),
+            "code shape (None: no codes)": (code_shape(c), code_shape(first)),
+            "eps": (c.eps, first.eps),
+            "truncation": (c.truncation, first.truncation),
+        }
+        for what, (mine, theirs) in problems.items():
+            if mine != theirs:
+                raise ValueError(
+                    f"circuit {i} differs from circuit 0 in its {what}: {mine} against {theirs}; "
+                    "a store holds circuits of one model"
+                )
 
 
 def _replace_dir(new: Path, target: Path) -> None:
@@ -256,6 +283,8 @@ def _read_meta(path: Path) -> dict[str, Any]:
         meta = json.loads(path.read_text())
     except json.JSONDecodeError as err:
         raise CircuitStoreError(path, f"not valid JSON ({err})") from err
+    if not isinstance(meta, dict):
+        raise CircuitStoreError(path, f"holds a JSON {type(meta).__name__}, not an object")
     version = meta.get("format_version")
     if version != FORMAT_VERSION:
         raise CircuitStoreError(
@@ -266,6 +295,9 @@ def _read_meta(path: Path) -> dict[str, Any]:
     for key in ("n_modules", "d_sig", "eps", "roles"):
         if key not in meta:
             raise CircuitStoreError(path, f"has no {key!r} entry")
+    eps = meta["eps"]
+    if not (isinstance(eps, int | float) and np.isfinite(eps) and eps > 0):
+        raise CircuitStoreError(path, f"eps must be a positive number, got {eps!r}")
     return meta
 
 
@@ -273,9 +305,12 @@ def _read_frame(path: Path) -> pd.DataFrame:
     if not path.is_file():
         raise CircuitStoreError(path, "missing")
     try:
-        return pd.read_parquet(path)
+        frame = pd.read_parquet(path)
     except Exception as err:  # pyarrow raises several types for corrupt files
         raise CircuitStoreError(path, f"unreadable parquet ({err})") from err
+    if "id" not in frame.columns:
+        raise CircuitStoreError(path, "has no 'id' column (one id per circuit)")
+    return frame
 
 
 def _read_array(path: Path, shape: tuple[int, ...]) -> np.ndarray:
@@ -291,4 +326,9 @@ def _read_array(path: Path, shape: tuple[int, ...]) -> np.ndarray:
         )
     if array.dtype != np.float32:
         raise CircuitStoreError(path, f"has dtype {array.dtype}; expected float32")
+    bad = np.argwhere(~np.isfinite(array))
+    if len(bad):
+        raise CircuitStoreError(
+            path, f"has NaN or inf entries (the first in circuit {bad[0][0]}, module {bad[0][1]})"
+        )
     return array

@@ -193,3 +193,8 @@ def test_recovery_on_sampled_graphs_of_each_family():
     assert (table["count_exact"].dropna() >= 0.8).all()
     assert (table["rates_within_10pct"].dropna() >= 0.8).all()
     assert NO_PRIOR_FITS == "no_prior_fits"
+
+
+def test_no_simulations_is_refused_with_the_way_to_skip_the_check():
+    with pytest.raises(ValueError, match="n_simulations must be at least 1.*check=False"):
+        best_prior(nx.barabasi_albert_graph(60, 2, seed=0), n_simulations=0)

@@ -156,3 +156,94 @@ def test_link_probability_batches_and_mean_match_the_direct_computation(tmp_path
     np.testing.assert_allclose(store.mean_link_probability(), direct.mean(0), rtol=1e-6)
     with pytest.raises(ValueError, match="no circuits"):
         store.mean_link_probability([])
+
+
+# --- boundaries (issue 20): each of these was accepted, crashed later or lost data before
+
+
+def test_circuit_refuses_what_would_give_wrong_numbers():
+    roles = ["processor"] * 3
+    with pytest.raises(ValueError, match=r"codes must be \(U, d_code\) with U = 3"):
+        Circuit(np.ones((3, 2)), roles, codes=np.ones((2, 4)))
+    broken = np.ones((3, 2))
+    broken[2, 1] = np.inf
+    with pytest.raises(ValueError, match="signatures have NaN or inf entries .* module 2"):
+        Circuit(broken, roles)
+    with pytest.raises(ValueError, match="codes have NaN"):
+        Circuit(np.ones((3, 2)), roles, codes=np.full((3, 4), np.nan))
+    for eps in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="eps must be a positive number"):
+            Circuit(np.ones((3, 2)), roles, eps=eps)
+    with pytest.raises(ValueError, match="truncation is a cosine distance"):
+        Circuit(np.ones((3, 2)), roles, truncation=3.0)
+
+
+def test_write_refuses_circuits_of_different_models_naming_the_first_odd_one(tmp_path):
+    with_codes, without = _circuits(n=2), _circuits(n=1, codes=False)
+    with pytest.raises(ValueError, match="circuit 2 differs .* code shape"):
+        CircuitStore.write(tmp_path / "s", [*with_codes, *without])
+    other_eps = _circuits(n=1)[0]
+    other_eps.eps = 0.5
+    with pytest.raises(ValueError, match="circuit 1 differs .* eps"):
+        CircuitStore.write(tmp_path / "s", [_circuits(n=1)[0], other_eps])
+    assert not (tmp_path / "s").exists()
+
+
+def test_duplicate_ids_are_refused_before_anything_is_written(tmp_path):
+    circuits, store = _write(tmp_path)
+    before = (tmp_path / "store" / META).read_text()
+    frame = pd.DataFrame({"id": [0, 1, 1, 2, 3]})
+    with pytest.raises(ValueError, match="'id' must be unique; 1 repeats"):
+        CircuitStore.write(tmp_path / "store", circuits, frame, overwrite=True)
+    assert (tmp_path / "store" / META).read_text() == before
+
+
+def test_an_overwrite_that_cannot_be_read_back_keeps_the_old_store(tmp_path, monkeypatch):
+    circuits, store = _write(tmp_path)
+    before = (tmp_path / "store" / META).read_text()
+    to_parquet = pd.DataFrame.to_parquet
+
+    def lose_the_ids(frame, path, **kwargs):  # a writer bug: the new store cannot be opened
+        return to_parquet(frame.drop(columns="id"), path, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", lose_the_ids)
+    with pytest.raises(CircuitStoreError, match="no 'id' column"):
+        CircuitStore.write(tmp_path / "store", circuits, overwrite=True)
+    monkeypatch.undo()
+    assert (tmp_path / "store" / META).read_text() == before
+    assert len(CircuitStore.open(tmp_path / "store")) == 5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]  # no temporary left
+
+
+def test_open_names_what_is_wrong_with_a_hand_edited_store(tmp_path):
+    _write(tmp_path)
+    path = tmp_path / "store"
+    meta = json.loads((path / META).read_text())
+    (path / META).write_text(json.dumps([meta]))
+    with pytest.raises(CircuitStoreError, match="holds a JSON list, not an object"):
+        CircuitStore.open(path)
+    (path / META).write_text(json.dumps({**meta, "eps": 0}))
+    with pytest.raises(CircuitStoreError, match="eps must be a positive number"):
+        CircuitStore.open(path)
+    (path / META).write_text(json.dumps(meta))
+    frame = pd.read_parquet(path / SAMPLES)
+    frame.drop(columns="id").to_parquet(path / SAMPLES)
+    with pytest.raises(CircuitStoreError, match="no 'id' column"):
+        CircuitStore.open(path)
+    frame.to_parquet(path / SAMPLES)
+    signatures = np.load(path / SIGNATURES, mmap_mode="r+")
+    signatures[3, 1, 0] = np.nan
+    signatures.flush()
+    del signatures
+    with pytest.raises(CircuitStoreError, match="NaN or inf .* circuit 3, module 1"):
+        CircuitStore.open(path)
+
+
+def test_an_empty_store_is_refused_when_opened(tmp_path):
+    _, store = _write(tmp_path)
+    path = tmp_path / "store"
+    pd.read_parquet(path / SAMPLES).head(0).to_parquet(path / SAMPLES)
+    np.save(path / SIGNATURES, np.zeros((0, 6, 4), np.float32))
+    np.save(path / CODES, np.zeros((0, 6, 3), np.float32))
+    with pytest.raises(CircuitStoreError, match="holds no circuits"):
+        CircuitStore.open(path)
