@@ -65,7 +65,15 @@ def read_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu")
     """The checkpoint dict of ``path`` (run directory or file), tensors on ``device``; raises
     ``ValueError`` for a file that is not a circuitlab checkpoint or has another version."""
     path = checkpoint_file(path)
-    state = torch.load(path, map_location=device, weights_only=False)
+    if path.stat().st_size == 0:
+        raise ValueError(f"{path} is empty: not a checkpoint; retrain, or resume from a copy")
+    try:
+        state = torch.load(path, map_location=device, weights_only=False)
+    except Exception as err:  # torch raises several types for a corrupt or foreign file
+        raise ValueError(
+            f"{path} is corrupt or not a torch file ({type(err).__name__}: {str(err)[:200]}); "
+            "retrain, or resume from a copy"
+        ) from err
     if not isinstance(state, dict) or "model_config" not in state:
         raise ValueError(f"{path} is not a circuitlab checkpoint")
     version = state.get("format_version", 1)

@@ -84,3 +84,26 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["store.json"]
     write_atomic(target, lambda tmp: tmp.write_text("new"))
     assert target.read_text() == "new"
+
+
+def test_corrupt_and_empty_checkpoints_are_one_clear_error_everywhere(tmp_path):
+    from typer.testing import CliRunner
+
+    from circuitlab.cli import app
+
+    _saved_run(tmp_path)
+    path = tmp_path / CHECKPOINT
+    runner = CliRunner()
+    for content, message in ((b"", "is empty"), (b"not a zip file at all", "is corrupt")):
+        path.write_bytes(content)
+        with pytest.raises(ValueError, match=message):
+            read_checkpoint(tmp_path)
+        (tmp_path / "config.json").write_text("{}")
+        for args in (
+            ["evaluate", str(tmp_path), "--nlvr", "nlvr-dev"],
+            ["export", str(tmp_path), "--out", str(tmp_path / "store")],
+            ["train", "--out", str(tmp_path), "--resume", "--no-progress"],
+        ):
+            result = runner.invoke(app, args)
+            assert result.exit_code == 2, (args, result.output)
+            assert message in result.output and "Traceback" not in result.output, args
