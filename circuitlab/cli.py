@@ -36,7 +36,10 @@ def _parse_value(text: str) -> Any:
 def _read_config_file(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise typer.BadParameter(f"{path} does not exist", param_hint="--config")
-    values = yaml.safe_load(path.read_text()) or {}
+    try:
+        values = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise typer.BadParameter(f"{path} is not valid YAML: {err}", param_hint="--config") from err
     if not isinstance(values, dict):
         raise typer.BadParameter(f"{path} must hold a mapping of options", param_hint="--config")
     return values
@@ -119,7 +122,10 @@ def train(
     from circuitlab.train import train as run_training
 
     if resume and (out / "config.json").is_file():
-        values = json.loads((out / "config.json").read_text())
+        try:
+            values = json.loads((out / "config.json").read_text())
+        except json.JSONDecodeError as err:
+            _exit_with(ValueError(f"{out / 'config.json'} is not valid JSON ({err}); restore it"))
     else:
         values = _read_config_file(config) if config else {}
     model = dict(values.pop("model", None) or TrainConfig().model)

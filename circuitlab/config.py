@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -159,9 +161,52 @@ class NACConfig:
 
 
 def from_dict(cls: type[T], values: dict[str, Any]) -> T:
-    """``cls(**values)`` for a dataclass, naming any unknown keys instead of a TypeError."""
+    """``cls(**values)`` for a dataclass, naming any unknown key or value of the wrong type
+    instead of a TypeError. A float field also takes a number written as text ("1e-3", which
+    YAML reads as a string)."""
     known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(values) - known)
     if unknown:
         raise ValueError(f"unknown {cls.__name__} fields {unknown}; known: {sorted(known)}")
+    hints = typing.get_type_hints(cls)
+    values = dict(values)
+    for name, value in values.items():
+        hint = hints[name]
+        if isinstance(value, str) and _accepts(hint, float) and not _accepts(hint, str):
+            try:
+                values[name] = value = float(value)
+            except ValueError:
+                pass
+        if not _is_instance(value, hint):
+            raise ValueError(f"{cls.__name__}.{name} must be {_type_name(hint)}, got {value!r}")
     return cls(**values)
+
+
+def _accepts(hint: Any, kind: type) -> bool:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return any(_accepts(arg, kind) for arg in typing.get_args(hint))
+    return hint is kind
+
+
+def _is_instance(value: Any, hint: Any) -> bool:
+    """isinstance for the field types used here: int, float (an int will do), bool, str, None,
+    unions of them, and generic containers (checked by their container type)."""
+    if hint is Any:
+        return True
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return any(_is_instance(value, arg) for arg in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, typing.get_origin(hint) or hint)
+
+
+def _type_name(hint: Any) -> str:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(arg) for arg in typing.get_args(hint))
+    if hint is type(None):
+        return "null"
+    return getattr(typing.get_origin(hint) or hint, "__name__", str(hint))

@@ -288,13 +288,12 @@ def train(
     _check_run_dir(config, run_dir, resume)
     rank, device = distributed.start(config.device)
     rows = distributed.shard(config.batch_size, rank)
-    if rank.is_main:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / CONFIG).write_text(json.dumps(dataclasses.asdict(config), indent=2))
-
     task = make_task(config.task, conditional=config.conditional, **config.task_options)
     torch.manual_seed(config.seed)
     model = NAC(config.model_config(task)).to(device)
+    if rank.is_main:  # only a config that builds a model gets a run directory
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / CONFIG).write_text(json.dumps(dataclasses.asdict(config), indent=2))
     net = DistributedDataParallel(model) if rank.distributed else model
     if config.compile:
         net = torch.compile(net)  # checkpoints and evaluation keep using the plain model

@@ -227,6 +227,46 @@ def test_cli_errors_name_the_problem(tmp_path):
     assert again.returncode == 2 and "--resume" in again.stderr
 
 
+@pytest.mark.parametrize(
+    ("config_text", "args", "message"),
+    [
+        ("steps: [1\n", [], "not valid YAML"),
+        ("steps: abc\n", [], "TrainConfig.steps must be int, got 'abc'"),
+        ("", ["-m", "dim=abc"], "NACConfig.dim must be int, got 'abc'"),
+        ("model:\n  n_procesors: 8\n", [], "unknown NACConfig fields ['n_procesors']"),
+        ("", ["--prior", "nonsense"], "NACConfig.prior must be None or one of"),
+        ("", ["-m", "n_processors=0"], "n_processors must be positive"),
+    ],
+    ids=["yaml", "steps-text", "dim-text", "typo", "prior", "no-processors"],
+)
+def test_a_bad_config_is_named_before_a_run_directory_exists(tmp_path, config_text, args, message):
+    from typer.testing import CliRunner
+
+    from circuitlab.cli import app
+
+    config = tmp_path / "config.yaml"
+    config.write_text(config_text)
+    run = tmp_path / "run"
+    result = CliRunner().invoke(
+        app, ["train", "--config", str(config), "--out", str(run), "--no-progress", *args]
+    )
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split()), result.output
+    assert not run.exists()
+
+
+def test_a_corrupt_config_json_on_resume_is_named(tmp_path):
+    from typer.testing import CliRunner
+
+    from circuitlab.cli import app
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text("{not json")
+    result = CliRunner().invoke(app, ["train", "--out", str(run), "--resume"])
+    assert result.exit_code == 2 and "config.json is not valid JSON" in result.output
+
+
 def test_ctrl_c_checkpoints_the_current_step(tmp_path):
     run = tmp_path / "run"
     args = _tiny_args(run, steps=400)
