@@ -83,3 +83,30 @@ def test_annotation_format_errors(tmp_path):
     _write_lines(path, ["A sentence.", "* sarcasm"])
     with pytest.raises(nlvr.NLVRFormatError, match="unknown category 'sarcasm'"):
         nlvr.read_annotations(path)
+
+
+def test_out_of_spec_nlvr_lines_are_refused_with_file_and_line(tmp_path):
+    good = json.loads(gzip.open(nlvr.resolve("nlvr-dev"), "rt").readline())
+    box = good["structured_rep"][0]
+    cases = {
+        "numeric identifier": ({**good, "identifier": 1572}, "identifier must be a string"),
+        "one box": ({**good, "structured_rep": [box]}, "has 3 boxes, got 1"),
+        "six boxes": ({**good, "structured_rep": [box] * 6}, "has 3 boxes, got 6"),
+        "200 objects": (
+            {**good, "structured_rep": [[box[0]] * 200, box, box]},
+            "holds 200 objects; at most 100",
+        ),
+        "far away": (
+            {**good, "structured_rep": [[{**box[0], "x_loc": 10**9}], box, box]},
+            "lies outside its 100 x 100 box",
+        ),
+    }
+    for name, (record, message) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(good) + "\n" + json.dumps(record) + "\n")
+        with pytest.raises(nlvr.NLVRFormatError, match=f"{name}.json, line 2[:,] .*{message}"):
+            nlvr.read_nlvr(path)
+    path = tmp_path / "latin1.json"
+    path.write_bytes(json.dumps(good).encode() + b"\n" + b'{"sentence": "caf\xe9"}\n')
+    with pytest.raises(nlvr.NLVRFormatError, match=r"latin1.json, line 2: not UTF-8"):
+        nlvr.read_nlvr(path)

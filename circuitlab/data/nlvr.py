@@ -25,6 +25,9 @@ SHAPES = ("circle", "square", "triangle")
 COLOURS = ("Black", "Yellow", "#0099ff")
 SIZES = (10, 20, 30)
 BOX_SIZE = 100
+N_BOXES = 3  # every NLVR scene
+# the most objects of the smallest size that fit in a box without overlapping
+MAX_OBJECTS_PER_BOX = (BOX_SIZE // min(SIZES)) ** 2
 SHIPPED = {
     "nlvr-dev": "nlvr1-dev.json.gz",
     "nlvr-test": "nlvr1-test.json.gz",
@@ -95,9 +98,21 @@ def _open(path: Path) -> IO[str]:
     return path.open(encoding="utf-8")
 
 
+def _open_bytes(path: Path) -> IO[bytes]:
+    return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
+
+
 def _json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with _open(path) as f:
-        for number, line in enumerate(f, start=1):
+    """(line number, record) of a JSON-lines file, each line decoded on its own so that a
+    byte that is not UTF-8 is reported with its line."""
+    with _open_bytes(path) as f:
+        for number, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise NLVRFormatError(
+                    f"{path}, line {number}: not UTF-8 text (byte {err.start}: {err.reason})"
+                ) from err
             if not line.strip():
                 continue
             try:
@@ -141,6 +156,11 @@ def _scene_object(raw: dict[str, Any], where: str) -> SceneObject:
             f"{where}: unknown object {raw}; type must be one of {SHAPES}, color one of "
             f"{COLOURS}, size one of {SIZES}"
         )
+    if not (0 <= obj.x <= BOX_SIZE - obj.size and 0 <= obj.y <= BOX_SIZE - obj.size):
+        raise NLVRFormatError(
+            f"{where}: object {raw} lies outside its {BOX_SIZE} x {BOX_SIZE} box "
+            f"(x_loc and y_loc must be in [0, {BOX_SIZE} - size])"
+        )
     return obj
 
 
@@ -152,9 +172,21 @@ def read_nlvr(source: str | os.PathLike) -> list[NLVRExample]:
     for number, record in _json_lines(path):
         where = f"{path}, line {number}"
         _require(record, ("sentence", "label", "identifier", "structured_rep"), where)
+        if not isinstance(record["identifier"], str):
+            raise NLVRFormatError(
+                f"{where}: identifier must be a string like '1572-0', got {record['identifier']!r}"
+            )
         rep = record["structured_rep"]
         if not isinstance(rep, list) or not all(isinstance(box, list) for box in rep):
             raise NLVRFormatError(f"{where}: structured_rep must be a list of boxes (lists)")
+        if len(rep) != N_BOXES:
+            raise NLVRFormatError(f"{where}: an NLVR scene has {N_BOXES} boxes, got {len(rep)}")
+        crowded = max(len(box) for box in rep)
+        if crowded > MAX_OBJECTS_PER_BOX:
+            raise NLVRFormatError(
+                f"{where}: a box holds {crowded} objects; at most {MAX_OBJECTS_PER_BOX} fit in "
+                f"a {BOX_SIZE} x {BOX_SIZE} box without overlapping"
+            )
         boxes = tuple(
             tuple(_scene_object(o, f"{where}, box {b}") for o in box) for b, box in enumerate(rep)
         )

@@ -21,9 +21,16 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from circuitlab.data.nlvr import BOX_SIZE, COLOURS, SHAPES, SIZES, NLVRExample, SceneObject
+from circuitlab.data.nlvr import (
+    BOX_SIZE,
+    COLOURS,
+    N_BOXES,
+    SHAPES,
+    SIZES,
+    NLVRExample,
+    SceneObject,
+)
 
-N_BOXES = 3
 MAX_OBJECTS = 8
 # objects per scattered box, drawn uniformly from this list: mostly 1-4, as in NLVR
 OBJECTS_PER_BOX = (1, 2, 2, 3, 3, 4, 4, 5, 6, 7, 8)
