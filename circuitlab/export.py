@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from tqdm import tqdm
 
 from circuitlab.checkpoint import checkpoint_file
 from circuitlab.data.nlvr import read_nlvr
-from circuitlab.files import file_sha256
+from circuitlab.files import file_sha256, write_atomic
 from circuitlab.model import NAC
 from circuitlab.nlvr_eval import nlvr2_sentences, nlvr_task, predict_nlvr
 from circuitlab.store import CircuitStore
@@ -134,6 +135,18 @@ def export_nlvr(
     return _nlvr_stores(model, config, checkpoint, Path(out), overwrite=overwrite, limit=limit)
 
 
+NLVR_STORES = ("nlvr2", "nlvr")
+MANIFEST = "export.json"
+
+
+def _write_manifest(out: Path, digest: str, complete: list[str]) -> None:
+    """``OUT/export.json``: which of the export's stores are complete, for which checkpoint; a
+    killed export leaves the ones it finished listed and the others ``pending``."""
+    stores = {name: "complete" if name in complete else "pending" for name in NLVR_STORES}
+    manifest = {"checkpoint_sha256": digest, "stores": stores}
+    write_atomic(out / MANIFEST, lambda tmp: tmp.write_text(json.dumps(manifest, indent=2)))
+
+
 def _nlvr_stores(
     model: NAC,
     config: TrainConfig,
@@ -145,10 +158,11 @@ def _nlvr_stores(
 ) -> dict[str, CircuitStore]:
     task = nlvr_task(config)
     digest = file_sha256(checkpoint)
+    complete: list[str] = []
 
     def write(name: str, frame: pd.DataFrame) -> CircuitStore:
         circuits = _circuits_for(model, task, frame["text"].tolist())
-        return CircuitStore.write(
+        store = CircuitStore.write(
             out / name,
             circuits,
             frame,
@@ -156,6 +170,9 @@ def _nlvr_stores(
             checkpoint_hash=digest,
             overwrite=overwrite,
         )
+        complete.append(name)
+        _write_manifest(out, digest, complete)
+        return store
 
     stores = {"nlvr2": write("nlvr2", nlvr2_sentences().head(limit))}
     parts = []

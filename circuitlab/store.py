@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -26,7 +25,12 @@ import numpy as np
 import pandas as pd
 
 from circuitlab.circuit import Circuit, link_probabilities
-from circuitlab.files import write_atomic
+from circuitlab.files import (
+    recover_leftovers,
+    replace_dir,
+    temporary_dir_beside,
+    write_atomic,
+)
 
 FORMAT_VERSION = 1
 META, SAMPLES, SIGNATURES, CODES = "store.json", "samples.parquet", "signatures.npy", "codes.npy"
@@ -65,6 +69,8 @@ class CircuitStore:
     def open(cls, path: str | os.PathLike) -> CircuitStore:
         """Open a store, checking its format version and that every file agrees on the shapes."""
         path = Path(path)
+        if not path.is_dir():
+            recover_leftovers(path)  # a writer killed mid-replace leaves the old store aside
         if not path.is_dir():
             raise CircuitStoreError(path, "no such store directory")
         meta = _read_meta(path / META)
@@ -197,6 +203,7 @@ class CircuitStore:
         ``frame`` gets an ``id`` column (0..N-1) if it has none. Returns the opened store.
         """
         path = Path(path)
+        recover_leftovers(path)
         if path.exists() and not overwrite:
             raise FileExistsError(f"{path} exists; pass overwrite=True (CLI: --overwrite)")
         if not circuits:
@@ -226,8 +233,7 @@ class CircuitStore:
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "n_samples": len(circuits),
         }
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+        tmp = temporary_dir_beside(path)
         try:
             (tmp / META).write_text(json.dumps(meta, indent=2))
             frame.to_parquet(tmp / SAMPLES, index=False)
@@ -235,7 +241,7 @@ class CircuitStore:
             if with_codes:
                 np.save(tmp / CODES, np.stack([c.codes for c in circuits]))
             CircuitStore.open(tmp)  # the new store must read back before the old one goes
-            _replace_dir(tmp, path)
+            replace_dir(tmp, path)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -263,17 +269,6 @@ def _check_alike(circuits: Sequence[Circuit]) -> None:
                     f"circuit {i} differs from circuit 0 in its {what}: {mine} against {theirs}; "
                     "a store holds circuits of one model"
                 )
-
-
-def _replace_dir(new: Path, target: Path) -> None:
-    """Rename ``new`` onto ``target``; an old ``target`` is moved aside first, then deleted."""
-    old = None
-    if target.exists():
-        old = target.with_name(f".{target.name}.old-{os.getpid()}")
-        os.replace(target, old)
-    os.replace(new, target)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def _read_meta(path: Path) -> dict[str, Any]:

@@ -186,3 +186,23 @@ def test_causality_refuses_what_it_cannot_measure(tiny_run, tmp_path):
         text=True,
     )
     assert wrong.returncode == 2 and "unconditional model" in wrong.stderr
+
+
+def test_an_interrupted_export_says_which_stores_are_complete(tiny_run, tmp_path, monkeypatch):
+    import circuitlab.export
+
+    out = tmp_path / "stores"
+    export_nlvr(tiny_run, out, limit=20)
+    manifest = json.loads((out / "export.json").read_text())
+    assert manifest["stores"] == {"nlvr2": "complete", "nlvr": "complete"}
+    digest = manifest["checkpoint_sha256"]
+    assert digest == CircuitStore.open(out / "nlvr").meta["checkpoint_sha256"]
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(circuitlab.export, "predict_nlvr", killed)
+    with pytest.raises(KeyboardInterrupt):
+        export_nlvr(tiny_run, out, overwrite=True, limit=20)
+    manifest = json.loads((out / "export.json").read_text())
+    assert manifest["stores"] == {"nlvr2": "complete", "nlvr": "pending"}
