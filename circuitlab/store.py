@@ -12,6 +12,7 @@ Writing is atomic: everything goes to a temporary sibling directory that is then
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -34,6 +35,8 @@ from circuitlab.files import (
 
 FORMAT_VERSION = 1
 META, SAMPLES, SIGNATURES, CODES = "store.json", "samples.parquet", "signatures.npy", "codes.npy"
+# the key, in every analysis record of store.json, of the data fingerprint it was computed from
+FINGERPRINT = "data_fingerprint"
 
 
 class CircuitStoreError(ValueError):
@@ -63,6 +66,7 @@ class CircuitStore:
         self.roles = np.asarray(meta["roles"], dtype=str)
         self.eps = float(meta["eps"])
         self.truncation = meta.get("truncation")
+        self._fingerprint: str | None = None
 
     # ----------------------------------------------------------------------------- reading
     @classmethod
@@ -129,9 +133,24 @@ class CircuitStore:
         return total / n
 
     # ----------------------------------------------------------------------------- analysis cache
+    @property
+    def fingerprint(self) -> str:
+        """A hash of what every analysis reads: the signatures, eps, truncation and roles.
+        Computed once per opened store (it reads the signatures once)."""
+        if self._fingerprint is None:
+            digest = hashlib.sha256(np.ascontiguousarray(self.signatures).tobytes())
+            digest.update(json.dumps([self.eps, self.truncation, self.roles.tolist()]).encode())
+            self._fingerprint = digest.hexdigest()[:16]
+        return self._fingerprint
+
     def analysis_params(self, key: str) -> dict[str, Any] | None:
-        """The parameters recorded with the analysis columns ``key`` (None if never added)."""
-        return self.meta.get("analysis", {}).get(key)
+        """The parameters recorded with the analysis ``key``; None if never added, or if the
+        store's data changed since (the record's fingerprint is not the store's): a cached
+        result is never used for other data."""
+        record = self.meta.get("analysis", {}).get(key)
+        if record is None or record.get(FINGERPRINT) != self.fingerprint:
+            return None
+        return {k: v for k, v in record.items() if k != FINGERPRINT}
 
     def add_analysis(
         self, key: str, params: dict[str, Any], columns: pd.DataFrame | None = None
@@ -145,10 +164,16 @@ class CircuitStore:
         keeps the results in this object only, with a warning.
         """
         meta = json.loads(json.dumps(self.meta))
-        meta.setdefault("analysis", {})[key] = params
+        meta.setdefault("analysis", {})[key] = {**params, FINGERPRINT: self.fingerprint}
+        try:
+            text = json.dumps(meta, indent=2, allow_nan=False)
+        except ValueError as err:
+            raise ValueError(
+                f"analysis {key!r} holds NaN or inf values; nothing was written to {self.path}"
+            ) from err
 
         def write_meta(tmp: Path) -> None:
-            tmp.write_text(json.dumps(meta, indent=2))
+            tmp.write_text(text)
 
         try:
             if columns is not None:

@@ -222,3 +222,32 @@ def test_notebook_runs_on_tiny_settings_and_its_ipynb_is_in_sync(notebook, tmp_p
     assert [c.source for c in generated.cells] == [c.source for c in source.cells], (
         f"{notebook.with_suffix('.ipynb').name} is stale: run `make notebooks`"
     )
+
+
+def test_cached_analyses_are_recomputed_when_the_signatures_change(store):
+    """A cache records the fingerprint of the data it came from (issue 20, defect 1): after the
+    signatures change on disk, the layout, the map and the graph columns are computed afresh."""
+    positions = module_layout(store, seed=0)
+    embedding = embed(store, "pca")
+    graphs = analyze_graphs(store, check=False)
+    signatures = np.load(store.path / "signatures.npy", mmap_mode="r+")
+    signatures[:] = np.random.default_rng(7).normal(size=signatures.shape)
+    signatures.flush()
+    del signatures
+    changed = CircuitStore.open(store.path)
+    assert changed.fingerprint != store.fingerprint
+    assert changed.analysis_params("layout") is None
+    assert not np.allclose(module_layout(changed, seed=0), positions)
+    assert not np.allclose(embed(changed, "pca")[["x", "y"]], embedding[["x", "y"]])
+    fresh = analyze_graphs(changed, check=False)
+    assert not fresh["graph_links"].equals(graphs["graph_links"])
+    reopened = CircuitStore.open(store.path)  # and the new results are the cached ones now
+    np.testing.assert_allclose(module_layout(reopened, seed=0), module_layout(changed, seed=0))
+
+
+def test_non_finite_analysis_results_are_never_written(store):
+    before = (store.path / "store.json").read_text()
+    with pytest.raises(ValueError, match="'layout' holds NaN or inf values; nothing was written"):
+        store.add_analysis("layout", {"positions": [[float("nan"), 0.0]]})
+    assert (store.path / "store.json").read_text() == before
+    json.loads(before, parse_constant=lambda name: pytest.fail(f"{name} in store.json"))
