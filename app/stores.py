@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from circuitlab.app.store_view import MAX_EDGES, StoreView, load_circuit_generator
-from circuitlab.store import META, CircuitStore
+from circuitlab.store import META, CircuitStore, CircuitStoreError
 
 MAX_DEPTH = 3  # folders below the root searched for stores
 MAX_STORES = 200
@@ -80,11 +80,15 @@ class AppStores:
         return sorted(self.paths)
 
     def resolve(self, requested: str | None) -> tuple[str, str | None]:
-        """The key a URL's ``store`` value names, and a message when it names no store here
-        (then the default store is shown)."""
+        """The key a URL's ``store`` value names, and a message when it names no store here or
+        one that cannot be opened (a broken store); then the default store is shown."""
         if requested is None or requested == "":
             return self.default, None
         if requested in self.paths:
+            try:
+                self.view(requested)
+            except (CircuitStoreError, ValueError) as err:
+                return self.default, f"store {requested!r} cannot be opened: {err}"
             return requested, None
         shown = ", ".join(self.keys[:10])
         return self.default, f"no store {requested[:60]!r} under the app's root (stores: {shown})"

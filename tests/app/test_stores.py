@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from circuitlab import Circuit, CircuitStore
+from circuitlab.app import create_app
 from circuitlab.app.store_view import MAX_SENTENCE
 from circuitlab.app.stores import AppStores, find_stores
 
@@ -77,3 +78,36 @@ def test_a_typed_sentence_over_the_limit_is_refused_with_the_limit(nlvr2_store):
     with pytest.raises(ValueError, match=f"401 characters; at most {MAX_SENTENCE}"):
         view.add_sentence("x" * 401)
     assert MAX_SENTENCE == 300
+
+
+def test_a_broken_store_under_the_root_is_a_message_not_an_error(nlvr2_store, tmp_path):
+    """A store that cannot be opened (NaN signatures written by hand) is named in the page and
+    the default store is shown (issue 20, defect 4: the request used to fail with HTTP 500)."""
+    root = tmp_path / "root"
+    shutil.copytree(nlvr2_store, root / "good")
+    shutil.copytree(nlvr2_store, root / "broken")
+    signatures = np.load(root / "broken" / "signatures.npy", mmap_mode="r+")
+    signatures[0, 0, 0] = np.nan
+    signatures.flush()
+    del signatures
+    stores = AppStores(root / "good", root=root)
+    key, problem = stores.resolve("broken")
+    assert key == "good" and "store 'broken' cannot be opened" in problem and "NaN" in problem
+    app = create_app(root / "good", root=root)
+    output = next(k for k in app.callback_map if k.startswith("..store-key.data"))
+    outputs = [
+        {"id": part.rsplit(".", 1)[0], "property": part.rsplit(".", 1)[1]}
+        for part in output.strip(".").split("...")
+    ]
+    response = app.server.test_client().post(
+        "/_dash-update-component",
+        json={
+            "output": output,
+            "outputs": outputs,
+            "inputs": [{"id": "url-read", "property": "search", "value": "?store=broken"}],
+            "state": [{"id": "store-key", "property": "data", "value": None}],
+            "changedPropIds": ["url-read.search"],
+        },
+    )
+    assert response.status_code == 200, response.data[:300]
+    assert response.get_json()["response"]["store-key"]["data"] == "good"
