@@ -135,10 +135,14 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             messages.append(str(err))
         setting = f"top-{top_k} per module" if mode == "top-k" else f"P > {threshold:g}"
         count = f"{n_modules} modules, {n_edges} links ({setting})"
-        fit = view.prior_fit(circuit, threshold)
+        try:
+            fit = view.prior_fit(circuit, threshold)
+            prior, degrees = prior_summary(fit), degree_figure(fit)
+        except ValueError as err:  # e.g. fewer than 3 modules: no prior can be fitted
+            prior, degrees = f"no prior fit: {err}", {}
         text = "; ".join(messages)
         title = circuit_title(view, circuit)
-        return elements, title, count, text, bool(text), prior_summary(fit), degree_figure(fit)
+        return elements, title, count, text, bool(text), prior, degrees
 
     @app.callback(Output("edge-hover", "children"), Input("graph", "mouseoverEdgeData"))
     def hover_edge(edge):

@@ -111,3 +111,38 @@ def test_a_broken_store_under_the_root_is_a_message_not_an_error(nlvr2_store, tm
     )
     assert response.status_code == 200, response.data[:300]
     assert response.get_json()["response"]["store-key"]["data"] == "good"
+
+
+def test_a_circuit_too_small_for_a_prior_fit_is_drawn_with_a_message(tmp_path):
+    """Two modules: the graph is drawn and the prior-fit card says why there is no fit, where
+    the request used to fail (LinkMatrixError inside the callback)."""
+    circuits = [Circuit(np.eye(2), ["processor", "readout"])] * 3
+    CircuitStore.write(tmp_path / "tiny", circuits, pd.DataFrame({"text": ["a", "b", "c"]}))
+    app = create_app(tmp_path / "tiny")
+    output = next(k for k in app.callback_map if k.startswith("..graph.elements"))
+    outputs = [
+        {"id": part.rsplit(".", 1)[0], "property": part.rsplit(".", 1)[1]}
+        for part in output.strip(".").split("...")
+    ]
+    values = {
+        "circuit": ("data", {"index": 0}),
+        "threshold": ("value", 0.5),
+        "mode": ("value", "threshold"),
+        "top-k": ("value", 3),
+        "color-by": ("value", "module"),
+        "url-read": ("search", ""),
+    }
+    response = app.server.test_client().post(
+        "/_dash-update-component",
+        json={
+            "output": output,
+            "outputs": outputs,
+            "inputs": [{"id": k, "property": p, "value": v} for k, (p, v) in values.items()],
+            "state": [{"id": "store-key", "property": "data", "value": "."}],
+            "changedPropIds": ["circuit.data"],
+        },
+    )
+    assert response.status_code == 200, response.data[:300]
+    shown = response.get_json()["response"]
+    assert "at least 3 nodes" in shown["prior-fit"]["children"]
+    assert shown["circuit-title"]["children"].startswith("#0")
