@@ -183,10 +183,18 @@ def export(
 ) -> None:
     """Write the circuits of a trained run to a circuit store (an NLVR model: two stores,
     OUT/nlvr2 and OUT/nlvr)."""
-    from circuitlab.export import export
+    from circuitlab.checkpoint import checkpoint_file
+    from circuitlab.export import write_nlvr_stores, write_run_store
+    from circuitlab.train import load_model
 
     try:
-        stores = export(run_dir, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite)
+        checkpoint = checkpoint_file(run_dir)
+        model, config = load_model(checkpoint)  # once, whichever stores it makes
+        if config.task == "nlvr" and model.config.conditional:
+            stores = write_nlvr_stores(model, config, checkpoint, out, overwrite=overwrite)
+        else:
+            options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
+            stores = {"": write_run_store(model, config, checkpoint, out, **options)}
     except (ValueError, FileExistsError, FileNotFoundError) as err:
         _exit_with(err)
     for store in stores.values():

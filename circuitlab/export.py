@@ -20,27 +20,6 @@ from circuitlab.tasks.nlvr import NLVRWorld
 from circuitlab.train import TrainConfig, load_model
 
 
-def export(
-    run_dir: str | os.PathLike,
-    out: str | os.PathLike,
-    *,
-    n_circuits: int = 256,
-    seed: int = 0,
-    overwrite: bool = False,
-) -> dict[str, CircuitStore]:
-    """The stores of any run, its model loaded once: a conditional NLVR model's two stores
-    (``{"nlvr2": ..., "nlvr": ...}``, see ``export_nlvr``), any other run's one store
-    (``{"": ...}``, see ``export_run``)."""
-    checkpoint = checkpoint_file(run_dir)
-    model, config = load_model(checkpoint)
-    if config.task == "nlvr" and model.config.conditional:
-        return _nlvr_stores(model, config, checkpoint, Path(out), overwrite=overwrite)
-    store = _run_store(
-        model, config, checkpoint, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite
-    )
-    return {"": store}
-
-
 def export_run(
     run_dir: str | os.PathLike,
     out: str | os.PathLike,
@@ -60,12 +39,12 @@ def export_run(
         raise ValueError(
             f"{run_dir} is an NLVR model: use export_nlvr (circuitlab export writes its two stores)"
         )
-    return _run_store(
+    return write_run_store(
         model, config, checkpoint, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite
     )
 
 
-def _run_store(
+def write_run_store(
     model: NAC,
     train_config: TrainConfig,
     checkpoint: Path,
@@ -75,6 +54,8 @@ def _run_store(
     seed: int,
     overwrite: bool,
 ) -> CircuitStore:
+    """``export_run`` for a model already loaded from ``checkpoint`` (whose hash the store
+    records)."""
     if model.config.conditional:
         task = make_task(train_config.task, conditional=True, **train_config.task_options)
         batch, frame = task.circuit_inputs(n_circuits, seed)
@@ -132,7 +113,7 @@ def export_nlvr(
     model, config = load_model(checkpoint)
     if not model.config.conditional:
         raise ValueError(f"{run_dir} holds an unconditional model: it has one circuit")
-    return _nlvr_stores(model, config, checkpoint, Path(out), overwrite=overwrite, limit=limit)
+    return write_nlvr_stores(model, config, checkpoint, Path(out), overwrite=overwrite, limit=limit)
 
 
 NLVR_STORES = ("nlvr2", "nlvr")
@@ -147,7 +128,7 @@ def _write_manifest(out: Path, digest: str, complete: list[str]) -> None:
     write_atomic(out / MANIFEST, lambda tmp: tmp.write_text(json.dumps(manifest, indent=2)))
 
 
-def _nlvr_stores(
+def write_nlvr_stores(
     model: NAC,
     config: TrainConfig,
     checkpoint: Path,
@@ -156,6 +137,7 @@ def _nlvr_stores(
     overwrite: bool,
     limit: int | None = None,
 ) -> dict[str, CircuitStore]:
+    """``export_nlvr`` for a model already loaded from ``checkpoint``."""
     task = nlvr_task(config)
     digest = file_sha256(checkpoint)
     complete: list[str] = []
