@@ -25,7 +25,9 @@ def link_probabilities(
     s = np.asarray(signatures, dtype=np.float32)
     norms = np.linalg.norm(s, axis=-1, keepdims=True)
     unit = s / np.maximum(norms, 1e-12)
-    distance = 1.0 - unit @ np.swapaxes(unit, -1, -2)
+    # cos can round a little past 1 in float32; with a small eps that put P past 1 (1 + 2e-6 at
+    # eps 0.125), which analysis refuses as not a probability
+    distance = np.maximum(1.0 - unit @ np.swapaxes(unit, -1, -2), 0.0)
     p = np.exp(-distance / eps)
     if truncation is not None:
         p = np.where(distance > truncation, 0.0, p)

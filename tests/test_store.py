@@ -247,3 +247,13 @@ def test_an_empty_store_is_refused_when_opened(tmp_path):
     np.save(path / CODES, np.zeros((0, 6, 3), np.float32))
     with pytest.raises(CircuitStoreError, match="holds no circuits"):
         CircuitStore.open(path)
+
+
+def test_identical_signatures_give_p_exactly_one_at_a_small_eps():
+    """Found by the property test: cos rounds a little past 1 in float32, which put P past 1 at
+    eps 0.125 and made analysis refuse a real circuit."""
+    circuit = Circuit(np.full((2, 6), 1.7997521, np.float32), ["processor", "readout"], eps=0.125)
+    p = circuit.link_probability()
+    assert p.max() == 1.0
+    nx_graph = circuit.to_networkx(threshold=0.5)
+    assert nx_graph.number_of_edges() == 1
