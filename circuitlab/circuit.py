@@ -108,9 +108,14 @@ class Circuit:
         return links_graph(p, p > threshold, self.roles)
 
 
+def first_non_finite(array: np.ndarray) -> tuple[int, ...] | None:
+    """The index of the first NaN or inf entry of ``array``, None if every entry is finite."""
+    bad = np.argwhere(~np.isfinite(array))
+    return tuple(int(i) for i in bad[0]) if len(bad) else None
+
+
 def _check_finite(name: str, array: np.ndarray) -> None:
     """Refuse NaN or inf entries, naming the first module that has one."""
-    bad = ~np.isfinite(array)
-    if bad.any():
-        module = int(np.argwhere(bad)[0][0])
-        raise ValueError(f"{name} have NaN or inf entries (the first in module {module})")
+    bad = first_non_finite(array)
+    if bad is not None:
+        raise ValueError(f"{name} have NaN or inf entries (the first in module {bad[0]})")

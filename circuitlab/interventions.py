@@ -9,13 +9,13 @@ Run the executor with a circuit other than the generated one and read the logits
   modules (a knocked-out processor sends nothing; a knocked-out read-out leaves the vote);
   ``LinkEdit.all_ones()`` is the all-ones kernel of Perceiver IO.
 
-``causality_report`` puts the measures of "What a circuit must show" (docs/architecture.md) side by
-side for one batch: accuracy with the model's own circuits, with signatures swapped between
-examples of different sentences (codes kept), with codes swapped (signatures kept), with an all-
-ones kernel; and the shape of the graphs (``graph_shape``): the fraction of processor links with P
-> 0.5, its spread over sentences, and the participation ratio and first principal component's share
-of the stack of P. ``minimal_pair_shifts`` asks whether the circuit encodes a sentence's logic: how
-far P moves when the wording changes against when the logic does.
+``causality_report`` puts the measures of "What a circuit must show" (docs/architecture.md)
+side by side for one batch: accuracy with the model's own circuits, with signatures swapped
+between examples of different sentences (codes kept), with codes swapped (signatures kept), with
+an all-ones kernel; and the shape of the graphs (``graph_shape``): the fraction of processor
+links with P > 0.5, its spread over sentences, and the participation ratio and first principal
+component's share of the stack of P. ``minimal_pair_shifts`` asks whether the circuit encodes a
+sentence's logic: how far P moves when the wording changes against when the logic does.
 
 Everything runs in eval mode (the kernel is P itself, unless the model's ``eval_kernel`` says
 otherwise) and under ``torch.no_grad``.

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from circuitlab.circuit import Circuit, link_probabilities
+from circuitlab.circuit import Circuit, first_non_finite, link_probabilities
 from circuitlab.files import (
     recover_leftovers,
     replace_dir,
@@ -265,12 +265,17 @@ class CircuitStore:
             np.save(tmp / SIGNATURES, np.stack([c.signatures for c in circuits]))
             if with_codes:
                 np.save(tmp / CODES, np.stack([c.codes for c in circuits]))
-            CircuitStore.open(tmp)  # the new store must read back before the old one goes
+            written = CircuitStore.open(tmp)  # it must read back before the old store goes
+            meta, frame = written.meta, written.frame
+            del written  # its arrays are memory-mapped from tmp
             replace_dir(tmp, path)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        return CircuitStore.open(path)
+        # the files were checked when read back: map them again where they now are
+        signatures = np.load(path / SIGNATURES, mmap_mode="r")
+        codes = np.load(path / CODES, mmap_mode="r") if with_codes else None
+        return CircuitStore(path, meta, frame, signatures, codes)
 
 
 def _check_alike(circuits: Sequence[Circuit]) -> None:
@@ -346,9 +351,9 @@ def _read_array(path: Path, shape: tuple[int, ...]) -> np.ndarray:
         )
     if array.dtype != np.float32:
         raise CircuitStoreError(path, f"has dtype {array.dtype}; expected float32")
-    bad = np.argwhere(~np.isfinite(array))
-    if len(bad):
+    bad = first_non_finite(array)
+    if bad is not None:
         raise CircuitStoreError(
-            path, f"has NaN or inf entries (the first in circuit {bad[0][0]}, module {bad[0][1]})"
+            path, f"has NaN or inf entries (the first in circuit {bad[0]}, module {bad[1]})"
         )
     return array
