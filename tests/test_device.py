@@ -1,4 +1,5 @@
 import platform
+import statistics
 import subprocess
 import sys
 
@@ -7,9 +8,10 @@ import torch
 
 from circuitlab.device import keep_freed_memory, pick_device
 
-# A child process refills a fresh 64 MiB tensor (above glibc's 32 MiB mapping threshold) and
-# prints the page faults of four refills after eight to warm up (kept, glibc's heap settles
-# into reusing the block after a few).
+# A child process refills a fresh 64 MiB tensor (above glibc's 32 MiB mapping threshold) eight
+# times to warm up, then prints the page faults of each of eight more refills. The test compares
+# medians: once in a while glibc places a small allocation inside the freed block and one refill
+# must fault in a new one (seen once in CI under load), which says nothing about the steady state.
 _REFILL_FAULTS = """
 import resource, sys, torch
 from circuitlab.device import keep_freed_memory
@@ -17,20 +19,24 @@ if sys.argv[1] == "keep":
     assert keep_freed_memory()
 def refill():
     torch.empty(16 * 2**20).fill_(1.0)
+def faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 for _ in range(8):
     refill()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-for _ in range(4):
+each = []
+for _ in range(8):
+    before = faults()
     refill()
-print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+    each.append(faults() - before)
+print(*each)
 """
 
 
-def _refill_faults(mode: str) -> int:
+def _median_refill_faults(mode: str) -> float:
     done = subprocess.run(
         [sys.executable, "-c", _REFILL_FAULTS, mode], capture_output=True, text=True, check=True
     )
-    return int(done.stdout.split()[-1])
+    return statistics.median(int(count) for count in done.stdout.split())
 
 
 def test_pick_device_auto_and_by_name() -> None:
@@ -50,9 +56,9 @@ def test_keep_freed_memory_reuses_large_blocks_instead_of_faulting_them_in() -> 
     if platform.libc_ver()[0] != "glibc":
         assert keep_freed_memory() is False
         return
-    default, kept = _refill_faults("default"), _refill_faults("keep")
+    default, kept = _median_refill_faults("default"), _median_refill_faults("keep")
     # by default each 64 MiB refill faults in its 16,384 pages again; kept, it reuses them
-    assert default >= 4 * 16_000
+    assert default >= 16_000
     assert kept < default / 10
 
 
