@@ -42,6 +42,12 @@ class NACConfig:
     # a learned token beside every input's tokens in the read-in, so that how many tokens a
     # module's query matches (none included) survives the softmax (circuitlab/nn/readin.py)
     null_token: bool = False
+    # self-attention blocks over the input tokens before the read-in (0: none), so that each
+    # token knows its neighbours and relations between tokens survive the read-in's pooling
+    input_layers: int = 0
+    # after every propagation round the processors read the input again (a read-in of their
+    # own per round), so what a module looks for next can follow what it was told
+    read_in_every_round: bool = False
     n_classes: int = 2
     # modules
     n_processors: int = 32
@@ -131,6 +137,13 @@ class NACConfig:
         if self.density_target is not None and not 0.0 < self.density_target < 1.0:
             raise ValueError(
                 f"NACConfig.density_target must be None or in (0, 1), got {self.density_target}"
+            )
+        if self.input_layers < 0:
+            raise ValueError(f"NACConfig.input_layers must be >= 0, got {self.input_layers}")
+        if self.input_layers and self.token_width % self.heads:
+            raise ValueError(
+                f"NACConfig.input_layers attend over tokens of width {self.token_width}, which "
+                f"{self.heads} heads must divide: change token_dim (or dim) or heads"
             )
         if self.token_dim is not None and self.token_dim < 1:
             raise ValueError(f"NACConfig.token_dim must be None or positive, got {self.token_dim}")

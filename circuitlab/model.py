@@ -3,8 +3,10 @@
 Forward pass, for inputs (B, ...) and optional conditioning:
 1. the generator gives each module a signature and a code (once, or once per input);
 2. modules start from theta_0 = MLP(code);
-3. read-in: processors attend to the input tokens (ReadIn), then a ModFFN;
-4. ``depth`` rounds of SKMDPA among processors, each followed by a ModFFN;
+3. read-in: processors attend to the input tokens (ReadIn; with ``input_layers`` the tokens
+   first attend to each other), then a ModFFN;
+4. ``depth`` rounds of SKMDPA among processors, each followed by a ModFFN (and, with
+   ``read_in_every_round``, by another read-in);
 5. read-out modules attend to the processors (SKMDPA), then a ModFFN and a ModFC head that emits
    logits and a confidence; the output is the confidence-weighted sum of the read-outs' logits.
 """
@@ -20,6 +22,7 @@ from torch import nn
 
 from circuitlab.circuit import PROCESSOR, READOUT, Circuit
 from circuitlab.config import NACConfig
+from circuitlab.nn.blocks import TokenEncoder
 from circuitlab.nn.generators import ConditionalGenerator, UnconditionalGenerator
 from circuitlab.nn.kernel import SignatureKernel
 from circuitlab.nn.modfc import ModFC, ModFFN
@@ -58,6 +61,20 @@ def _attention(config: NACConfig, kernel: SignatureKernel, self_attention: bool)
         conditioned=c.modfc,
         kernel=kernel,
         self_attention=self_attention,
+    )
+
+
+def _read_in(config: NACConfig) -> ReadIn:
+    c = config
+    return ReadIn(
+        c.dim,
+        c.token_width,
+        c.code_dim,
+        heads=c.heads,
+        head_dim=c.head_dim,
+        conditioned=c.modfc,
+        null_token=c.null_token,
+        code_queries=c.code_queries,
     )
 
 
@@ -119,6 +136,9 @@ class NAC(nn.Module):
         super().__init__()
         self.config = c = config
         self.tokenizer = _tokenizer(c)
+        self.token_encoder = (
+            TokenEncoder(c.token_width, c.heads, c.input_layers) if c.input_layers else None
+        )
         if c.conditional:
             self.cond_embedding = nn.Embedding(c.cond_vocab, c.cond_dim) if c.cond_vocab else None
             self.generator = ConditionalGenerator(
@@ -147,17 +167,11 @@ class NAC(nn.Module):
         self.initial_state = nn.Sequential(
             nn.Linear(c.code_dim, c.dim), nn.GELU(), nn.Linear(c.dim, c.dim)
         )
-        self.read_in = ReadIn(
-            c.dim,
-            c.token_width,
-            c.code_dim,
-            heads=c.heads,
-            head_dim=c.head_dim,
-            conditioned=c.modfc,
-            null_token=c.null_token,
-            code_queries=c.code_queries,
-        )
+        self.read_in = _read_in(c)
         self.read_in_ffn = _ffn(c)
+        self.rereads = (
+            nn.ModuleList(_read_in(c) for _ in range(c.depth)) if c.read_in_every_round else None
+        )
         self.propagators = nn.ModuleList(_Propagator(c, self.kernel) for _ in range(c.depth))
         self.read_out = _attention(c, self.kernel, self_attention=False)
         self.read_out_ffn = _ffn(c)
@@ -284,6 +298,8 @@ class NAC(nn.Module):
         queries and keys; every other layer uses ``module_codes()``.
         """
         tokens = self.tokenizer(inputs)
+        if self.token_encoder is not None:
+            tokens = self.token_encoder(tokens, input_mask)
         batch = tokens.shape[0]
         u = self.config.n_processors
         query_codes = None
@@ -305,8 +321,12 @@ class NAC(nn.Module):
 
         proc = proc + self.read_in(proc, proc_codes, tokens, input_mask, query_codes)
         proc = proc + self.read_in_ffn(proc, proc_codes)
-        for propagator in self.propagators:
+        for round_, propagator in enumerate(self.propagators):
             proc = propagator(proc, proc_codes, proc_sigs, **among)
+            if self.rereads is not None:
+                proc = proc + self.rereads[round_](
+                    proc, proc_codes, tokens, input_mask, query_codes
+                )
         out = out + self.read_out(
             out, out_codes, out_sigs, proc, proc_codes, proc_sigs, **into_readouts
         )

@@ -13,9 +13,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-
-def _mlp(dim_in: int, dim_hidden: int, dim_out: int) -> nn.Sequential:
-    return nn.Sequential(nn.Linear(dim_in, dim_hidden), nn.GELU(), nn.Linear(dim_hidden, dim_out))
+from circuitlab.nn.blocks import TransformerBlock, mlp
 
 
 class UnconditionalGenerator(nn.Module):
@@ -42,30 +40,6 @@ class UnconditionalGenerator(nn.Module):
 def _select(parameter: nn.Parameter, index: torch.Tensor) -> nn.Parameter:
     """Rows ``index`` of ``parameter`` as a new parameter that keeps its requires_grad."""
     return nn.Parameter(parameter.data[index].clone(), requires_grad=parameter.requires_grad)
-
-
-class _Block(nn.Module):
-    """Pre-LN attention followed by a pre-LN FFN, both residual. ``cross``: the block attends to
-    a context (and normalises it with its own LayerNorm); otherwise to its own input."""
-
-    def __init__(self, dim: int, heads: int, *, cross: bool) -> None:
-        super().__init__()
-        self.norm_q = nn.LayerNorm(dim)
-        self.norm_kv = nn.LayerNorm(dim) if cross else None
-        self.attn = nn.MultiheadAttention(dim, heads, batch_first=True)
-        self.norm_ffn = nn.LayerNorm(dim)
-        self.ffn = _mlp(dim, 2 * dim, dim)
-
-    def forward(
-        self,
-        x: torch.Tensor,
-        context: torch.Tensor | None = None,
-        pad_mask: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        q = self.norm_q(x)
-        kv = q if self.norm_kv is None else self.norm_kv(context)
-        x = x + self.attn(q, kv, kv, key_padding_mask=pad_mask, need_weights=False)[0]
-        return x + self.ffn(self.norm_ffn(x))
 
 
 class ConditionalGenerator(nn.Module):
@@ -96,11 +70,11 @@ class ConditionalGenerator(nn.Module):
         super().__init__()
         self.queries = nn.Parameter(torch.randn(n_modules, dim))
         self.cond_proj = nn.Linear(cond_dim, dim)
-        self.cross = _Block(dim, heads, cross=True)
-        self.self_attn = _Block(dim, heads, cross=False)
+        self.cross = TransformerBlock(dim, heads, cross=True)
+        self.self_attn = TransformerBlock(dim, heads, cross=False)
         self.norm_out = nn.LayerNorm(dim)
-        self.to_signatures = _mlp(dim, dim, sig_dim)
-        self.to_codes = _mlp(dim, dim, code_dim) if sentence_codes else None
+        self.to_signatures = mlp(dim, dim, sig_dim)
+        self.to_codes = mlp(dim, dim, code_dim) if sentence_codes else None
         self.base = UnconditionalGenerator(n_modules, sig_dim, code_dim)
 
     def forward(
