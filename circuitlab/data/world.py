@@ -21,6 +21,21 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from circuitlab.data.grammar import (
+    ALL,
+    COMPARE,
+    COORD,
+    EXISTS,
+    HARD,
+    NOT,
+    SOFT,
+    SPATIAL,
+    Count,
+    article,
+    balanced_scene,
+    quantity,
+    random_quantity,
+)
 from circuitlab.data.nlvr import (
     BOX_SIZE,
     COLOURS,
@@ -39,16 +54,7 @@ OOD_OBJECTS_PER_BOX = (9, 10, 11, 12)
 TOWER_X, TOWER_BASE_Y, TOWER_STEP, TOWER_BLOCK, MAX_TOWER = 40, 80, 21, 20, 4
 COLOUR_WORDS = {"Black": "black", "Yellow": "yellow", "#0099ff": "blue"}
 SIZE_WORDS = {10: "small", 20: "medium", 30: "large"}
-NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
-HARD = "hard cardinality"
-SOFT = "soft cardinality"
-EXISTS = "existential quantifier"
-ALL = "universal quantifier"
-SPATIAL = "spatial relation"
-COORD = "coordination"
-COMPARE = "comparison"
-NOT = "negation"
 WORLD_CATEGORIES = (HARD, SOFT, EXISTS, ALL, SPATIAL, COMPARE, NOT, COORD)
 
 
@@ -205,17 +211,6 @@ class Noun:
 
 
 @dataclass(frozen=True)
-class Count:
-    """A quantity: its words (used before a plural noun unless ``singular``), a test on the
-    number of objects, and its categories."""
-
-    words: str
-    holds: Callable[[int], bool]
-    singular: bool
-    categories: frozenset[str]
-
-
-@dataclass(frozen=True)
 class Sentence:
     """A sentence, its logical form (a test on scenes) and its reasoning categories."""
 
@@ -228,44 +223,10 @@ class Sentence:
         return self.holds(scene)
 
 
-def _number(rng: random.Random, n: int) -> str:
-    return str(n) if rng.random() < 0.35 else NUMBER_WORDS[n]
-
-
-def _count(rng: random.Random, kind: str, n: int) -> Count:
-    """A quantity of ``kind`` (exists, exactly, bare, at_least, at_most, more_than, fewer_than,
-    no) about ``n``."""
-    num = _number(rng, n)
-    if kind == "exists":
-        return Count("a", lambda k: k >= 1, True, frozenset({EXISTS}))
-    if kind == "exactly":
-        if n == 1:
-            words = rng.choice(["exactly one", "only one", "exactly 1"])
-            return Count(words, lambda k: k == 1, True, frozenset({HARD}))
-        return Count(f"exactly {num}", lambda k: k == n, False, frozenset({HARD}))
-    if kind == "bare":
-        return Count(num, lambda k: k == n, n == 1, frozenset({HARD}))
-    if kind == "at_least":
-        return Count(f"at least {num}", lambda k: k >= n, n == 1, frozenset({SOFT}))
-    if kind == "at_most":
-        words = rng.choice(["at most", "no more than"])
-        return Count(f"{words} {num}", lambda k: k <= n, n == 1, frozenset({SOFT}))
-    if kind == "more_than":
-        return Count(f"more than {num}", lambda k: k > n, n == 1, frozenset({SOFT}))
-    if kind == "fewer_than":
-        return Count(f"fewer than {num}", lambda k: k < n, False, frozenset({SOFT}))
-    if kind == "no":
-        return Count("no", lambda k: k == 0, rng.random() < 0.5, frozenset({NOT}))
-    raise ValueError(f"unknown count kind {kind!r}")
-
-
 def _phrase(count: Count, noun: Noun) -> str:
     """ "a black square", "exactly two yellow items", "an item" ..."""
     text = noun.singular if count.singular else noun.plural
-    words = count.words
-    if words == "a" and text[0] in "aeiou":
-        words = "an"
-    return f"{words} {text}"
+    return f"{article(count.words, text)} {text}"
 
 
 def _counted(count: Count, noun: Noun, objects: list[Placed]) -> bool:
@@ -325,10 +286,6 @@ def _noun(
     )
 
 
-def _random_count(rng: random.Random, kinds: list[str], low: int = 1, high: int = 4) -> Count:
-    return _count(rng, rng.choice(kinds), rng.randint(low, high))
-
-
 SCENE_COUNTS = ["exists", "exists", "exactly", "bare", "at_least", "at_most", "more_than", "no"]
 BOX_COUNTS = ["exists", "exists", "exactly", "bare", "at_least", "at_most"]
 
@@ -340,7 +297,7 @@ def _there_is(count: Count) -> str:
 # --------------------------------------------------------------------------- scattered scenes
 def _scene_count(rng: random.Random, towers: bool) -> Sentence:
     """There are exactly two black squares touching the edge."""
-    count, noun = _random_count(rng, SCENE_COUNTS), _noun(rng, towers)
+    count, noun = random_quantity(rng, SCENE_COUNTS), _noun(rng, towers)
     return Sentence(
         f"{_there_is(count)} {_phrase(count, noun)}",
         lambda s: _counted(count, noun, s.objects),
@@ -355,9 +312,9 @@ def _box_word(rng: random.Random) -> str:
 
 def _box_with(rng: random.Random) -> Sentence:
     """There is a box with a yellow triangle and at least two black items."""
-    parts = [(_random_count(rng, BOX_COUNTS), _noun(rng, False, relation=0.15))]
+    parts = [(random_quantity(rng, BOX_COUNTS), _noun(rng, False, relation=0.15))]
     if rng.random() < 0.4:
-        parts.append((_random_count(rng, BOX_COUNTS), _noun(rng, False, relation=0.1)))
+        parts.append((random_quantity(rng, BOX_COUNTS), _noun(rng, False, relation=0.1)))
     text = " and ".join(_phrase(c, n) for c, n in parts)
     intro = rng.choice(
         [
@@ -379,7 +336,7 @@ def _box_with(rng: random.Random) -> Sentence:
 
 def _box_total(rng: random.Random) -> Sentence:
     """One of the boxes contains exactly three objects."""
-    count = _random_count(rng, ["exactly", "exactly", "bare", "at_least", "at_most"], 1, 5)
+    count = random_quantity(rng, ["exactly", "exactly", "bare", "at_least", "at_most"], 1, 5)
     noun = Noun(
         *rng.choice([("item", "items"), ("object", "objects"), ("shape", "shapes")]), lambda p: True
     )
@@ -413,7 +370,7 @@ def _box_only(rng: random.Random) -> Sentence:
 
 def _each_box(rng: random.Random, towers: bool) -> Sentence:
     """Each box has at least one black item."""
-    count = _random_count(rng, ["exists", "at_least", "exactly", "at_least"], 1, 2)
+    count = random_quantity(rng, ["exists", "at_least", "exactly", "at_least"], 1, 2)
     noun = _noun(rng, towers, relation=0.15)
     intro = rng.choice(["Each box has", "Every box has", "All boxes have", "Each box contains"])
     if towers:
@@ -486,8 +443,8 @@ def _relation_sentence(rng: random.Random, towers: bool) -> Sentence:
         )
 
     return Sentence(
-        f"There is {_phrase(_count(rng, 'exists', 1), first)} {rng.choice(words)} "
-        f"{_phrase(_count(rng, 'exists', 1), second)}",
+        f"There is {_phrase(quantity(rng, 'exists', 1), first)} {rng.choice(words)} "
+        f"{_phrase(quantity(rng, 'exists', 1), second)}",
         holds,
         frozenset({EXISTS, SPATIAL}),
         towers,
@@ -554,7 +511,7 @@ def _tower_property(rng: random.Random) -> TowerProperty:
     kind = rng.choice(["height", "top", "base", "over", "colour_count", "only"])
     block = rng.choice(["block", "block", "square", "item"])
     if kind == "height":
-        count = _random_count(rng, ["exactly", "bare", "at_least", "at_most", "more_than"], 1, 3)
+        count = random_quantity(rng, ["exactly", "bare", "at_least", "at_most", "more_than"], 1, 3)
         noun = Noun(block, block + "s", lambda p: True)
         return TowerProperty(_phrase(count, noun), lambda t: count.holds(len(t)), count.categories)
     if kind in ("top", "base"):
@@ -584,7 +541,7 @@ def _tower_property(rng: random.Random) -> TowerProperty:
         )
     if kind == "colour_count":
         colour, name = _colour(rng)
-        count = _random_count(rng, ["exactly", "bare", "at_least"], 1, 3)
+        count = random_quantity(rng, ["exactly", "bare", "at_least"], 1, 3)
         noun = Noun(f"{name} {block}", f"{name} {block}s", lambda p: p.colour == colour)
         return TowerProperty(
             _phrase(count, noun), lambda t: _counted(count, noun, t), count.categories
@@ -635,7 +592,7 @@ def _tower_sentence(rng: random.Random) -> Sentence:
             categories | {EXISTS},
             True,
         )
-    count = _random_count(rng, ["exactly", "bare", "at_least"], 1, 3)
+    count = random_quantity(rng, ["exactly", "bare", "at_least"], 1, 3)
     noun = Noun("tower", "towers", lambda p: True)
     return Sentence(
         f"{_there_is(count)} {_phrase(count, noun)} with {text}",
@@ -649,7 +606,7 @@ def _block_of_tower(rng: random.Random) -> Sentence:
     """There is a black block as the base of a tower with at least two blocks."""
     colour, name = _colour(rng)
     kind = rng.choice(["top", "base"])
-    count = _random_count(rng, ["exactly", "at_least", "more_than"], 1, 3)
+    count = random_quantity(rng, ["exactly", "at_least", "more_than"], 1, 3)
     index = -1 if kind == "top" else 0
     blocks = _phrase(count, Noun("block", "blocks", lambda p: True))
     return Sentence(
@@ -790,11 +747,10 @@ class WorldGenerator:
     def _draw(
         self, rng: random.Random, sentence: Sentence, wanted: bool, tries: int
     ) -> Scene | None:
-        for _ in range(tries):
-            scene = random_scene(rng, sentence.towers, self.objects_per_box, self.placement_tries)
-            if sentence.label(scene) == wanted:
-                return scene
-        return None
+        def draw(rng: random.Random) -> Scene:
+            return random_scene(rng, sentence.towers, self.objects_per_box, self.placement_tries)
+
+        return balanced_scene(rng, sentence.label, draw, wanted, tries)
 
     def example(self, seed: int, sentence: Sentence | None = None) -> WorldExample:
         """The example of ``seed`` (for a given ``sentence``, or a random one)."""

@@ -1,0 +1,737 @@
+"""A seeded world of NLVR2-style image pairs and of sentences in NLVR2's style about them.
+
+A scene is a pair of images, left and right. Each image holds up to ``MAX_OBJECTS_PER_IMAGE``
+objects; an object is a noun from NLVR2's own vocabulary (``circuitlab.data.nlvr2_vocab``), a
+colour, a size, a pose, the way it faces, a position (``x`` from the left edge to the right,
+0-1; ``depth`` from the camera, 0 nearest) and, optionally, the object of its image it rests on.
+Spatial relations follow from these (``RELATIONS``: left of, right of, next to, on top of, in
+front of, behind).
+
+Sentences come from a grammar written after NLVR2's dev sentences (``random_pair_sentence``):
+image references ("the left image", "one image", "each image", "both images", "neither image",
+"the other image", "in total"), quantities, nouns with attributes, poses and relations,
+comparisons across the images, presupposing definites ("the dog in the left image is lying
+down") and pronouns ("one image shows a single dog, and it is facing left"). Every phrase
+carries its logical form and its reasoning categories (named as in NLVR2's annotations), so a
+sentence's label is its logical form executed on the pair and its categories are the union of
+its phrases'. ``PairWorld.example`` draws scenes until the sentence takes a label drawn at
+random, as the shapes world does (``circuitlab.data.grammar.balanced_scene``); scenes are drawn
+mostly from the nouns the sentence names, as NLVR2's photos were found by searching for a noun.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+
+from circuitlab.data.grammar import (
+    ALL,
+    COMPARE,
+    COORD,
+    COREF,
+    EXISTS,
+    HARD,
+    NOT,
+    PRESUPPOSITION,
+    SPATIAL,
+    Count,
+    article,
+    balanced_scene,
+    random_quantity,
+)
+from circuitlab.data.nlvr2_vocab import NounForms, object_nouns
+
+COLOURS = ("white", "black", "brown", "gray", "red", "blue", "green", "yellow")
+SIZES = ("small", "medium", "large")
+POSES = ("standing", "sitting", "lying")
+FACINGS = ("left", "right", "forward")
+IMAGES = ("left", "right")
+MAX_OBJECTS_PER_IMAGE = 6
+# objects per image, drawn uniformly from this list: mostly 1-3, now and then none
+OBJECTS_PER_IMAGE = (0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5, 6)
+N_NOUNS = 60  # the most frequent counted NLVR2 nouns the world speaks of
+HELD_OUT_EVERY = 6  # every sixth of them (the 6th, 12th, ...) is kept out of training
+# how far apart (in image widths or depths) two objects must be for "left of", "in front of"
+APART, NEAR = 0.15, 0.3
+POSE_WORDS = {"standing": "standing", "sitting": "sitting", "lying": "lying down"}
+
+
+# --------------------------------------------------------------------------- scenes
+@dataclass(frozen=True)
+class PairObject:
+    """One object of an image; ``on`` is the index, in its image, of the object it rests on."""
+
+    noun: str
+    colour: str
+    size: str
+    pose: str
+    facing: str
+    x: float
+    depth: float
+    on: int | None = None
+
+    def __post_init__(self) -> None:
+        for name, allowed in (
+            ("colour", COLOURS),
+            ("size", SIZES),
+            ("pose", POSES),
+            ("facing", FACINGS),
+        ):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        if not isinstance(self.noun, str) or not self.noun:
+            raise ValueError(f"noun must be a non-empty string, got {self.noun!r}")
+        for name in ("x", "depth"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {getattr(self, name)!r}")
+
+
+@dataclass(frozen=True)
+class PairScene:
+    """Two images (left, right), each a tuple of objects."""
+
+    images: tuple[tuple[PairObject, ...], tuple[PairObject, ...]]
+
+    def __post_init__(self) -> None:
+        if len(self.images) != len(IMAGES):
+            raise ValueError(f"a pair has {len(IMAGES)} images, got {len(self.images)}")
+        for side, image in zip(IMAGES, self.images, strict=True):
+            if len(image) > MAX_OBJECTS_PER_IMAGE:
+                raise ValueError(
+                    f"the {side} image has {len(image)} objects; at most {MAX_OBJECTS_PER_IMAGE}"
+                )
+            for i, obj in enumerate(image):
+                if obj.on is not None and not (0 <= obj.on < len(image) and obj.on != i):
+                    raise ValueError(
+                        f"object {i} of the {side} image rests on {obj.on}, which is not "
+                        "another object of that image"
+                    )
+
+    def to_json(self) -> list[list[dict]]:
+        return [[asdict(o) for o in image] for image in self.images]
+
+    @classmethod
+    def from_json(cls, images: list[list[dict]]) -> PairScene:
+        return cls(tuple(tuple(PairObject(**o) for o in image) for image in images))
+
+
+def nouns_of(scene: PairScene) -> set[str]:
+    return {o.noun for image in scene.images for o in image}
+
+
+# relations between two objects of one image: (image, index of a, index of b) -> bool
+Relation = Callable[[tuple[PairObject, ...], int, int], bool]
+
+
+def _left_of(image: tuple[PairObject, ...], a: int, b: int) -> bool:
+    return image[a].x < image[b].x - APART
+
+
+def _right_of(image: tuple[PairObject, ...], a: int, b: int) -> bool:
+    return image[a].x > image[b].x + APART
+
+
+def _next_to(image: tuple[PairObject, ...], a: int, b: int) -> bool:
+    first, second = image[a], image[b]
+    stacked = first.on == b or second.on == a
+    return (
+        not stacked and abs(first.x - second.x) <= NEAR and abs(first.depth - second.depth) <= NEAR
+    )
+
+
+def _on_top_of(image: tuple[PairObject, ...], a: int, b: int) -> bool:
+    return image[a].on == b
+
+
+def _in_front_of(image: tuple[PairObject, ...], a: int, b: int) -> bool:
+    return image[a].depth < image[b].depth - APART
+
+
+def _behind(image: tuple[PairObject, ...], a: int, b: int) -> bool:
+    return image[a].depth > image[b].depth + APART
+
+
+RELATIONS: dict[str, Relation] = {
+    "to the left of": _left_of,
+    "to the right of": _right_of,
+    "next to": _next_to,
+    "on top of": _on_top_of,
+    "in front of": _in_front_of,
+    "behind": _behind,
+}
+
+
+def random_image(
+    rng: random.Random, nouns: Sequence[str], vocabulary: Sequence[str]
+) -> tuple[PairObject, ...]:
+    """Objects of one image: mostly of ``nouns`` (the first most often), some of ``vocabulary``;
+    a fifth of them rest on an object placed before them."""
+    objects: list[PairObject] = []
+    for _ in range(rng.choice(OBJECTS_PER_IMAGE)):
+        draw = rng.random()
+        if nouns and draw < 0.45:
+            noun = nouns[0]
+        elif nouns and draw < 0.8:
+            noun = rng.choice(nouns)
+        else:
+            noun = rng.choice(vocabulary)
+        on = rng.randrange(len(objects)) if objects and rng.random() < 0.2 else None
+        if on is None:
+            x, depth = rng.random(), rng.random()
+        else:
+            below = objects[on]
+            x = min(1.0, max(0.0, below.x + rng.uniform(-0.05, 0.05)))
+            depth = below.depth
+        objects.append(
+            PairObject(
+                noun,
+                rng.choice(COLOURS),
+                rng.choice(SIZES),
+                rng.choice(POSES),
+                rng.choice(FACINGS),
+                round(x, 3),
+                round(depth, 3),
+                on,
+            )
+        )
+    return tuple(objects)
+
+
+def random_pair(rng: random.Random, nouns: Sequence[str], vocabulary: Sequence[str]) -> PairScene:
+    """A pair of images drawn around ``nouns`` (see ``random_image``)."""
+    return PairScene(tuple(random_image(rng, nouns, vocabulary) for _ in IMAGES))
+
+
+# --------------------------------------------------------------------------- grammar pieces
+ObjectTest = Callable[[tuple[PairObject, ...], int], bool]  # (image, index) -> bool
+PairTest = Callable[[PairScene], bool]
+
+
+@dataclass(frozen=True)
+class NounPhrase:
+    """Objects described: text in the singular and plural, a test on (image, index), the nouns
+    it names (the first its head) and its categories."""
+
+    singular: str
+    plural: str
+    test: ObjectTest
+    nouns: tuple[str, ...]
+    categories: frozenset[str] = frozenset()
+
+    def matches(self, image: tuple[PairObject, ...]) -> list[int]:
+        return [i for i in range(len(image)) if self.test(image, i)]
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """What "is ..." says of one object: its words after "is"/"are", test, nouns, categories."""
+
+    words: str
+    test: ObjectTest
+    nouns: tuple[str, ...]
+    categories: frozenset[str]
+
+
+@dataclass(frozen=True)
+class PairSentence:
+    """A sentence, its logical form (a test on pairs), the nouns it names and its categories."""
+
+    text: str
+    holds: PairTest
+    nouns: tuple[str, ...]
+    categories: frozenset[str]
+
+    def label(self, scene: PairScene) -> bool:
+        return self.holds(scene)
+
+
+def _attribute(rng: random.Random) -> tuple[str, Callable[[PairObject], bool]]:
+    """A colour, a size or both, before the noun ("white", "large brown"); or nothing."""
+    colour = rng.choice(COLOURS) if rng.random() < 0.45 else None
+    size = rng.choice(("small", "large")) if rng.random() < 0.15 else None
+    words = " ".join(w for w in (size, colour) if w)
+    return (
+        words,
+        lambda o: (colour is None or o.colour == colour) and (size is None or o.size == size),
+    )
+
+
+def _other(nouns: Sequence[str], head: str) -> tuple[str, str]:
+    """(main, other) for a relation's object: the noun of ``nouns`` that is not ``head``."""
+    other = nouns[1] if head == nouns[0] else nouns[0]
+    return other, other
+
+
+def _object_predicate(rng: random.Random, nouns: tuple[str, str], relation: float) -> Predicate:
+    """Standing / lying down / facing left / next to a ball: a state or a relation whose
+    object is a noun of ``nouns``."""
+    if rng.random() < relation:
+        words, relation_test = rng.choice(list(RELATIONS.items()))
+        other = _noun_phrase(rng, nouns, modifier=0.0)
+
+        def related(image: tuple[PairObject, ...], i: int) -> bool:
+            return any(j != i and relation_test(image, i, j) for j in other.matches(image))
+
+        return Predicate(
+            f"{words} {article('a', other.singular)} {other.singular}",
+            related,
+            other.nouns,
+            frozenset({SPATIAL}) | other.categories,
+        )
+    if rng.random() < 0.6:
+        pose = rng.choice(POSES)
+        return Predicate(POSE_WORDS[pose], lambda im, i: im[i].pose == pose, (), frozenset())
+    facing = rng.choice(FACINGS)
+    words = (
+        "facing the camera" if facing == "forward" and rng.random() < 0.5 else f"facing {facing}"
+    )
+    return Predicate(words, lambda im, i: im[i].facing == facing, (), frozenset())
+
+
+def _noun_phrase(
+    rng: random.Random, nouns: tuple[str, str], *, modifier: float = 0.3, relation: float = 0.5
+) -> NounPhrase:
+    """[size] [colour] noun [pose, facing or relation]: "large brown dogs lying down".
+    ``nouns``: (main, other); the head is the main noun four times in five, and a relation's
+    object is the noun the head is not."""
+    main, other_noun = nouns
+    noun = main if rng.random() < 0.8 else other_noun
+    forms = noun_forms(noun)
+    words, test = _attribute(rng)
+    head_singular = f"{words} {forms.singular}".strip()
+    head_plural = f"{words} {forms.plural}".strip()
+
+    def head(image: tuple[PairObject, ...], i: int) -> bool:
+        return image[i].noun == noun and test(image[i])
+
+    if rng.random() >= modifier:
+        return NounPhrase(head_singular, head_plural, head, (noun,))
+    predicate = _object_predicate(rng, _other(nouns, noun), relation)
+    return NounPhrase(
+        f"{head_singular} {predicate.words}",
+        f"{head_plural} {predicate.words}",
+        lambda im, i: head(im, i) and predicate.test(im, i),
+        (noun, *predicate.nouns),
+        predicate.categories,
+    )
+
+
+def _phrase(count: Count, noun: NounPhrase) -> str:
+    """ "a white dog", "exactly two bottles lying down" ..."""
+    text = noun.singular if count.singular else noun.plural
+    return f"{article(count.words, text)} {text}"
+
+
+def _counted(count: Count, noun: NounPhrase, image: tuple[PairObject, ...]) -> bool:
+    return count.holds(len(noun.matches(image)))
+
+
+# image references: how a test on one image becomes a test on the pair
+@dataclass(frozen=True)
+class ImageRef:
+    """Words naming some images ("the left image", "each image"), whether they take a plural
+    verb, how a per-image test combines over the pair, and the categories they add."""
+
+    words: str
+    plural: bool
+    combine: Callable[[PairScene, Callable[[tuple[PairObject, ...]], bool]], bool]
+    categories: frozenset[str]
+
+
+def _image_ref(rng: random.Random, kinds: Sequence[str]) -> ImageRef:
+    kind = rng.choice(kinds)
+    if kind in IMAGES:
+        side = IMAGES.index(kind)
+        words = rng.choice([f"the {kind} image", f"the image on the {kind}"])
+        return ImageRef(words, False, lambda s, t: t(s.images[side]), frozenset())
+    if kind == "one":
+        words = rng.choice(["one image", "one of the images", "at least one image"])
+        return ImageRef(words, False, lambda s, t: any(map(t, s.images)), frozenset({EXISTS}))
+    if kind == "each":
+        words, plural = rng.choice(
+            [("each image", False), ("both images", True), ("every image", False)]
+        )
+        return ImageRef(words, plural, lambda s, t: all(map(t, s.images)), frozenset({ALL}))
+    if kind == "neither":
+        words = rng.choice(["neither image", "no image"])
+        return ImageRef(words, False, lambda s, t: not any(map(t, s.images)), frozenset({NOT}))
+    raise ValueError(f"unknown image reference {kind!r}")
+
+
+VERBS = (("contains", "contain"), ("shows", "show"), ("includes", "include"), ("has", "have"))
+
+
+def _verb(rng: random.Random, plural: bool) -> str:
+    singular, plural_form = rng.choice(VERBS)
+    return plural_form if plural else singular
+
+
+def _capital(text: str) -> str:
+    return text[0].upper() + text[1:]
+
+
+# --------------------------------------------------------------------------- sentence forms
+IMAGE_COUNTS = ["exists", "exists", "exactly", "bare", "at_least", "at_most", "more_than", "no"]
+
+
+def _image_contains(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
+    """The left image contains exactly two dogs / Each image shows a white bottle."""
+    ref = _image_ref(rng, ["left", "right", "one", "one", "each", "neither"])
+    kinds = ["exists"] if ref.categories == {NOT} else IMAGE_COUNTS
+    count, noun = random_quantity(rng, kinds), _noun_phrase(rng, nouns)
+    clause = _phrase(count, noun)
+    if rng.random() < 0.3 and ref.categories != {NOT}:
+        there = "there is" if count.singular else "there are"
+        text = f"In {ref.words}, {there} {clause}"
+    else:
+        text = f"{_capital(ref.words)} {_verb(rng, ref.plural)} {clause}"
+    return PairSentence(
+        text,
+        lambda s: ref.combine(s, lambda image: _counted(count, noun, image)),
+        noun.nouns,
+        count.categories | noun.categories | ref.categories,
+    )
+
+
+def _total(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
+    """There are exactly three dogs in total / The images combined show four bottles."""
+    count = random_quantity(rng, ["exactly", "bare", "at_least", "at_most", "more_than"], 2, 6)
+    noun = _noun_phrase(rng, nouns, modifier=0.2)
+    phrase = _phrase(count, noun)
+    style = rng.randrange(3)
+    if style == 0:
+        where = rng.choice(["in total", "in the image pair", "across the two images"])
+        text = f"There are {phrase} {where}"
+    elif style == 1:
+        text = f"In total, there are {phrase}"
+    else:
+        text = f"The images combined {rng.choice(['show', 'contain'])} {phrase}"
+    return PairSentence(
+        text,
+        lambda s: count.holds(sum(len(noun.matches(image)) for image in s.images)),
+        noun.nouns,
+        count.categories | noun.categories,
+    )
+
+
+def _comparison(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
+    """The left image contains more dogs than the right image / same number of bottles."""
+    noun = _noun_phrase(rng, nouns, modifier=0.15)
+    style = rng.randrange(4)
+    if style == 3:
+        text = f"Both images contain the same number of {noun.plural}"
+        return PairSentence(
+            text,
+            lambda s: len(noun.matches(s.images[0])) == len(noun.matches(s.images[1])),
+            noun.nouns,
+            noun.categories | {COMPARE},
+        )
+    more = rng.random() < 0.65
+    word = "more" if more else "fewer"
+    if style == 2:
+        text = f"One image contains {word} {noun.plural} than the other image"
+
+        def holds(s: PairScene) -> bool:
+            a, b = (len(noun.matches(image)) for image in s.images)
+            return a != b
+
+        return PairSentence(text, holds, noun.nouns, noun.categories | {COMPARE, EXISTS})
+    first = rng.randrange(2)
+    a_side, b_side = IMAGES[first], IMAGES[1 - first]
+    if style == 0:
+        text = f"The {a_side} image contains {word} {noun.plural} than the {b_side} image"
+    else:
+        text = f"There are {word} {noun.plural} in the {a_side} image than in the {b_side} image"
+
+    def compares(s: PairScene) -> bool:
+        a = len(noun.matches(s.images[first]))
+        b = len(noun.matches(s.images[1 - first]))
+        return a > b if more else a < b
+
+    return PairSentence(text, compares, noun.nouns, noun.categories | {COMPARE})
+
+
+def _one_and_other(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
+    """One image shows exactly one dog, and the other image shows two dogs."""
+    kinds = ["exists", "exactly", "bare", "at_least"]
+    first = (random_quantity(rng, kinds, 1, 3), _noun_phrase(rng, nouns, modifier=0.25))
+    second = (random_quantity(rng, kinds, 1, 3), _noun_phrase(rng, nouns, modifier=0.25))
+    other = rng.choice(["the other image", "the other"])
+    text = (
+        f"One image {_verb(rng, False)} {_phrase(*first)}, and {other} "
+        f"{_verb(rng, False)} {_phrase(*second)}"
+    )
+
+    def holds(s: PairScene) -> bool:
+        return any(
+            _counted(*first, s.images[i]) and _counted(*second, s.images[1 - i]) for i in (0, 1)
+        )
+
+    categories = first[0].categories | first[1].categories | second[0].categories
+    categories |= second[1].categories | {EXISTS, COORD, COREF}
+    return PairSentence(text, holds, first[1].nouns + second[1].nouns, categories)
+
+
+def _all_are(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
+    """All dogs are standing / None of the bottles in the left image are lying down."""
+    noun = _noun_phrase(rng, nouns, modifier=0.0)
+    predicate = _object_predicate(rng, _other(nouns, noun.nouns[0]), 0.3)
+    scope = rng.choice([None, None, 0, 1])
+    where = "" if scope is None else f" in the {IMAGES[scope]} image"
+
+    def scoped(s: PairScene) -> list[tuple[tuple[PairObject, ...], int]]:
+        images = s.images if scope is None else (s.images[scope],)
+        return [(image, i) for image in images for i in noun.matches(image)]
+
+    every = rng.random() < 0.65
+    if every:
+        quantifier = rng.choice(["All", "All of the", "All the"])
+        text = f"{quantifier} {noun.plural}{where} are {predicate.words}"
+    else:
+        text = f"None of the {noun.plural}{where} are {predicate.words}"
+
+    def holds(s: PairScene) -> bool:
+        # "all the dogs", "none of the dogs": both presuppose that some dog is there
+        found = [predicate.test(image, i) for image, i in scoped(s)]
+        return bool(found) and (all(found) if every else not any(found))
+
+    categories = {ALL} if every else {NOT}
+    return PairSentence(
+        text,
+        holds,
+        noun.nouns + predicate.nouns,
+        frozenset(categories) | noun.categories | predicate.categories,
+    )
+
+
+def _the_one(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
+    """The dog in the left image is lying down: presupposes exactly one dog there."""
+    noun = _noun_phrase(rng, nouns, modifier=0.0)
+    predicate = _object_predicate(rng, _other(nouns, noun.nouns[0]), 0.4)
+    side = rng.randrange(2)
+    text = f"The {noun.singular} in the {IMAGES[side]} image is {predicate.words}"
+
+    def holds(s: PairScene) -> bool:
+        image = s.images[side]
+        found = noun.matches(image)
+        return len(found) == 1 and predicate.test(image, found[0])
+
+    return PairSentence(
+        text,
+        holds,
+        noun.nouns + predicate.nouns,
+        frozenset({PRESUPPOSITION}) | noun.categories | predicate.categories,
+    )
+
+
+def _pronoun(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
+    """One image shows a single dog, and it is facing left / Each image contains one bottle,
+    which is lying down."""
+    ref = _image_ref(rng, ["one", "one", "each", "left", "right"])
+    noun = _noun_phrase(rng, nouns, modifier=0.0)
+    predicate = _object_predicate(rng, _other(nouns, noun.nouns[0]), 0.3)
+    single = rng.choice(["a single", "exactly one", "one", "only one"])
+    link = rng.choice(["and it is", "which is", "and the " + noun.singular.split()[-1] + " is"])
+    text = (
+        f"{_capital(ref.words)} {_verb(rng, ref.plural)} {single} {noun.singular}, "
+        f"{link} {predicate.words}"
+    )
+
+    def per_image(image: tuple[PairObject, ...]) -> bool:
+        found = noun.matches(image)
+        return len(found) == 1 and predicate.test(image, found[0])
+
+    return PairSentence(
+        text,
+        lambda s: ref.combine(s, per_image),
+        noun.nouns + predicate.nouns,
+        frozenset({HARD, COREF}) | ref.categories | noun.categories | predicate.categories,
+    )
+
+
+def _coordination(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
+    """Two clauses joined by "and": the left image contains two dogs, and one image ..."""
+    first, second = _image_contains(rng, nouns), _image_contains(rng, nouns)
+    text = f"{first.text}, and {second.text[0].lower()}{second.text[1:]}"
+    return PairSentence(
+        text,
+        lambda s: first.holds(s) and second.holds(s),
+        first.nouns + second.nouns,
+        first.categories | second.categories | {COORD},
+    )
+
+
+PAIR_FORMS: list[tuple[float, Callable[[random.Random, tuple[str, str]], PairSentence]]] = [
+    (4, _image_contains),
+    (1, _total),
+    (1.2, _comparison),
+    (1, _one_and_other),
+    (1, _all_are),
+    (0.8, _the_one),
+    (0.8, _pronoun),
+    (0.8, _coordination),
+]
+
+
+def _surface(rng: random.Random, text: str) -> str:
+    """Vary case and final punctuation as NLVR2's writers do."""
+    if rng.random() < 0.2:
+        text = text[0].lower() + text[1:]
+    return text + "." if rng.random() < 0.7 else text
+
+
+def random_pair_sentence(rng: random.Random, nouns: Sequence[str]) -> PairSentence:
+    """A sentence about ``nouns`` (singular forms from ``world_nouns``): it speaks of one noun
+    of them, and of a second one now and then (relations, comparisons, coordination)."""
+    if not nouns:
+        raise ValueError("random_pair_sentence needs at least one noun")
+    main = rng.choice(nouns)
+    others = [n for n in nouns if n != main] or [main]
+    weights, makers = zip(*PAIR_FORMS, strict=True)
+    sentence = rng.choices(makers, weights=weights)[0](rng, (main, rng.choice(others)))
+    return PairSentence(
+        _surface(rng, sentence.text), sentence.holds, sentence.nouns, sentence.categories
+    )
+
+
+# --------------------------------------------------------------------------- nouns
+@cache
+def _known_forms() -> dict[str, NounForms]:
+    return {f.singular: f for f in object_nouns(10 * N_NOUNS)}
+
+
+def noun_forms(noun: str) -> NounForms:
+    """The singular and plural of a counted NLVR2 noun given in the singular."""
+    forms = _known_forms().get(noun)
+    if forms is None:
+        raise ValueError(f"{noun!r} is not a counted NLVR2 noun (see nlvr2_vocab.object_nouns)")
+    return forms
+
+
+def world_nouns(n: int = N_NOUNS) -> list[NounForms]:
+    """The ``n`` most frequent counted nouns of NLVR2 (``nlvr2_vocab.object_nouns``)."""
+    return object_nouns(n)
+
+
+def noun_split(nouns: Sequence[NounForms]) -> tuple[list[str], list[str]]:
+    """(training nouns, held-out nouns): every ``HELD_OUT_EVERY``-th noun in frequency order
+    (the 6th, 12th, ...) is kept out of training."""
+    train = [f.singular for i, f in enumerate(nouns) if (i + 1) % HELD_OUT_EVERY]
+    held_out = [f.singular for i, f in enumerate(nouns) if not (i + 1) % HELD_OUT_EVERY]
+    return train, held_out
+
+
+# --------------------------------------------------------------------------- examples
+@dataclass(frozen=True)
+class PairExample:
+    """A sentence, a pair of images, the sentence's truth on them, and its categories."""
+
+    sentence: str
+    scene: PairScene
+    label: bool
+    categories: tuple[str, ...]
+
+    def to_json(self, identifier: str) -> dict:
+        """One line of a pair-world file: NLVR2's fields, with the images' objects."""
+        return {
+            "identifier": identifier,
+            "sentence": self.sentence,
+            "label": "true" if self.label else "false",
+            "categories": list(self.categories),
+            "images": self.scene.to_json(),
+        }
+
+
+class PairWorld:
+    """Seeded examples about ``nouns`` (singular forms; default: the training nouns of
+    ``noun_split(world_nouns())``) with labels balanced per sentence.
+
+    ``example(seed, sentence)`` draws up to ``50 * max_tries`` pairs around the sentence's nouns
+    for the label drawn for it, then keeps the other label; ``vocabulary`` is where the objects
+    the sentence does not name come from (default: ``nouns``).
+    """
+
+    def __init__(
+        self,
+        nouns: Sequence[str] | None = None,
+        vocabulary: Sequence[str] | None = None,
+        max_tries: int = 40,
+    ) -> None:
+        if nouns is None:
+            nouns = noun_split(world_nouns())[0]
+        if not nouns:
+            raise ValueError("a pair world needs at least one noun")
+        for noun in [*nouns, *(vocabulary or ())]:
+            noun_forms(noun)  # names an unknown noun
+        self.nouns = list(nouns)
+        self.vocabulary = list(vocabulary or nouns)
+        self.max_tries = max_tries
+
+    def sentence(self, rng: random.Random) -> PairSentence:
+        return random_pair_sentence(rng, self.nouns)
+
+    def _draw(self, sentence: PairSentence) -> Callable[[random.Random], PairScene]:
+        named = list(dict.fromkeys(sentence.nouns))
+        return lambda rng: random_pair(rng, named, self.vocabulary)
+
+    def example(self, seed: int, sentence: PairSentence | None = None) -> PairExample:
+        """The example of ``seed`` (for a given ``sentence``, or a random one)."""
+        rng = random.Random(seed)
+        wanted = rng.random() < 0.5
+        if sentence is None:
+            while True:
+                chosen = self.sentence(rng)
+                scene = balanced_scene(
+                    rng, chosen.label, self._draw(chosen), wanted, self.max_tries
+                )
+                if scene is not None:
+                    return PairExample(chosen.text, scene, wanted, tuple(sorted(chosen.categories)))
+        for label in (wanted, not wanted):
+            scene = balanced_scene(
+                rng, sentence.label, self._draw(sentence), label, 50 * self.max_tries
+            )
+            if scene is not None:
+                return PairExample(sentence.text, scene, label, tuple(sorted(sentence.categories)))
+        raise ValueError(f"no pair makes {sentence.text!r} true or false")
+
+
+def write_pair_examples(examples: Sequence[PairExample], path: str | os.PathLike) -> Path:
+    """Write examples as JSON lines (gzip-compressed when ``path`` ends in .gz)."""
+    path = Path(path)
+    lines = "".join(
+        json.dumps(e.to_json(f"pair-{i}")) + "\n" for i, e in enumerate(examples)
+    ).encode("utf-8")
+    path.write_bytes(gzip.compress(lines) if path.suffix == ".gz" else lines)
+    return path
+
+
+def read_pair_examples(path: str | os.PathLike) -> list[PairExample]:
+    """Examples from a file ``write_pair_examples`` wrote; a bad line raises ValueError naming
+    the file and line."""
+    path = Path(path)
+    raw = path.read_bytes()
+    text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8")
+    examples = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            label = {"true": True, "false": False}[record["label"]]
+            examples.append(
+                PairExample(
+                    record["sentence"],
+                    PairScene.from_json(record["images"]),
+                    label,
+                    tuple(record.get("categories", ())),
+                )
+            )
+        except (ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"{path}, line {number}: not a pair-world example ({err})") from err
+    return examples

@@ -1,0 +1,300 @@
+import random
+import re
+
+import pytest
+
+from circuitlab.data.grammar import COMPARE, HARD, PRESUPPOSITION, SOFT, SPATIAL
+from circuitlab.data.nlvr2_vocab import object_nouns, word_coverage, words
+from circuitlab.data.pair_world import (
+    HELD_OUT_EVERY,
+    RELATIONS,
+    PairObject,
+    PairScene,
+    PairWorld,
+    noun_forms,
+    noun_split,
+    random_pair,
+    random_pair_sentence,
+    read_pair_examples,
+    world_nouns,
+    write_pair_examples,
+)
+
+
+def obj(noun="dog", x=0.5, depth=0.5, on=None, colour="white", pose="standing", facing="left"):
+    return PairObject(noun, colour, "medium", pose, facing, x, depth, on)
+
+
+# ---------------------------------------------------------------- NLVR2's nouns
+def test_object_nouns_are_nlvr2s_counted_nouns_with_their_plurals():
+    nouns = {f.singular: f.plural for f in object_nouns(80)}
+    assert object_nouns(1)[0].singular == "dog"  # NLVR2's most counted object
+    expected = {
+        "dog": "dogs",
+        "person": "people",
+        "puppy": "puppies",
+        "wolf": "wolves",
+        "glass": "glasses",
+        "bus": "buses",
+        "woman": "women",
+    }
+    assert {k: nouns.get(k) for k in expected} == expected
+    # verbs, numbers, image words and body parts are not objects
+    for word in ("show", "contain", "include", "four", "image", "side", "leg", "paw"):
+        assert word not in nouns
+
+
+def test_object_nouns_on_a_small_corpus():
+    sentences = [
+        "There are two cats and a cat.",
+        "Two cats sit. The cat runs.",
+        "There are three cats here and a cat there.",
+        "The image shows two images of one image.",
+        "Two shows, a show, the show.",
+        "The picture shows it; it shows two shows.",
+    ]
+    found = [(f.singular, f.plural) for f in object_nouns(10, sentences, min_counted=2)]
+    # "shows" follows a quantity twice and an article twice, but follows a subject as often:
+    # a verb; "images" names the pictures
+    assert found == [("cat", "cats")]
+
+
+def test_word_coverage_counts_running_words():
+    assert word_coverage(["two dogs"], ["Two dogs, two cats."]) == pytest.approx(3 / 4)
+    assert words("Each image's dog") == ["each", "image", "s", "dog"]
+    with pytest.raises(ValueError, match="no words"):
+        word_coverage(["a"], ["..."])
+
+
+def test_held_out_nouns_are_every_sixth_and_disjoint_from_training():
+    nouns = world_nouns()
+    train, held_out = noun_split(nouns)
+    assert held_out == [f.singular for f in nouns[HELD_OUT_EVERY - 1 :: HELD_OUT_EVERY]]
+    assert not set(train) & set(held_out)
+    assert len(train) + len(held_out) == len(nouns)
+    world = PairWorld()
+    rng = random.Random(0)
+    named = {n for _ in range(300) for n in world.sentence(rng).nouns}
+    assert named <= set(train)
+    with pytest.raises(ValueError, match="zzz"):
+        PairWorld(["dog", "zzz"])
+
+
+# ---------------------------------------------------------------- scenes and relations
+def test_relations_on_a_hand_built_image():
+    image = (
+        obj("dog", x=0.1, depth=0.2),
+        obj("ball", x=0.3, depth=0.3),
+        obj("cup", x=0.3, depth=0.8, on=None),
+        obj("bowl", x=0.32, depth=0.3, on=1),
+    )
+    holds = {name: relation(image, 0, 1) for name, relation in RELATIONS.items()}
+    assert holds == {
+        "to the left of": True,
+        "to the right of": False,
+        "next to": True,
+        "on top of": False,
+        "in front of": False,
+        "behind": False,
+    }
+    assert RELATIONS["on top of"](image, 3, 1) and not RELATIONS["next to"](image, 3, 1)
+    assert RELATIONS["in front of"](image, 1, 2) and RELATIONS["behind"](image, 2, 1)
+    assert not RELATIONS["next to"](image, 1, 2)  # same x, but far apart in depth
+
+
+def test_scenes_refuse_what_no_photo_holds():
+    with pytest.raises(ValueError, match="rests on 0"):
+        PairScene(((obj(on=0),), ()))
+    with pytest.raises(ValueError, match="at most 6"):
+        PairScene((tuple(obj() for _ in range(7)), ()))
+    with pytest.raises(ValueError, match="colour"):
+        obj(colour="mauve")
+    with pytest.raises(ValueError, match="x must lie"):
+        obj(x=1.5)
+
+
+# ---------------------------------------------------------------- the grammar's logic
+@pytest.fixture(scope="module")
+def grammar():
+    """20,000 sentences about the training nouns, by their text (lower case, no full stop)."""
+    train = noun_split(world_nouns())[0]
+    rng = random.Random(0)
+    sentences = {}
+    for _ in range(20_000):
+        s = random_pair_sentence(rng, train)
+        sentences[s.text.lower().rstrip(".")] = s
+    return sentences
+
+
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+QUANTITY_TESTS = {
+    "": lambda k, n: k == n,
+    "exactly ": lambda k, n: k == n,
+    "at least ": lambda k, n: k >= n,
+    "more than ": lambda k, n: k > n,
+    "no more than ": lambda k, n: k <= n,
+    "at most ": lambda k, n: k <= n,
+}
+QUANTITY = (
+    r"(exactly |at least |more than |no more than |at most )?(one|two|three|four|five|six|\d)"
+)
+PLURALS = {f.plural: f.singular for f in object_nouns(600)}
+
+
+def _number(word: str) -> int:
+    return NUMBERS.get(word) or int(word)
+
+
+def _count(image, noun: str) -> int:
+    return sum(o.noun == noun for o in image)
+
+
+def _singular(word: str) -> str:
+    return PLURALS.get(word, word)
+
+
+def _side(word: str) -> int:
+    return 0 if word == "left" else 1
+
+
+def _reference_count_in_image(m, scene):
+    side, quantity, number, noun = m.groups()
+    return QUANTITY_TESTS[quantity or ""](
+        _count(scene.images[_side(side)], _singular(noun)), _number(number)
+    )
+
+
+def _reference_comparison(m, scene):
+    word, noun, first, second = m.groups()
+    a = _count(scene.images[_side(first)], _singular(noun))
+    b = _count(scene.images[_side(second)], _singular(noun))
+    return a > b if word == "more" else a < b
+
+
+def _reference_total(m, scene):
+    quantity, number, noun = m.groups()
+    total = sum(_count(image, _singular(noun)) for image in scene.images)
+    return QUANTITY_TESTS[quantity or ""](total, _number(number))
+
+
+def _reference_the_one(m, scene):
+    noun, side, pose = m.groups()
+    found = [o for o in scene.images[_side(side)] if o.noun == noun]
+    return len(found) == 1 and found[0].pose == pose.split()[0]
+
+
+def _reference_all(m, scene):
+    noun, pose = m.groups()
+    found = [o for image in scene.images for o in image if o.noun == _singular(noun)]
+    return bool(found) and all(o.pose == pose.split()[0] for o in found)
+
+
+def _described(o, colour: str | None, noun: str) -> bool:
+    return o.noun == noun and (colour is None or o.colour == colour)
+
+
+def _reference_next_to(m, scene):
+    side, first_colour, first, second_colour, second = m.groups()
+    image = scene.images[_side(side)]
+    for i, a in enumerate(image):
+        for j, b in enumerate(image):
+            if i == j or a.on == j or b.on == i:
+                continue
+            if not (_described(a, first_colour, first) and _described(b, second_colour, second)):
+                continue
+            if abs(a.x - b.x) <= 0.3 and abs(a.depth - b.depth) <= 0.3:
+                return True
+    return False
+
+
+VERB = r"(?:contains|shows|includes|has)"
+COLOUR = r"(?:(white|black|brown|gray|red|blue|green|yellow) )?"
+
+
+def _count_category(m) -> str:
+    return HARD if m.group(2) in (None, "exactly ") else SOFT
+
+
+REFERENCES = [
+    (
+        rf"^the (left|right) image {VERB} {QUANTITY} ([a-z]+)$",
+        _reference_count_in_image,
+        _count_category,
+    ),
+    (
+        r"^there are (more|fewer) ([a-z]+) in the (left|right) image than in the (left|right) "
+        r"image$",
+        _reference_comparison,
+        COMPARE,
+    ),
+    (rf"^there are {QUANTITY} ([a-z]+) in total$", _reference_total, None),
+    (
+        r"^the ([a-z]+) in the (left|right) image is (standing|sitting|lying down)$",
+        _reference_the_one,
+        PRESUPPOSITION,
+    ),
+    (r"^all (?:of the |the )?([a-z]+) are (standing|sitting|lying down)$", _reference_all, None),
+    (
+        rf"^the (left|right) image {VERB} an? {COLOUR}([a-z]+) next to an? {COLOUR}([a-z]+)$",
+        _reference_next_to,
+        SPATIAL,
+    ),
+]
+
+
+@pytest.mark.parametrize(("pattern", "reference", "category"), REFERENCES)
+def test_sentences_agree_with_a_reference_reading_of_their_words(
+    grammar, pattern, reference, category
+):
+    """Each family of sentences, read from its words here and executed on random pairs around
+    its nouns, gets the label the grammar's logical form gives; both labels occur."""
+    regex = re.compile(pattern)
+    rng = random.Random(1)
+    vocabulary = noun_split(world_nouns())[0]
+    matched = [(regex.match(text), sentence) for text, sentence in grammar.items()]
+    matched = [(m, sentence) for m, sentence in matched if m]
+    assert len(matched) >= 3, pattern
+    labels = []
+    for m, sentence in matched:
+        if category is not None:
+            expected_category = category(m) if callable(category) else category
+            assert expected_category in sentence.categories, sentence.text
+        for _ in range(max(4, 300 // len(matched))):
+            scene = random_pair(rng, list(sentence.nouns), vocabulary)
+            expected = reference(m, scene)
+            assert sentence.label(scene) == expected, sentence.text
+            labels.append(expected)
+    assert min(sum(labels), len(labels) - sum(labels)) >= 10, pattern  # both labels, often
+
+
+# ---------------------------------------------------------------- examples and files
+def test_examples_are_seeded_and_balanced():
+    world = PairWorld()
+    first = [world.example(seed) for seed in range(200)]
+    again = [world.example(seed) for seed in range(200)]
+    assert first == again
+    assert 0.4 < sum(e.label for e in first) / len(first) < 0.6
+    for e in first:
+        assert all(len(image) <= 6 for image in e.scene.images)
+    rng = random.Random(3)
+    sentence = world.sentence(rng)
+    labels = [world.example(seed, sentence).label for seed in range(60)]
+    assert 15 < sum(labels) < 45  # labels balanced per sentence, by redrawing pairs
+
+
+def test_examples_round_trip_through_a_file(tmp_path):
+    world = PairWorld()
+    examples = [world.example(seed) for seed in range(50)]
+    for name in ("pairs.jsonl", "pairs.jsonl.gz"):
+        path = write_pair_examples(examples, tmp_path / name)
+        assert read_pair_examples(path) == examples
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(path.read_bytes() and '{"sentence": "x"}\n')
+    with pytest.raises(ValueError, match="line 1"):
+        read_pair_examples(bad)
+
+
+def test_noun_forms_names_an_unknown_noun():
+    assert noun_forms("wolf").plural == "wolves"
+    with pytest.raises(ValueError, match="'unicorn'"):
+        noun_forms("unicorn")
