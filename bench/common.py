@@ -194,6 +194,15 @@ def step_in_fresh_process(
     return float(seconds), extra, total
 
 
+def pipe_table(frame: pd.DataFrame, index: bool = False) -> str:
+    """A Markdown pipe table, floats to 3 decimals (pandas' to_markdown needs tabulate)."""
+    if index:
+        frame = frame.reset_index()
+    cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row] for row in frame.values]
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
+
+
 def write_table(rows: list[dict], name: str, header: str) -> pd.DataFrame:
     """Print ``rows`` as a table under ``header`` and write them to bench/results/NAME.csv."""
     frame = pd.DataFrame(rows)

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+from common import pipe_table
 
 from circuitlab.data.nlvr import read_nlvr
 from circuitlab.data.world import WORLD_CATEGORIES
@@ -33,15 +34,6 @@ def _describe(config) -> str:
     return f"{kind}, inputs={inputs}" + (
         " +NLVR dev" if config.task_options.get("nlvr_dev_fraction") else ""
     )
-
-
-def markdown(frame: pd.DataFrame, index: bool = False) -> str:
-    """A pipe table (pandas' to_markdown needs the tabulate package)."""
-    if index:
-        frame = frame.reset_index()
-    cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row] for row in frame.values]
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
 
 
 def main() -> None:
@@ -103,7 +95,7 @@ def main() -> None:
     pd.set_option("display.width", 200)
     table = pd.DataFrame(overall).round(3)
     print("## Overall\n")
-    print(markdown(table))
+    print(pipe_table(table))
     for title, tables in (
         ("NLVR test, tagger categories", test_categories),
         ("held-out world, grammar categories", world_categories),
@@ -113,7 +105,7 @@ def main() -> None:
         for name, t in tables.items():
             merged[name.split(" [")[-1].rstrip("]")] = t["accuracy"].round(3)
         print(f"\n## Per category: {title}\n")
-        print(markdown(merged, index=True))
+        print(pipe_table(merged, index=True))
     if args.out:
         args.out.write_text(table.to_json(orient="records", indent=2))
 

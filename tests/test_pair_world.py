@@ -259,7 +259,7 @@ def test_sentences_agree_with_a_reference_reading_of_their_words(
         if category is not None:
             expected_category = category(m) if callable(category) else category
             assert expected_category in sentence.categories, sentence.text
-        for _ in range(max(4, 300 // len(matched))):
+        for _ in range(max(4, 600 // len(matched))):
             scene = random_pair(rng, list(sentence.nouns), vocabulary)
             expected = reference(m, scene)
             assert sentence.label(scene) == expected, sentence.text

@@ -291,11 +291,12 @@ def _object_predicate(rng: random.Random, nouns: tuple[str, str], relation: floa
     words = (
         "facing the camera" if facing == "forward" and rng.random() < 0.5 else f"facing {facing}"
     )
-    return Predicate(words, lambda im, i: im[i].facing == facing, (), frozenset())
+    # NLVR2's annotators tag directions ("facing left", "turned leftward") as spatial
+    return Predicate(words, lambda im, i: im[i].facing == facing, (), frozenset({SPATIAL}))
 
 
 def _noun_phrase(
-    rng: random.Random, nouns: tuple[str, str], *, modifier: float = 0.3, relation: float = 0.5
+    rng: random.Random, nouns: tuple[str, str], *, modifier: float = 0.45, relation: float = 0.6
 ) -> NounPhrase:
     """[size] [colour] noun [pose, facing or relation]: "large brown dogs lying down".
     ``nouns``: (main, other); the head is the main noun four times in five, and a relation's
@@ -351,8 +352,9 @@ def _image_ref(rng: random.Random, kinds: Sequence[str]) -> ImageRef:
         words = rng.choice([f"the {kind} image", f"the image on the {kind}"])
         return ImageRef(words, False, lambda s, t: t(s.images[side]), frozenset())
     if kind == "one":
+        # NLVR2's annotators tag "one image" with no category (existential is "there is")
         words = rng.choice(["one image", "one of the images", "at least one image"])
-        return ImageRef(words, False, lambda s, t: any(map(t, s.images)), frozenset({EXISTS}))
+        return ImageRef(words, False, lambda s, t: any(map(t, s.images)), frozenset())
     if kind == "each":
         words, plural = rng.choice(
             [("each image", False), ("both images", True), ("every image", False)]
@@ -377,25 +379,38 @@ def _capital(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- sentence forms
-IMAGE_COUNTS = ["exists", "exists", "exactly", "bare", "at_least", "at_most", "more_than", "no"]
+IMAGE_COUNTS = [
+    *("exists", "exists", "exactly", "exactly", "bare", "bare"),
+    *("at_least", "at_most", "more_than", "no"),
+]
 
 
 def _image_contains(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
     """The left image contains exactly two dogs / Each image shows a white bottle."""
-    ref = _image_ref(rng, ["left", "right", "one", "one", "each", "neither"])
+    ref = _image_ref(
+        rng, ["left", "right", "left", "right", "one", "one", "each", "each", "neither"]
+    )
     kinds = ["exists"] if ref.categories == {NOT} else IMAGE_COUNTS
     count, noun = random_quantity(rng, kinds), _noun_phrase(rng, nouns)
     clause = _phrase(count, noun)
-    if rng.random() < 0.3 and ref.categories != {NOT}:
-        there = "there is" if count.singular else "there are"
+    count_categories = count.categories
+    there = "there is" if count.singular else "there are"
+    style = rng.random()
+    # NLVR2's annotators tag "there is/are" as existential, whatever the quantity
+    if style < 0.25 and ref.categories != {NOT}:
         text = f"In {ref.words}, {there} {clause}"
+        count_categories |= {EXISTS}
+    elif style < 0.5 and ref.categories != {NOT}:
+        text = f"{_capital(there)} {clause} in {ref.words}"
+        count_categories |= {EXISTS}
     else:
         text = f"{_capital(ref.words)} {_verb(rng, ref.plural)} {clause}"
+        count_categories -= {EXISTS}  # "contains a dog": NLVR2 tags existential on "there is"
     return PairSentence(
         text,
         lambda s: ref.combine(s, lambda image: _counted(count, noun, image)),
         noun.nouns,
-        count.categories | noun.categories | ref.categories,
+        count_categories | noun.categories | ref.categories,
     )
 
 
@@ -405,6 +420,7 @@ def _total(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
     noun = _noun_phrase(rng, nouns, modifier=0.2)
     phrase = _phrase(count, noun)
     style = rng.randrange(3)
+    categories = count.categories | noun.categories
     if style == 0:
         where = rng.choice(["in total", "in the image pair", "across the two images"])
         text = f"There are {phrase} {where}"
@@ -412,11 +428,13 @@ def _total(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
         text = f"In total, there are {phrase}"
     else:
         text = f"The images combined {rng.choice(['show', 'contain'])} {phrase}"
+    if style < 2:
+        categories |= {EXISTS}
     return PairSentence(
         text,
         lambda s: count.holds(sum(len(noun.matches(image)) for image in s.images)),
         noun.nouns,
-        count.categories | noun.categories,
+        categories,
     )
 
 
@@ -441,7 +459,7 @@ def _comparison(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
             a, b = (len(noun.matches(image)) for image in s.images)
             return a != b
 
-        return PairSentence(text, holds, noun.nouns, noun.categories | {COMPARE, EXISTS})
+        return PairSentence(text, holds, noun.nouns, noun.categories | {COMPARE})
     first = rng.randrange(2)
     a_side, b_side = IMAGES[first], IMAGES[1 - first]
     if style == 0:
@@ -474,7 +492,7 @@ def _one_and_other(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
         )
 
     categories = first[0].categories | first[1].categories | second[0].categories
-    categories |= second[1].categories | {EXISTS, COORD, COREF}
+    categories = (categories | second[1].categories | {COORD}) - {EXISTS}
     return PairSentence(text, holds, first[1].nouns + second[1].nouns, categories)
 
 
@@ -572,10 +590,10 @@ PAIR_FORMS: list[tuple[float, Callable[[random.Random, tuple[str, str]], PairSen
     (1, _total),
     (1.2, _comparison),
     (1, _one_and_other),
-    (1, _all_are),
-    (0.8, _the_one),
-    (0.8, _pronoun),
-    (0.8, _coordination),
+    (0.8, _all_are),
+    (1.6, _the_one),
+    (1.4, _pronoun),
+    (1.6, _coordination),
 ]
 
 
