@@ -694,7 +694,8 @@ class PairWorld:
     def sentence(self, rng: random.Random) -> PairSentence:
         return random_pair_sentence(rng, self.nouns)
 
-    def _draw(self, sentence: PairSentence) -> Callable[[random.Random], PairScene]:
+    def draw_for(self, sentence: PairSentence) -> Callable[[random.Random], PairScene]:
+        """How pairs are drawn for ``sentence``: around the nouns it names."""
         named = list(dict.fromkeys(sentence.nouns))
         return lambda rng: random_pair(rng, named, self.vocabulary)
 
@@ -706,13 +707,13 @@ class PairWorld:
             while True:
                 chosen = self.sentence(rng)
                 scene = balanced_scene(
-                    rng, chosen.label, self._draw(chosen), wanted, self.max_tries
+                    rng, chosen.label, self.draw_for(chosen), wanted, self.max_tries
                 )
                 if scene is not None:
                     return PairExample(chosen.text, scene, wanted, tuple(sorted(chosen.categories)))
         for label in (wanted, not wanted):
             scene = balanced_scene(
-                rng, sentence.label, self._draw(sentence), label, 50 * self.max_tries
+                rng, sentence.label, self.draw_for(sentence), label, 50 * self.max_tries
             )
             if scene is not None:
                 return PairExample(sentence.text, scene, label, tuple(sorted(sentence.categories)))

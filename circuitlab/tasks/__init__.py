@@ -7,9 +7,15 @@ from typing import Any
 from circuitlab.tasks.base import Batch, Task
 from circuitlab.tasks.nlvr import NLVRWorld
 from circuitlab.tasks.nlvr2 import NLVR2Features
+from circuitlab.tasks.pairs import PairWorldTask
 from circuitlab.tasks.toy_sets import ToySets
 
-TASKS = {"toy-sets": ToySets, "nlvr": NLVRWorld, "nlvr2": NLVR2Features}
+TASKS = {
+    "toy-sets": ToySets,
+    "nlvr": NLVRWorld,
+    "nlvr2": NLVR2Features,
+    "pairs": PairWorldTask,
+}
 
 
 def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
@@ -22,4 +28,13 @@ def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
         raise ValueError(f"bad task_options for {name!r}: {err}") from err
 
 
-__all__ = ["TASKS", "Batch", "NLVR2Features", "NLVRWorld", "Task", "ToySets", "make_task"]
+__all__ = [
+    "TASKS",
+    "Batch",
+    "NLVR2Features",
+    "NLVRWorld",
+    "PairWorldTask",
+    "Task",
+    "ToySets",
+    "make_task",
+]

@@ -60,3 +60,33 @@ class Task(Protocol):
     def circuit_inputs(self, n: int, seed: int) -> tuple[Batch, pd.DataFrame]:
         """Distinct conditioning inputs (in a Batch) and one descriptive row per input."""
         ...
+
+
+def objects_and_text_batch(
+    inputs: str,
+    conditional: bool,
+    objects: torch.Tensor,
+    object_mask: torch.Tensor,
+    text: torch.Tensor,
+    text_mask: torch.Tensor,
+    labels: torch.Tensor,
+) -> Batch:
+    """A batch of scenes (object tokens (B, N, F), mask (B, N)) and sentences (text vectors
+    (B, T, D) or ids (B, T), mask (B, T)), as a model reads them:
+
+    - conditional (``inputs="scene"``): objects as inputs, the sentence as conditioning;
+    - ``inputs="scene"``, unconditional: the objects alone;
+    - ``inputs="joint"``: one set of tokens [object features | text vector | is-text flag],
+      objects first (Perceiver IO and other unconditional baselines).
+    """
+    if conditional:
+        return Batch(objects, labels, text, text_mask, input_mask=object_mask)
+    if inputs == "scene":
+        return Batch(objects, labels, input_mask=object_mask)
+    b, n, f = objects.shape
+    t, d = text.shape[1], text.shape[2]
+    joint = torch.zeros(b, n + t, f + d + 1)
+    joint[:, :n, :f] = objects
+    joint[:, n:, f:-1] = text
+    joint[:, n:, -1] = 1.0
+    return Batch(joint, labels, input_mask=torch.cat([object_mask, text_mask], dim=1))

@@ -39,7 +39,7 @@ from circuitlab.data.world import (
     random_scene,
     random_sentence,
 )
-from circuitlab.tasks.base import Batch
+from circuitlab.tasks.base import Batch, objects_and_text_batch
 
 INPUTS = ("scene", "joint", "text")
 
@@ -151,16 +151,9 @@ class NLVRWorld:
         if self.inputs == "text":
             return Batch(text, y, input_mask=text_mask)
         objects, object_mask = scene_tokens(scenes)
-        if self.conditional:
-            return Batch(objects, y, text, text_mask, input_mask=object_mask)
-        if self.inputs == "scene":
-            return Batch(objects, y, input_mask=object_mask)
-        b, n, t = objects.shape[0], objects.shape[1], text.shape[1]
-        joint = torch.zeros(b, n + t, self.input_dim)
-        joint[:, :n, :SCENE_TOKEN_DIM] = objects
-        joint[:, n:, SCENE_TOKEN_DIM:-1] = text
-        joint[:, n:, -1] = 1.0
-        return Batch(joint, y, input_mask=torch.cat([object_mask, text_mask], dim=1))
+        return objects_and_text_batch(
+            self.inputs, self.conditional, objects, object_mask, text, text_mask, y
+        )
 
     def _sample_from(self, split: str, batch_size: int, seed: int) -> Batch:
         pool = self.pool if split == "train" else self.val_pool

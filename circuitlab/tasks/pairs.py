@@ -1,0 +1,211 @@
+"""pairs: NLVR2-style reasoning over image pairs, trained on the generated pair world.
+
+Training examples pair a sentence from a fixed pool of ``pool_size`` pair-world sentences about
+the training nouns (each encoded once by the frozen text encoder) with a fresh pair of images
+that makes it true or false with equal odds. ``validation`` uses ``val_pool_size`` other
+sentences about the same nouns (new sentences on new pairs); ``out_of_distribution`` uses
+``held_out_pool_size`` sentences about the held-out nouns (``pair_world.noun_split``: every sixth
+noun), on pairs whose objects may be of any noun: nouns no training example showed.
+
+Objects enter as ``circuitlab.data.pair_tokens`` (attributes and the noun's text vector). What the
+model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence to the
+circuit generator, objects to the executor), ``joint`` (unconditional baselines) or ``text``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pandas as pd
+import torch
+
+from circuitlab.data.pair_tokens import N_ATTRIBUTES, noun_vectors, pair_tokens
+from circuitlab.data.pair_world import (
+    PairExample,
+    PairScene,
+    PairSentence,
+    PairWorld,
+    noun_split,
+    random_pair_sentence,
+    world_nouns,
+)
+from circuitlab.data.text import make_encoder
+from circuitlab.tasks.base import Batch, objects_and_text_batch
+
+INPUTS = ("scene", "joint", "text")
+LABEL_TRIES = 60  # pairs drawn to check that a pool sentence takes both labels often enough
+
+
+def _both_labels_common(sentence: PairSentence, world: PairWorld, rng: random.Random) -> bool:
+    """Whether pairs drawn around the sentence make it true, and false, at least 3 times in
+    LABEL_TRIES each (about 5 %): rarer labels would cost many pair draws per example."""
+    draw = world.draw_for(sentence)
+    true = sum(sentence.label(draw(rng)) for _ in range(LABEL_TRIES))
+    return 3 <= true <= LABEL_TRIES - 3
+
+
+def pair_sentence_pool(
+    n: int,
+    seed: int,
+    world: PairWorld,
+    exclude: frozenset[str] = frozenset(),
+) -> list[PairSentence]:
+    """``n`` distinct sentences about ``world.nouns`` (not in ``exclude``) that some pairs make
+    true and some false, drawn deterministically from ``seed``."""
+    rng = random.Random(seed)
+    pool: dict[str, PairSentence] = {}
+    for _ in range(50 * n + 1000):
+        if len(pool) == n:
+            return list(pool.values())
+        sentence = random_pair_sentence(rng, world.nouns)
+        if sentence.text in pool or sentence.text in exclude:
+            continue
+        if _both_labels_common(sentence, world, rng):
+            pool[sentence.text] = sentence
+    raise ValueError(f"could not draw {n} distinct sentences; ask for fewer")
+
+
+class PairWorldTask:
+    name = "pairs"
+    n_classes = 2
+
+    def __init__(
+        self,
+        *,
+        conditional: bool = True,
+        inputs: str = "scene",
+        text_encoder: str = "minilm",
+        pool_size: int = 6000,
+        val_pool_size: int = 500,
+        held_out_pool_size: int = 500,
+        pool_seed: int = 0,
+    ) -> None:
+        if inputs not in INPUTS:
+            raise ValueError(f"inputs must be one of {INPUTS}, got {inputs!r}")
+        if conditional and inputs != "scene":
+            raise ValueError(
+                f"a conditional model reads the sentence through its circuit generator and the "
+                f"pair as input: use inputs='scene', not {inputs!r} (or --unconditional)"
+            )
+        self.conditional, self.inputs = conditional, inputs
+        self.encoder = make_encoder(text_encoder)
+        nouns = world_nouns()
+        self.train_nouns, self.held_out_nouns = noun_split(nouns)
+        every_noun = [f.singular for f in nouns]
+        self.vectors = noun_vectors(every_noun, self.encoder)
+        self.world = PairWorld(self.train_nouns)
+        self.held_out_world = PairWorld(self.held_out_nouns, vocabulary=every_noun)
+        self.pool = pair_sentence_pool(pool_size, pool_seed, self.world)
+        seen = frozenset(s.text for s in self.pool)
+        self.val_pool = pair_sentence_pool(val_pool_size, pool_seed + 7919, self.world, seen)
+        self.held_out_pool = pair_sentence_pool(
+            held_out_pool_size, pool_seed + 15485863, self.held_out_world
+        )
+        self._text = {
+            split: self._encode([s.text for s in pool])
+            for split, pool in (
+                ("train", self.pool),
+                ("val", self.val_pool),
+                ("held_out", self.held_out_pool),
+            )
+        }
+        text_dim = self.encoder.dim
+        object_dim = N_ATTRIBUTES + len(next(iter(self.vectors.values())))
+        self.cond_vocab = self.encoder.vocab if conditional else None
+        self.cond_dim = text_dim if conditional and text_dim else None
+        self.input_dim = {
+            "scene": object_dim,
+            "text": text_dim,
+            "joint": object_dim + (text_dim or 0) + 1,
+        }[inputs]
+
+    def _encode(self, texts: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        tokens, mask = self.encoder.encode(list(texts))
+        if tokens.dtype.is_floating_point:
+            tokens = tokens.half()  # the pools' vectors stay in memory for the whole run
+        return tokens, mask
+
+    # ------------------------------------------------------------------ batches
+    def _batch(
+        self,
+        scenes: Sequence[PairScene],
+        labels: Sequence[bool],
+        text: torch.Tensor,
+        text_mask: torch.Tensor,
+    ) -> Batch:
+        """One batch from pairs and their sentences' encoded tokens (B, T[, D]) and mask."""
+        length = int(text_mask.sum(1).max())
+        text, text_mask = text[:, :length], text_mask[:, :length]
+        if text.dtype.is_floating_point:
+            text = text.float()
+        y = torch.tensor([int(v) for v in labels])
+        if self.inputs == "text":
+            return Batch(text, y, input_mask=text_mask)
+        objects, object_mask = pair_tokens(scenes, self.vectors)
+        return objects_and_text_batch(
+            self.inputs, self.conditional, objects, object_mask, text, text_mask, y
+        )
+
+    def _split(self, split: str) -> tuple[list[PairSentence], PairWorld]:
+        if split == "held_out":
+            return self.held_out_pool, self.held_out_world
+        return (self.pool if split == "train" else self.val_pool), self.world
+
+    def _sample_from(self, split: str, batch_size: int, seed: int) -> Batch:
+        pool, world = self._split(split)
+        tokens, mask = self._text[split]
+        rng = random.Random(seed)
+        index = [rng.randrange(len(pool)) for _ in range(batch_size)]
+        examples = [world.example(rng.getrandbits(62), pool[i]) for i in index]
+        return self._batch(
+            [e.scene for e in examples], [e.label for e in examples], tokens[index], mask[index]
+        )
+
+    def sample(self, batch_size: int, seed: int) -> Batch:
+        """Training sentences on fresh pairs; depends only on ``seed``."""
+        return self._sample_from("train", batch_size, seed)
+
+    def validation(self, batch_size: int, seed: int) -> Batch:
+        """Held-out sentences about the training nouns, on fresh pairs."""
+        return self._sample_from("val", batch_size, seed)
+
+    def out_of_distribution(self, batch_size: int, seed: int) -> Batch:
+        """Sentences about the held-out nouns, on pairs that show them."""
+        return self._sample_from("held_out", batch_size, seed)
+
+    def validation_examples(self, n: int, seed: int, split: str = "val") -> list[PairExample]:
+        """``n`` examples of ``split`` ("val" or "held_out"), with categories."""
+        pool, world = self._split(split)
+        rng = random.Random(seed)
+        return [
+            world.example(rng.getrandbits(62), pool[rng.randrange(len(pool))]) for _ in range(n)
+        ]
+
+    def batch_for(self, examples: Sequence[PairExample]) -> Batch:
+        """A batch for pair-world examples: their pairs, sentences (encoded) and labels."""
+        tokens, mask = self.encoder.encode([e.sentence for e in examples])
+        return self._batch([e.scene for e in examples], [e.label for e in examples], tokens, mask)
+
+    def encode_text(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Conditioning for the circuit generator: the encoder's tokens and mask."""
+        return self.encoder.encode(sentences)
+
+    def circuit_inputs(self, n: int, seed: int) -> tuple[Batch, pd.DataFrame]:
+        """``n`` held-out sentences (n <= val_pool_size) with their categories."""
+        if not self.conditional:
+            raise ValueError("an unconditional model has a single circuit; nothing to enumerate")
+        pool = self.val_pool[:n]
+        tokens, mask = self.encode_text([s.text for s in pool])
+        frame = pd.DataFrame(
+            {
+                "text": [s.text for s in pool],
+                "label": "",
+                "split": "pairs",
+                "dataset": "pairs",
+                "categories": [sorted(s.categories) for s in pool],
+            }
+        )
+        return Batch(
+            torch.zeros(len(pool), 1, self.input_dim), torch.zeros(len(pool)), tokens, mask
+        ), frame

@@ -1,0 +1,91 @@
+"""The pairs task: object tokens of image pairs and batches of the pair world."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from circuitlab.data.pair_tokens import ATTRIBUTES, N_ATTRIBUTES, noun_vectors, pair_tokens
+from circuitlab.data.pair_world import PairObject, PairScene
+from circuitlab.data.text import WordEncoder
+from circuitlab.tasks import make_task
+
+VECTORS = {"dog": torch.tensor([1.0, 2.0]), "ball": torch.tensor([3.0, 4.0])}
+
+
+def test_pair_tokens_describe_each_object_and_its_noun():
+    dog = PairObject("dog", "brown", "large", "lying", "left", 0.2, 0.7)
+    ball = PairObject("ball", "red", "small", "standing", "forward", 0.25, 0.7, on=0)
+    pair = PairScene(((dog, ball), (PairObject("ball", "red", "small", "sitting", "right", 1, 0),)))
+    tokens, mask = pair_tokens([pair, PairScene(((), ()))], VECTORS)
+    assert tokens.shape == (2, 3, N_ATTRIBUTES + 2) and mask.tolist() == [[1, 1, 1], [1, 0, 0]]
+    f = {name: i for i, name in enumerate(ATTRIBUTES)}
+    first, second, third = tokens[0]
+    assert first[f["image_left"]] == 1 and first[f["colour_brown"]] == 1
+    assert first[f["pose_lying"]] == 1 and first[f["facing_left"]] == 1
+    assert first[f["holds_up"]] == 1 and first[f["rests_on"]] == 0
+    assert second[f["rests_on"]] == 1 and second[f["holds_up"]] == 0
+    assert torch.isclose(first[f["x"]], torch.tensor(0.2)) and first[f["image_count"]] == 2 / 6
+    assert third[f["image_right"]] == 1 and third[f["image_count"]] == 1 / 6
+    assert first[N_ATTRIBUTES:].tolist() == [1.0, 2.0]
+    assert third[N_ATTRIBUTES:].tolist() == [3.0, 4.0]
+    assert (tokens[1] == 0).all()  # an empty pair: one zero token, unmasked
+    with pytest.raises(ValueError, match="'dog'"):
+        pair_tokens([pair], {"ball": VECTORS["ball"]})
+
+
+def test_noun_vectors_need_an_encoder_that_gives_vectors():
+    with pytest.raises(ValueError, match="minilm"):
+        noun_vectors(["dog"], WordEncoder())
+
+
+@pytest.fixture(scope="module")
+def task():
+    return make_task(
+        "pairs", conditional=True, pool_size=120, val_pool_size=30, held_out_pool_size=30
+    )
+
+
+def test_pairs_task_splits_nouns_and_sentences(task):
+    train, held_out = set(task.train_nouns), set(task.held_out_nouns)
+    assert not train & held_out
+    assert {n for s in task.pool + task.val_pool for n in s.nouns} <= train
+    assert {n for s in task.held_out_pool for n in s.nouns} <= held_out
+    assert not {s.text for s in task.pool} & {s.text for s in task.val_pool}
+    # every noun, held out or not, has its text vector for the object tokens
+    assert set(task.vectors) == train | held_out
+
+
+def test_pairs_task_batches(task):
+    batch = task.sample(48, seed=3)
+    again = task.sample(48, seed=3)
+    assert torch.equal(batch.inputs, again.inputs) and torch.equal(batch.labels, again.labels)
+    assert batch.inputs.shape[0] == 48 and batch.inputs.shape[2] == task.input_dim
+    assert batch.conditioning.shape[2] == task.cond_dim == 384
+    assert 10 < int(batch.labels.sum()) < 38
+    held = task.out_of_distribution(16, seed=1)
+    noun_part = held.inputs[..., N_ATTRIBUTES:][held.input_mask]
+    held_vectors = torch.stack([task.vectors[n] for n in task.held_out_nouns])
+    # every object of a held-out pair that shows a held-out noun carries that noun's vector
+    shows = (noun_part[:, None, :] == held_vectors[None]).all(-1).any(1)
+    assert shows.float().mean() > 0.3
+    examples = task.validation_examples(8, seed=0)
+    from_examples = task.batch_for(examples)
+    assert from_examples.labels.tolist() == [int(e.label) for e in examples]
+
+
+def test_pairs_task_joint_inputs_for_unconditional_baselines():
+    joint = make_task(
+        "pairs",
+        conditional=False,
+        inputs="joint",
+        pool_size=20,
+        val_pool_size=5,
+        held_out_pool_size=5,
+    )
+    batch = joint.sample(4, seed=0)
+    assert batch.conditioning is None and batch.inputs.shape[2] == joint.input_dim
+    is_text = batch.inputs[..., -1] == 1
+    assert is_text.any() and (~is_text & batch.input_mask).any()
+    with pytest.raises(ValueError, match="inputs='scene'"):
+        make_task("pairs", conditional=True, inputs="joint")
