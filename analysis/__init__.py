@@ -39,6 +39,7 @@ _MODULES = {
         "embedding_plotly",
         "save_figure",
     ],
+    "circuitlab.analysis.scenes": ["pair_figure"],
     "circuitlab.analysis.store_analysis": ["analyze_store", "analyze_graphs", "write_figures"],
     "circuitlab.analysis.synthetic": ["synthetic_graphs"],
     "circuitlab.analysis.recovery": ["recovery"],

@@ -298,3 +298,22 @@ def test_noun_forms_names_an_unknown_noun():
     assert noun_forms("wolf").plural == "wolves"
     with pytest.raises(ValueError, match="'unicorn'"):
         noun_forms("unicorn")
+
+
+def test_pair_figure_draws_each_object_in_its_panel_with_its_name():
+    from matplotlib.patches import Rectangle
+
+    from circuitlab.analysis import pair_figure
+
+    left = (obj("dog", x=0.2, colour="brown"), obj("ball", x=0.2, on=0, colour="red"))
+    right = (obj("cup", x=0.8, colour="blue", pose="lying"),)
+    fig = pair_figure(PairScene((left, right)), "The ball is on top of the dog.", True)
+    panels = fig.axes
+    assert [len([p for p in ax.patches if isinstance(p, Rectangle)]) for ax in panels] == [2, 1]
+    names = [[t.get_text() for t in ax.texts] for ax in panels]
+    assert names == [["medium brown dog", "medium red ball"], ["medium blue cup"]]
+    dog, ball = (p for p in panels[0].patches if isinstance(p, Rectangle))
+    assert ball.get_y() == pytest.approx(dog.get_y() + dog.get_height())  # resting on it
+    cup = next(p for p in panels[1].patches if isinstance(p, Rectangle))
+    assert cup.get_width() > cup.get_height()  # lying: a flat glyph
+    assert fig._suptitle.get_text() == "The ball is on top of the dog.  [true]"
