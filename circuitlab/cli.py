@@ -55,7 +55,8 @@ def train(
         typer.Option(help="YAML/JSON file of training options (keys as below, 'model' a mapping)."),
     ] = None,
     task: Annotated[
-        str | None, typer.Option(help="Task to train on: toy-sets, nlvr, pairs, nlvr2 (with --features).")
+        str | None,
+        typer.Option(help="Task to train on: toy-sets, nlvr, pairs, nlvr2 (with --features)."),
     ] = None,
     conditional: Annotated[
         bool | None,
