@@ -207,8 +207,9 @@ def _reference_next_to(m, scene):
     return False
 
 
-VERB = r"(?:contains|shows|includes|has)"
+VERB = r"(?:contains|shows|includes|has|features)"
 COLOUR = r"(?:(white|black|brown|gray|red|blue|green|yellow) )?"
+NEXT_TO = r"(?:next to|beside|near)"
 
 
 def _count_category(m) -> str:
@@ -235,7 +236,7 @@ REFERENCES = [
     ),
     (r"^all (?:of the |the )?([a-z]+) are (standing|sitting|lying down)$", _reference_all, None),
     (
-        rf"^the (left|right) image {VERB} an? {COLOUR}([a-z]+) next to an? {COLOUR}([a-z]+)$",
+        rf"^the (left|right) image {VERB} an? {COLOUR}([a-z]+) {NEXT_TO} an? {COLOUR}([a-z]+)$",
         _reference_next_to,
         SPATIAL,
     ),

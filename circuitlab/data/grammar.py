@@ -34,6 +34,7 @@ QUANTITY_KINDS = (
     "at_most",
     "more_than",
     "fewer_than",
+    "several",
     "no",
 )
 
@@ -75,6 +76,9 @@ def quantity(rng: random.Random, kind: str, n: int) -> Count:
         return Count(f"more than {num}", lambda k: k > n, n == 1, frozenset({SOFT}))
     if kind == "fewer_than":
         return Count(f"fewer than {num}", lambda k: k < n, False, frozenset({SOFT}))
+    if kind == "several":  # NLVR2's "multiple dogs": two or more
+        words = rng.choice(["multiple", "several"])
+        return Count(words, lambda k: k >= 2, False, frozenset({SOFT}))
     if kind == "no":
         return Count("no", lambda k: k == 0, rng.random() < 0.5, frozenset({NOT}))
     raise ValueError(f"unknown quantity kind {kind!r}; known: {QUANTITY_KINDS}")

@@ -59,7 +59,25 @@ N_NOUNS = 60  # the most frequent counted NLVR2 nouns the world speaks of
 HELD_OUT_EVERY = 6  # every sixth of them (the 6th, 12th, ...) is kept out of training
 # how far apart (in image widths or depths) two objects must be for "left of", "in front of"
 APART, NEAR = 0.15, 0.3
-POSE_WORDS = {"standing": "standing", "sitting": "sitting", "lying": "lying down"}
+# the words NLVR2's writers use for each pose, direction and relation (the first most often)
+POSE_WORDS = {
+    "standing": ("standing", "standing", "standing upright", "upright"),
+    "sitting": ("sitting", "sitting", "sitting down"),
+    "lying": ("lying down", "lying down", "laying down", "reclining", "lying"),
+}
+FACING_WORDS = {
+    "left": ("facing left", "facing left", "facing leftward", "turned to the left"),
+    "right": ("facing right", "facing right", "facing rightward", "turned to the right"),
+    "forward": ("facing the camera", "facing forward", "facing the camera"),
+}
+RELATION_WORDS = {
+    "to the left of": ("to the left of", "to the left of", "left of"),
+    "to the right of": ("to the right of", "to the right of", "right of"),
+    "next to": ("next to", "next to", "beside", "near"),
+    "on top of": ("on top of", "on top of", "on"),
+    "in front of": ("in front of",),
+    "behind": ("behind",),
+}
 
 
 # --------------------------------------------------------------------------- scenes
@@ -268,11 +286,15 @@ def _other(nouns: Sequence[str], head: str) -> tuple[str, str]:
     return other, other
 
 
-def _object_predicate(rng: random.Random, nouns: tuple[str, str], relation: float) -> Predicate:
+def _object_predicate(
+    rng: random.Random, nouns: tuple[str, str], relation: float, negation: float = 0.0
+) -> Predicate:
     """Standing / lying down / facing left / next to a ball: a state or a relation whose
-    object is a noun of ``nouns``."""
+    object is a noun of ``nouns``; with probability ``negation`` a state is denied ("not
+    standing": only where the predicate follows "is" or "are")."""
     if rng.random() < relation:
-        words, relation_test = rng.choice(list(RELATIONS.items()))
+        name, relation_test = rng.choice(list(RELATIONS.items()))
+        words = rng.choice(RELATION_WORDS[name])
         other = _noun_phrase(rng, nouns, modifier=0.0)
 
         def related(image: tuple[PairObject, ...], i: int) -> bool:
@@ -286,13 +308,26 @@ def _object_predicate(rng: random.Random, nouns: tuple[str, str], relation: floa
         )
     if rng.random() < 0.6:
         pose = rng.choice(POSES)
-        return Predicate(POSE_WORDS[pose], lambda im, i: im[i].pose == pose, (), frozenset())
-    facing = rng.choice(FACINGS)
-    words = (
-        "facing the camera" if facing == "forward" and rng.random() < 0.5 else f"facing {facing}"
+        state = Predicate(
+            rng.choice(POSE_WORDS[pose]), lambda im, i: im[i].pose == pose, (), frozenset()
+        )
+    else:
+        facing = rng.choice(FACINGS)
+        # NLVR2's annotators tag directions ("facing left", "turned leftward") as spatial
+        state = Predicate(
+            rng.choice(FACING_WORDS[facing]),
+            lambda im, i: im[i].facing == facing,
+            (),
+            frozenset({SPATIAL}),
+        )
+    if rng.random() >= negation:
+        return state
+    return Predicate(
+        f"not {state.words}",
+        lambda im, i: not state.test(im, i),
+        (),
+        state.categories | {NOT},
     )
-    # NLVR2's annotators tag directions ("facing left", "turned leftward") as spatial
-    return Predicate(words, lambda im, i: im[i].facing == facing, (), frozenset({SPATIAL}))
 
 
 def _noun_phrase(
@@ -366,7 +401,10 @@ def _image_ref(rng: random.Random, kinds: Sequence[str]) -> ImageRef:
     raise ValueError(f"unknown image reference {kind!r}")
 
 
-VERBS = (("contains", "contain"), ("shows", "show"), ("includes", "include"), ("has", "have"))
+VERBS = (
+    *(("contains", "contain"), ("shows", "show"), ("includes", "include")),
+    *(("has", "have"), ("features", "feature")),
+)
 
 
 def _verb(rng: random.Random, plural: bool) -> str:
@@ -381,7 +419,7 @@ def _capital(text: str) -> str:
 # --------------------------------------------------------------------------- sentence forms
 IMAGE_COUNTS = [
     *("exists", "exists", "exactly", "exactly", "bare", "bare"),
-    *("at_least", "at_most", "more_than", "no"),
+    *("at_least", "at_most", "more_than", "several", "no"),
 ]
 
 
@@ -499,7 +537,7 @@ def _one_and_other(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
 def _all_are(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
     """All dogs are standing / None of the bottles in the left image are lying down."""
     noun = _noun_phrase(rng, nouns, modifier=0.0)
-    predicate = _object_predicate(rng, _other(nouns, noun.nouns[0]), 0.3)
+    predicate = _object_predicate(rng, _other(nouns, noun.nouns[0]), 0.3, negation=0.15)
     scope = rng.choice([None, None, 0, 1])
     where = "" if scope is None else f" in the {IMAGES[scope]} image"
 
@@ -531,7 +569,7 @@ def _all_are(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
 def _the_one(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
     """The dog in the left image is lying down: presupposes exactly one dog there."""
     noun = _noun_phrase(rng, nouns, modifier=0.0)
-    predicate = _object_predicate(rng, _other(nouns, noun.nouns[0]), 0.4)
+    predicate = _object_predicate(rng, _other(nouns, noun.nouns[0]), 0.4, negation=0.15)
     side = rng.randrange(2)
     text = f"The {noun.singular} in the {IMAGES[side]} image is {predicate.words}"
 
