@@ -64,6 +64,9 @@ class NACConfig:
     eps: float = 1.0
     learn_eps: bool = False
     truncation: float | None = None
+    # cut links (beyond the truncation) still pass the gradient of their log P (straight
+    # through), so signatures cut apart can be pulled back together
+    truncation_gradient: bool = False
     tau: float = 0.5
     eval_kernel: str = "none"
     # False: training uses P itself, as evaluation does, instead of relaxed-Bernoulli samples
@@ -73,6 +76,11 @@ class NACConfig:
     # can then say no without every link being cut
     density_target: float | None = None
     density_weight: float = 1.0
+    # hinge repulsion between processor signatures: weight * mean over pairs of
+    # relu(repulsion_hinge - cosine distance), pushing apart pairs closer than the hinge (the
+    # authors' code uses hinge 0.4); 0 turns it off
+    signature_repulsion: float = 0.0
+    repulsion_hinge: float = 0.4
     # ablation ladder
     modfc: bool = True
     graph: str = "learned"
@@ -144,6 +152,13 @@ class NACConfig:
             raise ValueError(
                 f"NACConfig.input_layers attend over tokens of width {self.token_width}, which "
                 f"{self.heads} heads must divide: change token_dim (or dim) or heads"
+            )
+        if self.truncation_gradient and self.truncation is None:
+            raise ValueError("NACConfig.truncation_gradient needs a truncation to pass through")
+        if self.signature_repulsion < 0 or not 0 < self.repulsion_hinge <= 2:
+            raise ValueError(
+                "NACConfig.signature_repulsion must be >= 0 and repulsion_hinge in (0, 2] (a "
+                f"cosine distance), got {self.signature_repulsion} and {self.repulsion_hinge}"
             )
         if self.token_dim is not None and self.token_dim < 1:
             raise ValueError(f"NACConfig.token_dim must be None or positive, got {self.token_dim}")

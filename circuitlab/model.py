@@ -24,7 +24,7 @@ from circuitlab.circuit import PROCESSOR, READOUT, Circuit
 from circuitlab.config import NACConfig
 from circuitlab.nn.blocks import TokenEncoder
 from circuitlab.nn.generators import ConditionalGenerator, UnconditionalGenerator
-from circuitlab.nn.kernel import SignatureKernel
+from circuitlab.nn.kernel import SignatureKernel, cosine_distance
 from circuitlab.nn.modfc import ModFC, ModFFN
 from circuitlab.nn.readin import ReadIn
 from circuitlab.nn.skmdpa import SKMDPA
@@ -109,6 +109,18 @@ def link_density(p: torch.Tensor) -> torch.Tensor:
     return (p.sum((-1, -2)) - p.diagonal(dim1=-2, dim2=-1).sum(-1)) / (u * (u - 1))
 
 
+def signature_repulsion(signatures: torch.Tensor, hinge: float) -> torch.Tensor:
+    """Mean over distinct pairs (and the batch) of relu(hinge - cosine distance) for signatures
+    (..., U, sig_dim): zero once every pair is at least ``hinge`` apart; its gradient pushes
+    closer pairs apart."""
+    u = signatures.shape[-2]
+    if u < 2:
+        return signatures.new_zeros(())
+    distance = cosine_distance(signatures, signatures)
+    pairs = torch.triu(torch.ones(u, u, dtype=torch.bool, device=signatures.device), diagonal=1)
+    return (hinge - distance[..., pairs]).clamp(min=0).mean()
+
+
 class _Propagator(nn.Module):
     """One round: SKMDPA among processors, then a ModFFN; both pre-LN residual."""
 
@@ -159,6 +171,7 @@ class NAC(nn.Module):
             eps=c.eps,
             learn_eps=c.learn_eps,
             truncation=c.truncation,
+            truncation_gradient=c.truncation_gradient,
             tau=c.tau,
             eval_mode=c.eval_kernel,
             dense=c.graph == "dense",
@@ -214,13 +227,16 @@ class NAC(nn.Module):
         return self.kernel.log_probability(signatures, signatures).exp()
 
     def structure_loss(self, signatures: torch.Tensor) -> torch.Tensor:
-        """The graph-prior regulariser on the processors' P plus the density pull (0 when
-        neither is set). ``signatures`` (B or 1, U, sig_dim)."""
+        """The graph-prior regulariser on the processors' P, the density pull and the
+        signature repulsion (0 when none is set). ``signatures`` (B or 1, U, sig_dim)."""
         c = self.config
-        if self.regularizer is None and c.density_target is None:
-            return signatures.new_zeros(())
-        p = self.link_probabilities(signatures[..., : c.n_processors, :])
+        processors = signatures[..., : c.n_processors, :]
         loss = signatures.new_zeros(())
+        if c.signature_repulsion > 0:
+            loss = loss + c.signature_repulsion * signature_repulsion(processors, c.repulsion_hinge)
+        if self.regularizer is None and c.density_target is None:
+            return loss
+        p = self.link_probabilities(processors)
         if self.regularizer is not None:
             loss = loss + self.regularizer(p)
         if c.density_target is not None:

@@ -1,6 +1,9 @@
 """The signature kernel: link probabilities between modules and their stochastic samples.
 
 P_ij = exp(-(1 - cos(s_i, s_j)) / eps), set to 0 where the cosine distance exceeds ``truncation``.
+With ``truncation_gradient`` a cut link is 0 in the forward pass but passes the gradient of its
+untruncated log P (straight through, as the authors' released code does), so a signature pair
+beyond the truncation can still be pulled back within it.
 
 SKMDPA only ever needs log K (it enters attention as an additive bias), so everything here works
 in log space: log P is exactly -(1 - cos) / eps, and the relaxed-Bernoulli sample's log is a
@@ -35,13 +38,18 @@ def link_log_probability(
     senders: torch.Tensor,
     eps: float | torch.Tensor = 1.0,
     truncation: float | None = None,
+    truncation_gradient: bool = False,
 ) -> torch.Tensor:
-    """log P_ij = -(1 - cos(s_i, s_j)) / eps, LOG_ZERO beyond the truncation: (..., Ur, Us)."""
+    """log P_ij = -(1 - cos(s_i, s_j)) / eps, LOG_ZERO beyond the truncation: (..., Ur, Us).
+    With ``truncation_gradient`` cut links keep the gradient of their untruncated log P."""
     distance = cosine_distance(receivers, senders)
     log_p = -distance / eps
-    if truncation is not None:
-        log_p = log_p.masked_fill(distance > truncation, LOG_ZERO)
-    return log_p
+    if truncation is None:
+        return log_p
+    cut = log_p.masked_fill(distance > truncation, LOG_ZERO)
+    if truncation_gradient:
+        return log_p + (cut - log_p).detach()
+    return cut
 
 
 def link_probability(
@@ -88,6 +96,7 @@ class SignatureKernel(nn.Module):
         eps: float = 1.0,
         learn_eps: bool = False,
         truncation: float | None = None,
+        truncation_gradient: bool = False,
         tau: float = 0.5,
         eval_mode: str = "none",
         dense: bool = False,
@@ -99,6 +108,7 @@ class SignatureKernel(nn.Module):
         if eps <= 0:
             raise ValueError(f"eps must be positive, got {eps}")
         self.truncation = truncation
+        self.truncation_gradient = truncation_gradient
         self.tau = tau
         self.eval_mode = eval_mode
         self.dense = dense
@@ -115,7 +125,9 @@ class SignatureKernel(nn.Module):
 
     def log_probability(self, receivers: torch.Tensor, senders: torch.Tensor) -> torch.Tensor:
         """log P for signatures (B or 1, Ur, d_sig), (B or 1, Us, d_sig) -> (B or 1, Ur, Us)."""
-        return link_log_probability(receivers, senders, self.eps, self.truncation)
+        return link_log_probability(
+            receivers, senders, self.eps, self.truncation, self.truncation_gradient
+        )
 
     def forward(
         self, receivers: torch.Tensor, senders: torch.Tensor, batch_size: int
