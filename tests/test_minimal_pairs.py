@@ -56,3 +56,40 @@ def test_minimal_pairs_are_seeded_and_complete():
     assert len(pairs) > 100
     assert (pairs["text"] != pairs["wording"]).all() and (pairs["text"] != pairs["logic"]).all()
     assert set(pairs["text"]) <= set(texts)
+
+
+NOUNS = [("dog", "dogs"), ("bottle", "bottles"), ("person", "people")]
+
+
+def test_nlvr2_minimal_pairs_swap_a_noun_or_the_logic():
+    from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs
+
+    texts = [
+        "There are exactly two dogs in the left image.",
+        "One image shows a dog and two people.",
+        "At least one image shows a bottle.",  # "at least one image" keeps its logic words
+        "A sunset over the sea.",  # names no counted noun: no pair
+    ]
+    pairs = nlvr2_minimal_pairs(texts, NOUNS, seed=0).set_index("text")
+    first = pairs.loc[texts[0]]
+    assert first["wording"] in {
+        "There are exactly two bottles in the left image.",
+        "There are exactly two people in the left image.",
+    }
+    assert first["logic"] in {
+        "There are at least two dogs in the left image.",
+        "There are exactly three dogs in the left image.",
+        "There are exactly two dogs in the right image.",
+    }
+    second = pairs.loc[texts[1]]
+    assert second["wording"] in {
+        "One image shows a bottle and two people.",
+        "One image shows a dog and two bottles.",
+    }
+    assert second["logic"] in {
+        "Each image shows a dog and two people.",
+        "One image shows a dog and three people.",
+    }
+    assert texts[3] not in pairs.index
+    at_least = pairs.loc[texts[2]] if texts[2] in pairs.index else None
+    assert at_least is None or "each" not in at_least["logic"]

@@ -114,3 +114,67 @@ def minimal_pairs(texts: Sequence[str], seed: int = 0) -> pd.DataFrame:
         if wording is not None and logic is not None and len({text, wording, logic}) == 3:
             rows.append({"text": text, "wording": wording, "logic": logic})
     return pd.DataFrame(rows, columns=["text", "wording", "logic"])
+
+
+# ---------------------------------------------------------------------------- NLVR2 sentences
+NLVR2_LOGIC_RULES: tuple[tuple[str, str], ...] = (
+    # image references
+    (r"(?<!least )\bone image\b", "each image"),
+    (r"\beach image\b", "one image"),
+    (r"(?<!least )\bone of the images\b", "each of the images"),
+    (r"\bboth images\b", "one of the images"),
+    (r"\bthe left image\b", "the right image"),
+    (r"\bthe right image\b", "the left image"),
+    (r"\bin total\b", "in each image"),
+    # quantifiers and numbers
+    *LOGIC_RULES[:6],
+    (r"\ba single\b", "more than one"),
+    (r"\bexactly one\b", "at least one"),
+    (r"\bonly one\b", "more than one"),
+    (r"\bmultiple\b", "no"),
+    (r"\bseveral\b", "no"),
+    *((p, r) for p, r in LOGIC_RULES if r in ("three", "four", "two", "3", "2")),
+    # negation
+    (r"\bis not\b", "is"),
+    (r"\bare not\b", "are"),
+    (r"\bno\b(?= [a-z]+s\b)", "some"),
+    (r"\bcontains? a\b", "contains no"),
+    # comparison
+    (r"\bmore\b(?= [a-z]+ than)", "fewer"),
+    (r"\bfewer\b(?= [a-z]+ than)", "more"),
+)
+
+
+def _noun_variant(text: str, nouns: Sequence[tuple[str, str]], rng: random.Random) -> str | None:
+    """``text`` with every occurrence of one counted noun (singular and plural) replaced by
+    another noun's same forms; None when it names none of ``nouns`` (singular, plural)."""
+    lowered = text.lower()
+    present = [
+        (s, p) for s, p in nouns if re.search(rf"\b({re.escape(s)}|{re.escape(p)})\b", lowered)
+    ]
+    if not present:
+        return None
+    singular, plural = rng.choice(present)
+    others = [(s, p) for s, p in nouns if (s, p) != (singular, plural) and s not in lowered]
+    if not others:
+        return None
+    new_singular, new_plural = rng.choice(others)
+    changed = re.sub(rf"\b{re.escape(plural)}\b", new_plural, text, flags=re.IGNORECASE)
+    return re.sub(rf"\b{re.escape(singular)}\b", new_singular, changed, flags=re.IGNORECASE)
+
+
+def nlvr2_minimal_pairs(
+    texts: Sequence[str], nouns: Sequence[tuple[str, str]], seed: int = 0
+) -> pd.DataFrame:
+    """Minimal pairs of NLVR2 sentences: ``wording`` swaps one counted noun for another (from
+    ``nouns``, (singular, plural) pairs, e.g. ``nlvr2_vocab.object_nouns``), ``logic`` changes
+    an image reference, a quantifier, a number, a negation or a comparison
+    (``NLVR2_LOGIC_RULES``). One row per sentence that has both: text, wording, logic."""
+    rng = random.Random(seed)
+    rows = []
+    for text in texts:
+        wording = _noun_variant(text, nouns, rng)
+        logic = _apply(text, NLVR2_LOGIC_RULES, rng)
+        if wording is not None and logic is not None and len({text, wording, logic}) == 3:
+            rows.append({"text": text, "wording": wording, "logic": logic})
+    return pd.DataFrame(rows, columns=["text", "wording", "logic"])
