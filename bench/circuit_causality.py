@@ -29,16 +29,12 @@ import json
 from pathlib import Path
 
 import pandas as pd
-import torch
-from common import RESULTS, write_table
+from common import RESULTS, separation, write_table
 
-from circuitlab.analysis.embedding import knn_accuracy, sentence_embeddings
 from circuitlab.data.minimal_pairs import minimal_pairs
 from circuitlab.data.nlvr import read_nlvr
 from circuitlab.interventions import (
     minimal_pair_shifts,
-    off_diagonal,
-    sentence_link_probabilities,
 )
 from circuitlab.model import NAC
 from circuitlab.nlvr_eval import full_task, nlvr_causality, predict_nlvr, world_heldout
@@ -52,22 +48,7 @@ def meaning(model: NAC, task, seed: int) -> dict[str, float]:
     """Category separation and minimal pairs on held-out world sentences."""
     sentences = task.heldout_sentences(SEPARATION_SENTENCES)
     single = [(s.text, next(iter(s.categories))) for s in sentences if len(s.categories) == 1]
-    labels = pd.Series([c for _, c in single])
-    counts = labels.value_counts()
-    keep = labels.isin(counts[counts >= 5].index).to_numpy()
-    texts = [t for (t, _), k in zip(single, keep, strict=True) if k]
-    y = labels[keep].to_numpy()
-    torch.manual_seed(seed)
-    untrained = NAC(model.config).eval()
-    features = {
-        "knn_p": off_diagonal(sentence_link_probabilities(model, task.encode_text, texts)),
-        "knn_untrained": off_diagonal(
-            sentence_link_probabilities(untrained, task.encode_text, texts)
-        ),
-        "knn_sentence": sentence_embeddings(texts),
-    }
-    row = {name: knn_accuracy(x, y, 5, seed) for name, x in features.items()}
-    row.update(knn_sentences=len(y), knn_classes=len(set(y)), knn_chance=counts.max() / len(y))
+    row = separation(model, task.encode_text, [t for t, _ in single], [c for _, c in single], seed)
     pairs = minimal_pair_shifts(
         model, task.encode_text, minimal_pairs([s.text for s in sentences], seed)
     )

@@ -232,3 +232,37 @@ def trained_run(run: Path, config: TrainConfig) -> tuple[NAC, TrainConfig, dict]
         summary = train(config, run, resume=(run / CHECKPOINT).is_file())
     model, config = load_model(run)
     return model, config, summary
+
+
+def separation(model: NAC, encode, texts: list[str], labels: list[str], seed: int) -> dict:
+    """How well ``labels`` (one category per sentence) separate, by 5-NN accuracy (5-fold) and
+    silhouette, in the processors' P of ``model``, in the P of an untrained generator of the same
+    architecture (random init: what the templates alone give) and in the sentence embedding the
+    generator reads. ``encode(texts) -> (tokens, mask)`` is the task's text encoder. Labels with
+    fewer than 5 sentences are left out."""
+    import numpy as np
+    from sklearn.metrics import silhouette_score
+
+    from circuitlab.analysis.embedding import knn_accuracy, sentence_embeddings
+    from circuitlab.interventions import off_diagonal, sentence_link_probabilities
+
+    series = pd.Series(labels)
+    counts = series.value_counts()
+    keep = series.isin(counts[counts >= 5].index).to_numpy()
+    kept = [t for t, k in zip(texts, keep, strict=True) if k]
+    y = series[keep].to_numpy()
+    torch.manual_seed(seed)
+    untrained = NAC(model.config).eval()
+    features = {
+        "p": off_diagonal(sentence_link_probabilities(model, encode, kept)),
+        "untrained": off_diagonal(sentence_link_probabilities(untrained, encode, kept)),
+        "sentence": sentence_embeddings(kept),
+    }
+    row: dict = {}
+    for name, x in features.items():
+        row[f"knn_{name}"] = knn_accuracy(x, y, 5, seed)
+        spread = float(np.ptp(x)) > 0
+        row[f"silhouette_{name}"] = float(silhouette_score(x, y)) if spread else float("nan")
+    counts = counts[counts >= 5]
+    row.update(knn_sentences=len(y), knn_classes=len(counts), knn_chance=counts.max() / len(y))
+    return row

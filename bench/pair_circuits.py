@@ -1,0 +1,130 @@
+"""Circuits of a pair-world model, measured as issue "NLVR2 in the generator's own language"
+asks (Fig. 6 of the paper, honestly).
+
+For each trained run of the ``pairs`` task (`circuitlab train --config configs/pairs/...`):
+
+- task: accuracy on held-out pair-world examples (new sentences about the training nouns, new
+  pairs) and on held-out nouns (sentences about nouns no training example showed);
+- graph matters: the accuracy lost on the held-out examples when every example takes the
+  signatures of an example with another sentence (codes kept), the codes of one, or an all-ones
+  kernel; the graphs' shape;
+- meaning on NLVR2: on the 800 gold-annotated NLVR2 dev sentences with exactly one category,
+  5-NN accuracy (5-fold) and silhouette of the category from P, from an untrained generator's P
+  and from the sentence embedding; on NLVR2 dev minimal pairs
+  (``circuitlab.data.minimal_pairs.nlvr2_minimal_pairs``: a noun swapped, against an image
+  reference, quantifier, number, negation or comparison changed), the share of pairs whose logic
+  change moves P more than the noun change, and the same share for the sentence embedding.
+
+    python bench/pair_circuits.py RUN [RUN ...] [--name NAME ...] [--examples 4000]
+
+Rows go to bench/results/pair_circuits.csv (rows of other runs kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from common import RESULTS, separation, write_table
+
+from circuitlab.analysis.embedding import sentence_embeddings
+from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs
+from circuitlab.data.nlvr import read_annotations, read_nlvr2
+from circuitlab.data.nlvr2_vocab import object_nouns
+from circuitlab.interventions import causality_report, minimal_pair_shifts
+from circuitlab.tasks import make_task
+from circuitlab.train import load_model, predict_logits
+
+NAME = "pair_circuits"
+HELD_OUT_SEED = 12345
+
+
+def embedding_logic_share(pairs: pd.DataFrame) -> float:
+    """The share of minimal pairs whose logic change moves the sentence embedding more than
+    their wording change."""
+    n = len(pairs)
+    x = sentence_embeddings([*pairs["text"], *pairs["wording"], *pairs["logic"]])
+    base, wording, logic = x[:n], x[n : 2 * n], x[2 * n :]
+    moved_wording = np.linalg.norm(wording - base, axis=1)
+    moved_logic = np.linalg.norm(logic - base, axis=1)
+    return float((moved_logic > moved_wording).mean())
+
+
+def measure(run: Path, name: str, n_examples: int, seed: int) -> dict:
+    model, config = load_model(run)
+    if config.task != "pairs":
+        raise SystemExit(f"{run} was trained on task {config.task!r}, not pairs")
+    task = make_task("pairs", conditional=config.conditional, **config.task_options)
+    row: dict = {"run": name, "seed": config.seed, "steps": config.steps}
+    for split, column in (("val", "heldout_sentences"), ("held_out", "heldout_nouns")):
+        examples = task.validation_examples(n_examples, HELD_OUT_SEED, split=split)
+        batch = task.batch_for(examples)
+        if split == "val" and model.config.conditional:
+            report = causality_report(model, batch, [e.sentence for e in examples], seed=seed)
+            row[column] = report["accuracy"]
+            for key in (
+                "signature_swap_drop",
+                "code_swap_drop",
+                "all_ones_drop",
+                "density",
+                "density_std",
+                "participation_ratio",
+                "pc1_share",
+            ):
+                row[key] = report[key]
+        else:
+            logits = predict_logits(model, batch)
+            row[column] = float((logits.argmax(-1) == batch.labels).float().mean())
+    if not model.config.conditional:
+        return row
+    gold = read_annotations()
+    single = gold[gold["categories"].map(len) == 1]
+    row.update(
+        separation(
+            model,
+            task.encode_text,
+            list(single["sentence"]),
+            [c[0] for c in single["categories"]],
+            seed,
+        )
+    )
+    dev = list(dict.fromkeys(read_nlvr2("nlvr2-dev")["sentence"]))
+    nouns = [(f.singular, f.plural) for f in object_nouns(60)]
+    pairs = minimal_pair_shifts(model, task.encode_text, nlvr2_minimal_pairs(dev, nouns, seed))
+    row.update(
+        pairs=len(pairs),
+        logic_moves_more=float(pairs["logic_moves_more"].mean()),
+        logic_moves_more_sentence=embedding_logic_share(pairs),
+    )
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--name", nargs="*", help="row names (default: the run directories')")
+    parser.add_argument("--examples", type=int, default=4000, help="held-out examples per split")
+    parser.add_argument("--seed", type=int, default=0, help="seed of swaps, folds, controls")
+    args = parser.parse_args()
+    names = args.name or [run.name for run in args.runs]
+    if len(names) != len(args.runs):
+        raise SystemExit(f"{len(names)} names for {len(args.runs)} runs")
+    missing = [str(r) for r in args.runs if not (r / "summary.json").is_file()]
+    if missing:
+        raise SystemExit(f"not finished (no summary.json): {', '.join(missing)}")
+    rows = [
+        measure(run, name, args.examples, args.seed)
+        for run, name in zip(args.runs, names, strict=True)
+    ]
+    path = RESULTS / f"{NAME}.csv"
+    if path.is_file():
+        kept = pd.read_csv(path)
+        rows = kept[~kept["run"].isin(names)].to_dict("records") + rows
+    with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 250):
+        write_table(rows, NAME, "pair-world circuits (held-out sentences and nouns; NLVR2)")
+
+
+if __name__ == "__main__":
+    main()
