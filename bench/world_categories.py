@@ -1,0 +1,68 @@
+"""Where do NLVR models fail on the held-out world? Accuracy by reasoning category, by the
+number of categories a sentence combines, and by scene kind (scattered or towers).
+
+For each trained ``nlvr`` run, the same held-out world examples (new sentences on new scenes,
+``circuitlab.nlvr_eval.WORLD_HELDOUT_SEED``) are scored with the run's own circuits; a sentence
+counts in every category it has.
+
+    python bench/world_categories.py RUN [RUN ...] [--examples 3000]
+
+Rows go to bench/results/world_categories.csv; the Markdown table is printed too.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from common import pipe_table, write_table
+
+from circuitlab.nlvr_eval import WORLD_HELDOUT_SEED, full_task
+from circuitlab.train import load_model, predict_logits
+
+NAME = "world_categories"
+
+
+def group_accuracies(run: Path, n_examples: int) -> dict[str, tuple[int, float]]:
+    """group -> (examples, accuracy) for one run."""
+    model, config = load_model(run)
+    task = full_task(config)
+    examples = task.validation_examples(n_examples, seed=WORLD_HELDOUT_SEED)
+    towers = {s.text: s.towers for s in task.val_pool}
+    batch = task.batch_for([e.to_nlvr(f"w{i}-0") for i, e in enumerate(examples)])
+    correct = (predict_logits(model, batch).argmax(-1) == batch.labels).numpy()
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for example, right in zip(examples, correct, strict=True):
+        n = len(example.categories)
+        keys = ["overall", "towers" if towers[example.sentence] else "scattered"]
+        keys += [f"{n if n < 4 else '4+'} categories", *example.categories]
+        for key in keys:
+            groups[key].append(bool(right))
+    return {key: (len(v), float(np.mean(v))) for key, v in groups.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--examples", type=int, default=3000)
+    args = parser.parse_args()
+    per_run = {run.name: group_accuracies(run, args.examples) for run in args.runs}
+    groups = sorted(next(iter(per_run.values())))
+    rows = [
+        {
+            "group": group,
+            "examples": next(iter(per_run.values()))[group][0],
+            **{name: accuracies[group][1] for name, accuracies in per_run.items()},
+        }
+        for group in groups
+    ]
+    write_table(rows, NAME, f"held-out world accuracy by group ({args.examples} examples)")
+    print()
+    print(pipe_table(pd.DataFrame(rows)))
+
+
+if __name__ == "__main__":
+    main()
