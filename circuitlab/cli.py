@@ -183,9 +183,9 @@ def export(
     overwrite: Annotated[bool, typer.Option(help="Replace an existing store.")] = False,
 ) -> None:
     """Write the circuits of a trained run to a circuit store (an NLVR model: two stores,
-    OUT/nlvr2 and OUT/nlvr)."""
+    OUT/nlvr2 and OUT/nlvr; a pair-world model: OUT/nlvr2 and OUT/pairs)."""
     from circuitlab.checkpoint import checkpoint_file
-    from circuitlab.export import write_nlvr_stores, write_run_store
+    from circuitlab.export import write_nlvr_stores, write_pair_stores, write_run_store
     from circuitlab.train import load_model
 
     try:
@@ -193,6 +193,8 @@ def export(
         model, config = load_model(checkpoint)  # once, whichever stores it makes
         if config.task == "nlvr" and model.config.conditional:
             stores = write_nlvr_stores(model, config, checkpoint, out, overwrite=overwrite)
+        elif config.task == "pairs" and model.config.conditional:
+            stores = write_pair_stores(model, config, checkpoint, out, overwrite=overwrite)
         else:
             options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
             stores = {"": write_run_store(model, config, checkpoint, out, **options)}
@@ -202,6 +204,9 @@ def export(
         typer.echo(f"wrote {store!r}")
     if set(stores) == {"nlvr2", "nlvr"}:
         typer.echo(_nlvr_summary(stores["nlvr"].frame, stores["nlvr2"].frame))
+    if set(stores) == {"nlvr2", "pairs"}:
+        for split, rows in stores["pairs"].frame.groupby("split"):
+            typer.echo(f"accuracy on pair-world {split}: {rows['correct'].mean():.3f}")
 
 
 def _nlvr_summary(nlvr: pd.DataFrame, nlvr2: pd.DataFrame) -> str:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 import pandas as pd
+import torch
 from tqdm import tqdm
 
 from circuitlab.checkpoint import checkpoint_file
@@ -16,8 +19,12 @@ from circuitlab.model import NAC
 from circuitlab.nlvr_eval import nlvr2_sentences, nlvr_task, predict_nlvr
 from circuitlab.store import CircuitStore
 from circuitlab.tasks import make_task
-from circuitlab.tasks.nlvr import NLVRWorld
-from circuitlab.train import TrainConfig, load_model
+from circuitlab.tasks.pairs import PairWorldTask
+from circuitlab.train import TrainConfig, load_model, predict_logits
+
+
+class TextTask(Protocol):
+    def encode_text(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]: ...
 
 
 def export_run(
@@ -79,7 +86,7 @@ def write_run_store(
     )
 
 
-def _circuits_for(model: NAC, task: NLVRWorld, sentences: list[str], chunk: int = 256) -> list:
+def _circuits_for(model: NAC, task: TextTask, sentences: list[str], chunk: int = 256) -> list:
     """One circuit per entry of ``sentences``. Each distinct sentence is generated once, so rows
     that repeat a sentence hold the very same circuit (chunks pad to different lengths, which
     would otherwise change it by float rounding)."""
@@ -120,10 +127,15 @@ NLVR_STORES = ("nlvr2", "nlvr")
 MANIFEST = "export.json"
 
 
-def _write_manifest(out: Path, digest: str, complete: list[str]) -> None:
-    """``OUT/export.json``: which of the export's stores are complete, for which checkpoint; a
-    killed export leaves the ones it finished listed and the others ``pending``."""
-    stores = {name: "complete" if name in complete else "pending" for name in NLVR_STORES}
+PAIR_STORES = ("nlvr2", "pairs")
+
+
+def _write_manifest(
+    out: Path, digest: str, complete: list[str], names: tuple[str, ...] = NLVR_STORES
+) -> None:
+    """``OUT/export.json``: which of the export's stores (``names``) are complete, for which
+    checkpoint; a killed export leaves the ones it finished listed and the others ``pending``."""
+    stores = {name: "complete" if name in complete else "pending" for name in names}
     manifest = {"checkpoint_sha256": digest, "stores": stores}
     write_atomic(out / MANIFEST, lambda tmp: tmp.write_text(json.dumps(manifest, indent=2)))
 
@@ -168,4 +180,78 @@ def write_nlvr_stores(
     frame["dataset"] = "nlvr"
     frame["category_source"] = "tagger"
     stores["nlvr"] = write("nlvr", frame)
+    return stores
+
+
+def pair_predictions(
+    model: NAC, task: PairWorldTask, n_examples: int, seed: int = 0
+) -> pd.DataFrame:
+    """The model's answers on ``n_examples`` held-out pair-world examples of each split (``val``:
+    new sentences about the training nouns; ``held_out``: sentences about held-out nouns):
+    text, label, prediction, p_true, correct, split, categories, category_source (grammar)."""
+    parts = []
+    for split in ("val", "held_out"):
+        examples = task.validation_examples(n_examples, seed, split=split)
+        probabilities = predict_logits(model, task.batch_for(examples)).softmax(-1)[:, 1]
+        labels = [e.label for e in examples]
+        predictions = (probabilities > 0.5).tolist()
+        parts.append(
+            pd.DataFrame(
+                {
+                    "text": [e.sentence for e in examples],
+                    "label": labels,
+                    "prediction": predictions,
+                    "p_true": probabilities.numpy(),
+                    "correct": [p == y for p, y in zip(predictions, labels, strict=True)],
+                    "split": split,
+                    "categories": [list(e.categories) for e in examples],
+                }
+            )
+        )
+    frame = pd.concat(parts, ignore_index=True)
+    frame["dataset"] = "pairs"
+    frame["category_source"] = "grammar"
+    return frame
+
+
+def write_pair_stores(
+    model: NAC,
+    config: TrainConfig,
+    checkpoint: Path,
+    out: Path,
+    *,
+    overwrite: bool,
+    limit: int | None = None,
+    n_examples: int = 500,
+) -> dict[str, CircuitStore]:
+    """The two stores of a conditional ``pairs`` model, under ``out``:
+
+    - ``nlvr2``: one circuit per distinct NLVR2 sentence of dev and test1, as for an NLVR model
+      (the app's NLVR2 view);
+    - ``pairs``: one circuit per held-out pair-world example, ``n_examples`` of each split, with
+      the model's prediction (``pair_predictions``).
+
+    ``limit``: only the first ``limit`` NLVR2 sentences and pair examples (small stores).
+    """
+    # the run's own pools: its held-out sentences are then the ones it never trained on
+    task = PairWorldTask(conditional=True, **config.task_options)
+    digest = file_sha256(checkpoint)
+    complete: list[str] = []
+
+    def write(name: str, frame: pd.DataFrame) -> CircuitStore:
+        circuits = _circuits_for(model, task, frame["text"].tolist())
+        store = CircuitStore.write(
+            out / name,
+            circuits,
+            frame,
+            model.config.to_dict(),
+            checkpoint_hash=digest,
+            overwrite=overwrite,
+        )
+        complete.append(name)
+        _write_manifest(out, digest, complete, PAIR_STORES)
+        return store
+
+    stores = {"nlvr2": write("nlvr2", nlvr2_sentences().head(limit))}
+    stores["pairs"] = write("pairs", pair_predictions(model, task, n_examples).head(limit))
     return stores

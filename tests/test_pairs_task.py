@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -89,3 +90,44 @@ def test_pairs_task_joint_inputs_for_unconditional_baselines():
     assert is_text.any() and (~is_text & batch.input_mask).any()
     with pytest.raises(ValueError, match="inputs='scene'"):
         make_task("pairs", conditional=True, inputs="joint")
+
+
+def test_a_pairs_model_trains_and_exports_its_nlvr2_and_pairs_stores(tmp_path):
+    import json
+
+    from circuitlab.checkpoint import checkpoint_file
+    from circuitlab.export import write_pair_stores
+    from circuitlab.nlvr_eval import nlvr2_sentences
+    from circuitlab.train import TrainConfig, load_model, train
+    from tests.test_train import TINY_MODEL
+
+    config = TrainConfig(
+        task="pairs",
+        conditional=True,
+        task_options=dict(pool_size=40, val_pool_size=10, held_out_pool_size=10),
+        steps=6,
+        batch_size=8,
+        eval_every=3,
+        eval_size=16,
+        checkpoint_every=3,
+        model=dict(TINY_MODEL),
+    )
+    train(config, tmp_path / "run", progress=False)
+    checkpoint = checkpoint_file(tmp_path / "run")
+    model, config = load_model(checkpoint)
+    out = tmp_path / "stores"
+    stores = write_pair_stores(
+        model, config, checkpoint, out, overwrite=False, limit=12, n_examples=8
+    )
+    assert list(stores["nlvr2"].frame["text"]) == list(nlvr2_sentences().head(12)["text"])
+    pairs = stores["pairs"].frame
+    assert len(pairs) == 12 and set(pairs["split"]) == {"val", "held_out"}
+    assert (pairs["correct"] == (pairs["prediction"] == pairs["label"])).all()
+    assert ((pairs["p_true"] > 0.5) == pairs["prediction"]).all()
+    manifest = json.loads((out / "export.json").read_text())
+    assert manifest["stores"] == {"nlvr2": "complete", "pairs": "complete"}
+    # each row's circuit is the one the generator makes for its sentence
+    task = make_task("pairs", conditional=True, **config.task_options)
+    tokens, mask = task.encode_text([pairs["text"][0]])
+    expected = model.circuits(tokens, mask)[0]
+    np.testing.assert_allclose(stores["pairs"][0].signatures, expected.signatures, atol=1e-5)
