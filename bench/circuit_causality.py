@@ -29,7 +29,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
-from common import RESULTS, separation, write_table
+from common import RESULTS, finished_runs, separation, with_other_runs, write_table
 
 from circuitlab.data.minimal_pairs import minimal_pairs
 from circuitlab.data.nlvr import read_nlvr
@@ -146,21 +146,13 @@ def main() -> None:
         return
     if not args.runs:
         parser.error("give the run directories to measure (or --markdown)")
-    names = args.name or [run.name for run in args.runs]
-    if len(names) != len(args.runs):
-        raise SystemExit(f"{len(names)} names for {len(args.runs)} runs")
-    missing = [str(r) for r in args.runs if not (r / "summary.json").is_file()]
-    if missing:
-        raise SystemExit(f"not finished (no summary.json): {', '.join(missing)}")
+    names = finished_runs(args.runs, args.name)
     rows = [
         measure(run, name, args.world, args.seed)
         for run, name in zip(args.runs, names, strict=True)
     ]
-    path = RESULTS / f"{NAME}.csv"
-    if args.append and path.is_file():
-        kept = pd.read_csv(path)
-        kept = kept[~kept["run"].isin(names)]
-        rows = kept.to_dict("records") + rows
+    if args.append:
+        rows = with_other_runs(NAME, rows)
     with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 250):
         write_table(rows, NAME, "circuits that decide the answer (held-out world; NLVR test)")
 

@@ -266,3 +266,24 @@ def separation(model: NAC, encode, texts: list[str], labels: list[str], seed: in
     counts = counts[counts >= 5]
     row.update(knn_sentences=len(y), knn_classes=len(counts), knn_chance=counts.max() / len(y))
     return row
+
+
+def finished_runs(runs: list[Path], names: list[str] | None) -> list[str]:
+    """The row names of ``runs`` (``names``, or the run directories'), after checking that each
+    run finished (its summary.json exists); exits with a message otherwise."""
+    names = names or [run.name for run in runs]
+    if len(names) != len(runs):
+        raise SystemExit(f"{len(names)} names for {len(runs)} runs")
+    missing = [str(r) for r in runs if not (r / "summary.json").is_file()]
+    if missing:
+        raise SystemExit(f"not finished (no summary.json): {', '.join(missing)}")
+    return names
+
+
+def with_other_runs(name: str, rows: list[dict]) -> list[dict]:
+    """``rows`` after the rows of bench/results/NAME.csv whose run is not among theirs."""
+    path = RESULTS / f"{name}.csv"
+    if not path.is_file():
+        return rows
+    kept = pd.read_csv(path)
+    return kept[~kept["run"].isin([r["run"] for r in rows])].to_dict("records") + rows

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import RESULTS, separation, write_table
+from common import finished_runs, separation, with_other_runs, write_table
 
 from circuitlab.analysis.embedding import sentence_embeddings
 from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs
@@ -108,20 +108,12 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=4000, help="held-out examples per split")
     parser.add_argument("--seed", type=int, default=0, help="seed of swaps, folds, controls")
     args = parser.parse_args()
-    names = args.name or [run.name for run in args.runs]
-    if len(names) != len(args.runs):
-        raise SystemExit(f"{len(names)} names for {len(args.runs)} runs")
-    missing = [str(r) for r in args.runs if not (r / "summary.json").is_file()]
-    if missing:
-        raise SystemExit(f"not finished (no summary.json): {', '.join(missing)}")
+    names = finished_runs(args.runs, args.name)
     rows = [
         measure(run, name, args.examples, args.seed)
         for run, name in zip(args.runs, names, strict=True)
     ]
-    path = RESULTS / f"{NAME}.csv"
-    if path.is_file():
-        kept = pd.read_csv(path)
-        rows = kept[~kept["run"].isin(names)].to_dict("records") + rows
+    rows = with_other_runs(NAME, rows)
     with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 250):
         write_table(rows, NAME, "pair-world circuits (held-out sentences and nouns; NLVR2)")
 

@@ -140,6 +140,39 @@ def _write_manifest(
     write_atomic(out / MANIFEST, lambda tmp: tmp.write_text(json.dumps(manifest, indent=2)))
 
 
+class _StoreWriter:
+    """Writes an export's stores (``names``) one by one under ``out``, one circuit per row's
+    text, and keeps ``OUT/export.json`` saying which are complete."""
+
+    def __init__(
+        self,
+        model: NAC,
+        task: TextTask,
+        checkpoint: Path,
+        out: Path,
+        names: tuple[str, ...],
+        overwrite: bool,
+    ) -> None:
+        self.model, self.task, self.out, self.names = model, task, out, names
+        self.overwrite = overwrite
+        self.digest = file_sha256(checkpoint)
+        self.complete: list[str] = []
+
+    def write(self, name: str, frame: pd.DataFrame) -> CircuitStore:
+        circuits = _circuits_for(self.model, self.task, frame["text"].tolist())
+        store = CircuitStore.write(
+            self.out / name,
+            circuits,
+            frame,
+            self.model.config.to_dict(),
+            checkpoint_hash=self.digest,
+            overwrite=self.overwrite,
+        )
+        self.complete.append(name)
+        _write_manifest(self.out, self.digest, self.complete, self.names)
+        return store
+
+
 def write_nlvr_stores(
     model: NAC,
     config: TrainConfig,
@@ -151,22 +184,7 @@ def write_nlvr_stores(
 ) -> dict[str, CircuitStore]:
     """``export_nlvr`` for a model already loaded from ``checkpoint``."""
     task = nlvr_task(config)
-    digest = file_sha256(checkpoint)
-    complete: list[str] = []
-
-    def write(name: str, frame: pd.DataFrame) -> CircuitStore:
-        circuits = _circuits_for(model, task, frame["text"].tolist())
-        store = CircuitStore.write(
-            out / name,
-            circuits,
-            frame,
-            model.config.to_dict(),
-            checkpoint_hash=digest,
-            overwrite=overwrite,
-        )
-        complete.append(name)
-        _write_manifest(out, digest, complete)
-        return store
+    write = _StoreWriter(model, task, checkpoint, out, NLVR_STORES, overwrite).write
 
     stores = {"nlvr2": write("nlvr2", nlvr2_sentences().head(limit))}
     parts = []
@@ -235,22 +253,7 @@ def write_pair_stores(
     """
     # the run's own pools: its held-out sentences are then the ones it never trained on
     task = PairWorldTask(conditional=True, **config.task_options)
-    digest = file_sha256(checkpoint)
-    complete: list[str] = []
-
-    def write(name: str, frame: pd.DataFrame) -> CircuitStore:
-        circuits = _circuits_for(model, task, frame["text"].tolist())
-        store = CircuitStore.write(
-            out / name,
-            circuits,
-            frame,
-            model.config.to_dict(),
-            checkpoint_hash=digest,
-            overwrite=overwrite,
-        )
-        complete.append(name)
-        _write_manifest(out, digest, complete, PAIR_STORES)
-        return store
+    write = _StoreWriter(model, task, checkpoint, out, PAIR_STORES, overwrite).write
 
     stores = {"nlvr2": write("nlvr2", nlvr2_sentences().head(limit))}
     stores["pairs"] = write("pairs", pair_predictions(model, task, n_examples).head(limit))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 # the reasoning categories, named as in NLVR2's annotations
 HARD = "hard cardinality"
@@ -111,3 +111,44 @@ def balanced_scene(
         if holds(scene) == wanted:
             return scene
     return None
+
+
+class _Texted(Protocol):
+    text: str
+
+
+SentenceT = TypeVar("SentenceT", bound=_Texted)
+
+
+def distinct_sentences(
+    n: int,
+    seed: int,
+    draw: Callable[[random.Random], SentenceT],
+    usable: Callable[[SentenceT, random.Random], bool],
+    exclude: frozenset[str] = frozenset(),
+) -> list[SentenceT]:
+    """``n`` sentences of distinct text (none in ``exclude``) from ``draw`` that ``usable``
+    accepts, deterministically from ``seed`` (both calls share one random stream)."""
+    rng = random.Random(seed)
+    pool: dict[str, SentenceT] = {}
+    for _ in range(50 * n + 1000):
+        if len(pool) == n:
+            return list(pool.values())
+        sentence = draw(rng)
+        if sentence.text in pool or sentence.text in exclude:
+            continue
+        if usable(sentence, rng):
+            pool[sentence.text] = sentence
+    raise ValueError(f"could not draw {n} distinct sentences; ask for fewer")
+
+
+def both_labels_common(
+    holds: Callable[[SceneT], bool],
+    draw: Callable[[random.Random], SceneT],
+    rng: random.Random,
+    tries: int = 60,
+) -> bool:
+    """Whether scenes from ``draw`` make a sentence true, and false, at least 3 times in
+    ``tries`` each (about 5 %): rarer labels would cost many scene draws per example."""
+    true = sum(holds(draw(rng)) for _ in range(tries))
+    return 3 <= true <= tries - 3

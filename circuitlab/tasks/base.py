@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -90,3 +90,50 @@ def objects_and_text_batch(
     joint[:, n:, f:-1] = text
     joint[:, n:, -1] = 1.0
     return Batch(joint, labels, input_mask=torch.cat([object_mask, text_mask], dim=1))
+
+
+INPUTS = ("scene", "joint", "text")
+
+
+def check_inputs(inputs: str, conditional: bool, scene_word: str = "scene") -> None:
+    """Refuse an ``inputs`` mode a reasoning task does not have, or one a conditional model
+    cannot read (it takes the sentence through its generator and the ``scene_word`` as input)."""
+    if inputs not in INPUTS:
+        raise ValueError(f"inputs must be one of {INPUTS}, got {inputs!r}")
+    if conditional and inputs != "scene":
+        raise ValueError(
+            f"a conditional model reads the sentence through its circuit generator and the "
+            f"{scene_word} as input: use inputs='scene', not {inputs!r} (or --unconditional)"
+        )
+
+
+def trim_text(text: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Encoded sentences (B, T[, D]) and mask (B, T) cut to the longest real sentence, vectors
+    as float32 (pools keep them as float16)."""
+    length = int(mask.sum(1).max())
+    text, mask = text[:, :length], mask[:, :length]
+    return (text.float() if text.dtype.is_floating_point else text), mask
+
+
+def sentence_circuit_inputs(
+    texts: Sequence[str],
+    categories: Sequence[Iterable[str]],
+    dataset: str,
+    input_dim: int,
+    encode: Callable[[list[str]], tuple[torch.Tensor, torch.Tensor]],
+) -> tuple[Batch, pd.DataFrame]:
+    """A reasoning task's ``circuit_inputs``: the sentences encoded as conditioning (inputs are
+    placeholders) and one row per sentence: text, label (""), split and dataset (``dataset``),
+    categories (sorted)."""
+    tokens, mask = encode(list(texts))
+    frame = pd.DataFrame(
+        {
+            "text": list(texts),
+            "label": "",
+            "split": dataset,
+            "dataset": dataset,
+            "categories": [sorted(c) for c in categories],
+        }
+    )
+    n = len(frame)
+    return Batch(torch.zeros(n, 1, input_dim), torch.zeros(n), tokens, mask), frame

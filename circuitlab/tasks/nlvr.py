@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import pandas as pd
 import torch
 
+from circuitlab.data.grammar import both_labels_common, distinct_sentences
 from circuitlab.data.nlvr import NLVRExample, read_nlvr
 from circuitlab.data.scene_tokens import SCENE_TOKEN_DIM, scene_tokens
 from circuitlab.data.text import make_encoder
@@ -39,16 +40,13 @@ from circuitlab.data.world import (
     random_scene,
     random_sentence,
 )
-from circuitlab.tasks.base import Batch, objects_and_text_batch
-
-INPUTS = ("scene", "joint", "text")
-
-
-def _both_labels_common(sentence: Sentence, rng: random.Random, tries: int = 60) -> bool:
-    """Whether random scenes make ``sentence`` true, and false, at least 3 times in ``tries``
-    each (about 5 %): rarer labels would cost many scene draws per example."""
-    true = sum(sentence.label(random_scene(rng, sentence.towers)) for _ in range(tries))
-    return 3 <= true <= tries - 3
+from circuitlab.tasks.base import (
+    Batch,
+    check_inputs,
+    objects_and_text_batch,
+    sentence_circuit_inputs,
+    trim_text,
+)
 
 
 def sentence_pool(
@@ -56,17 +54,13 @@ def sentence_pool(
 ) -> list[Sentence]:
     """``n`` distinct world sentences (not in ``exclude``) that some scenes make true and some
     false, drawn deterministically from ``seed``."""
-    rng = random.Random(seed)
-    pool: dict[str, Sentence] = {}
-    for _ in range(50 * n + 1000):
-        if len(pool) == n:
-            return list(pool.values())
-        sentence = random_sentence(rng, rng.random() < tower_fraction)
-        if sentence.text in pool or sentence.text in exclude:
-            continue
-        if _both_labels_common(sentence, rng):
-            pool[sentence.text] = sentence
-    raise ValueError(f"could not draw {n} distinct sentences; ask for fewer")
+
+    def usable(sentence: Sentence, rng: random.Random) -> bool:
+        return both_labels_common(sentence.label, lambda r: random_scene(r, sentence.towers), rng)
+
+    return distinct_sentences(
+        n, seed, lambda rng: random_sentence(rng, rng.random() < tower_fraction), usable, exclude
+    )
 
 
 class NLVRWorld:
@@ -85,13 +79,7 @@ class NLVRWorld:
         tower_fraction: float = 0.5,
         nlvr_dev_fraction: float = 0.0,
     ) -> None:
-        if inputs not in INPUTS:
-            raise ValueError(f"inputs must be one of {INPUTS}, got {inputs!r}")
-        if conditional and inputs != "scene":
-            raise ValueError(
-                f"a conditional model reads the sentence through its circuit generator and the "
-                f"scene as input: use inputs='scene', not {inputs!r} (or --unconditional)"
-            )
+        check_inputs(inputs, conditional, "scene")
         self.conditional, self.inputs = conditional, inputs
         self.encoder = make_encoder(text_encoder)
         if inputs in ("joint", "text") and self.encoder.dim is None:
@@ -143,10 +131,7 @@ class NLVRWorld:
         text_mask: torch.Tensor,
     ) -> Batch:
         """One batch from scenes and their sentences' encoded tokens (B, T[, D]) and mask."""
-        length = int(text_mask.sum(1).max())
-        text, text_mask = text[:, :length], text_mask[:, :length]
-        if text.dtype.is_floating_point:
-            text = text.float()
+        text, text_mask = trim_text(text, text_mask)
         y = torch.tensor([int(v) for v in labels])
         if self.inputs == "text":
             return Batch(text, y, input_mask=text_mask)
@@ -246,16 +231,10 @@ class NLVRWorld:
         if not self.conditional:
             raise ValueError("an unconditional model has a single circuit; nothing to enumerate")
         pool = self.val_pool[:n]
-        tokens, mask = self.encode_text([s.text for s in pool])
-        frame = pd.DataFrame(
-            {
-                "text": [s.text for s in pool],
-                "label": "",
-                "split": "world",
-                "dataset": "world",
-                "categories": [sorted(s.categories) for s in pool],
-            }
+        return sentence_circuit_inputs(
+            [s.text for s in pool],
+            [s.categories for s in pool],
+            "world",
+            self.input_dim,
+            self.encode_text,
         )
-        return Batch(
-            torch.zeros(len(pool), 1, self.input_dim), torch.zeros(len(pool)), tokens, mask
-        ), frame

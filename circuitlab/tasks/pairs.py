@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import pandas as pd
 import torch
 
+from circuitlab.data.grammar import both_labels_common, distinct_sentences
 from circuitlab.data.pair_tokens import N_ATTRIBUTES, noun_vectors, pair_tokens
 from circuitlab.data.pair_world import (
     PairExample,
@@ -31,18 +32,13 @@ from circuitlab.data.pair_world import (
     world_nouns,
 )
 from circuitlab.data.text import make_encoder
-from circuitlab.tasks.base import Batch, objects_and_text_batch
-
-INPUTS = ("scene", "joint", "text")
-LABEL_TRIES = 60  # pairs drawn to check that a pool sentence takes both labels often enough
-
-
-def _both_labels_common(sentence: PairSentence, world: PairWorld, rng: random.Random) -> bool:
-    """Whether pairs drawn around the sentence make it true, and false, at least 3 times in
-    LABEL_TRIES each (about 5 %): rarer labels would cost many pair draws per example."""
-    draw = world.draw_for(sentence)
-    true = sum(sentence.label(draw(rng)) for _ in range(LABEL_TRIES))
-    return 3 <= true <= LABEL_TRIES - 3
+from circuitlab.tasks.base import (
+    Batch,
+    check_inputs,
+    objects_and_text_batch,
+    sentence_circuit_inputs,
+    trim_text,
+)
 
 
 def pair_sentence_pool(
@@ -53,17 +49,13 @@ def pair_sentence_pool(
 ) -> list[PairSentence]:
     """``n`` distinct sentences about ``world.nouns`` (not in ``exclude``) that some pairs make
     true and some false, drawn deterministically from ``seed``."""
-    rng = random.Random(seed)
-    pool: dict[str, PairSentence] = {}
-    for _ in range(50 * n + 1000):
-        if len(pool) == n:
-            return list(pool.values())
-        sentence = random_pair_sentence(rng, world.nouns)
-        if sentence.text in pool or sentence.text in exclude:
-            continue
-        if _both_labels_common(sentence, world, rng):
-            pool[sentence.text] = sentence
-    raise ValueError(f"could not draw {n} distinct sentences; ask for fewer")
+
+    def usable(sentence: PairSentence, rng: random.Random) -> bool:
+        return both_labels_common(sentence.label, world.draw_for(sentence), rng)
+
+    return distinct_sentences(
+        n, seed, lambda rng: random_pair_sentence(rng, world.nouns), usable, exclude
+    )
 
 
 class PairWorldTask:
@@ -81,13 +73,7 @@ class PairWorldTask:
         held_out_pool_size: int = 500,
         pool_seed: int = 0,
     ) -> None:
-        if inputs not in INPUTS:
-            raise ValueError(f"inputs must be one of {INPUTS}, got {inputs!r}")
-        if conditional and inputs != "scene":
-            raise ValueError(
-                f"a conditional model reads the sentence through its circuit generator and the "
-                f"pair as input: use inputs='scene', not {inputs!r} (or --unconditional)"
-            )
+        check_inputs(inputs, conditional, "pair")
         self.conditional, self.inputs = conditional, inputs
         self.encoder = make_encoder(text_encoder)
         nouns = world_nouns()
@@ -135,10 +121,7 @@ class PairWorldTask:
         text_mask: torch.Tensor,
     ) -> Batch:
         """One batch from pairs and their sentences' encoded tokens (B, T[, D]) and mask."""
-        length = int(text_mask.sum(1).max())
-        text, text_mask = text[:, :length], text_mask[:, :length]
-        if text.dtype.is_floating_point:
-            text = text.float()
+        text, text_mask = trim_text(text, text_mask)
         y = torch.tensor([int(v) for v in labels])
         if self.inputs == "text":
             return Batch(text, y, input_mask=text_mask)
@@ -196,16 +179,10 @@ class PairWorldTask:
         if not self.conditional:
             raise ValueError("an unconditional model has a single circuit; nothing to enumerate")
         pool = self.val_pool[:n]
-        tokens, mask = self.encode_text([s.text for s in pool])
-        frame = pd.DataFrame(
-            {
-                "text": [s.text for s in pool],
-                "label": "",
-                "split": "pairs",
-                "dataset": "pairs",
-                "categories": [sorted(s.categories) for s in pool],
-            }
+        return sentence_circuit_inputs(
+            [s.text for s in pool],
+            [s.categories for s in pool],
+            "pairs",
+            self.input_dim,
+            self.encode_text,
         )
-        return Batch(
-            torch.zeros(len(pool), 1, self.input_dim), torch.zeros(len(pool)), tokens, mask
-        ), frame
