@@ -234,37 +234,71 @@ def trained_run(run: Path, config: TrainConfig) -> tuple[NAC, TrainConfig, dict]
     return model, config, summary
 
 
+def circuit_features(model: NAC, encode, texts: list[str], seed: int) -> dict:
+    """Per sentence: the processors' off-diagonal P of ``model`` (``p``), of an untrained
+    generator of the same architecture (``untrained``: random init, what the templates alone
+    give) and the sentence embedding the generator reads (``sentence``); (N, d) each.
+    ``encode(texts) -> (tokens, mask)`` is the task's text encoder."""
+    from circuitlab.analysis.embedding import sentence_embeddings
+    from circuitlab.interventions import off_diagonal, sentence_link_probabilities
+
+    torch.manual_seed(seed)
+    untrained = NAC(model.config).eval()
+    return {
+        "p": off_diagonal(sentence_link_probabilities(model, encode, texts)),
+        "untrained": off_diagonal(sentence_link_probabilities(untrained, encode, texts)),
+        "sentence": sentence_embeddings(texts),
+    }
+
+
 def separation(model: NAC, encode, texts: list[str], labels: list[str], seed: int) -> dict:
     """How well ``labels`` (one category per sentence) separate, by 5-NN accuracy (5-fold) and
-    silhouette, in the processors' P of ``model``, in the P of an untrained generator of the same
-    architecture (random init: what the templates alone give) and in the sentence embedding the
-    generator reads. ``encode(texts) -> (tokens, mask)`` is the task's text encoder. Labels with
-    fewer than 5 sentences are left out."""
+    silhouette, in each of ``circuit_features``. Labels with fewer than 5 sentences are left
+    out."""
     import numpy as np
     from sklearn.metrics import silhouette_score
 
-    from circuitlab.analysis.embedding import knn_accuracy, sentence_embeddings
-    from circuitlab.interventions import off_diagonal, sentence_link_probabilities
+    from circuitlab.analysis.embedding import knn_accuracy
 
     series = pd.Series(labels)
     counts = series.value_counts()
     keep = series.isin(counts[counts >= 5].index).to_numpy()
     kept = [t for t, k in zip(texts, keep, strict=True) if k]
     y = series[keep].to_numpy()
-    torch.manual_seed(seed)
-    untrained = NAC(model.config).eval()
-    features = {
-        "p": off_diagonal(sentence_link_probabilities(model, encode, kept)),
-        "untrained": off_diagonal(sentence_link_probabilities(untrained, encode, kept)),
-        "sentence": sentence_embeddings(kept),
-    }
     row: dict = {}
-    for name, x in features.items():
+    for name, x in circuit_features(model, encode, kept, seed).items():
         row[f"knn_{name}"] = knn_accuracy(x, y, 5, seed)
         spread = float(np.ptp(x)) > 0
         row[f"silhouette_{name}"] = float(silhouette_score(x, y)) if spread else float("nan")
     counts = counts[counts >= 5]
     row.update(knn_sentences=len(y), knn_classes=len(counts), knn_chance=counts.max() / len(y))
+    return row
+
+
+def category_membership(
+    model: NAC, encode, texts: list[str], categories: list[list[str]], seed: int
+) -> dict:
+    """For sentences with any number of categories: for each category with at least 10
+    sentences in and 10 out, the balanced accuracy of 5-NN (5-fold) telling whether a sentence
+    has it, averaged over those categories (chance 0.5), in each of ``circuit_features``."""
+    import numpy as np
+    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+    from sklearn.neighbors import KNeighborsClassifier
+
+    names = sorted({c for cats in categories for c in cats})
+    members = {c: np.array([c in cats for cats in categories]) for c in names}
+    scored = [c for c, y in members.items() if 10 <= y.sum() <= len(y) - 10]
+    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
+    row: dict = {"membership_categories": len(scored)}
+    for name, x in circuit_features(model, encode, texts, seed).items():
+        scores = [
+            balanced_accuracy_score(
+                members[c], cross_val_predict(KNeighborsClassifier(5), x, members[c], cv=folds)
+            )
+            for c in scored
+        ]
+        row[f"membership_{name}"] = float(np.mean(scores))
     return row
 
 

@@ -10,7 +10,8 @@ For each trained run of the ``pairs`` task (`circuitlab train --config configs/p
   kernel; the graphs' shape;
 - meaning on NLVR2: on the 800 gold-annotated NLVR2 dev sentences with exactly one category,
   5-NN accuracy (5-fold) and silhouette of the category from P, from an untrained generator's P
-  and from the sentence embedding; on NLVR2 dev minimal pairs
+  and from the sentence embedding; on all 800, for each category, the balanced accuracy of 5-NN
+  telling whether a sentence has it (mean over categories); on NLVR2 dev minimal pairs
   (``circuitlab.data.minimal_pairs.nlvr2_minimal_pairs``: a noun swapped, against an image
   reference, quantifier, number, negation or comparison changed), the share of pairs whose logic
   change moves P more than the noun change, and the same share for the sentence embedding.
@@ -27,7 +28,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import finished_runs, separation, with_other_runs, write_table
+from common import (
+    category_membership,
+    finished_runs,
+    separation,
+    with_other_runs,
+    write_table,
+)
 
 from circuitlab.analysis.embedding import sentence_embeddings
 from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs
@@ -88,6 +95,11 @@ def measure(run: Path, name: str, n_examples: int, seed: int) -> dict:
             list(single["sentence"]),
             [c[0] for c in single["categories"]],
             seed,
+        )
+    )
+    row.update(
+        category_membership(
+            model, task.encode_text, list(gold["sentence"]), list(gold["categories"]), seed
         )
     )
     dev = list(dict.fromkeys(read_nlvr2("nlvr2-dev")["sentence"]))
