@@ -278,7 +278,8 @@ def page(store_keys: list[str]) -> html.Div:
         dcc.Store(id="store-key"),
         dcc.Store(id="circuit"),
         dcc.Store(id="module"),
-        dcc.Store(id="typed-version", data=0),
+        # the sentences typed in this page, in order: the visitor's own, never the server's
+        dcc.Store(id="typed-sentences", data=[]),
     ]
     navbar = dbc.NavbarSimple(
         _store_choice(store_keys),

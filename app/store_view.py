@@ -72,7 +72,9 @@ class StoreView:
         self.no_model_reason = (
             "no model attached: start the app with --checkpoint to type sentences"
         )
-        self.typed: list[tuple[str, Circuit, tuple[float, float]]] = []
+        # typed sentences' circuits and map positions by text: a cache only; which sentences a
+        # visitor typed lives in their own page (the "typed-sentences" store), never here
+        self._cached_typed = lru_cache(maxsize=256)(self._generate_typed)
         self._cached_elements = lru_cache(maxsize=512)(self._store_elements)
         self._cached_fit = lru_cache(maxsize=512)(self._store_fit)
 
@@ -127,22 +129,32 @@ class StoreView:
         return int(hits[0]) if len(hits) else None
 
     # ----------------------------------------------------------------------------- typed sentences
-    def add_sentence(self, text: str | None) -> int:
-        """Generate the circuit of a typed sentence; returns its number in ``typed``.
+    def typed_circuit(self, text: str | None) -> Circuit:
+        """The circuit of a typed sentence (generated once per text, then cached).
 
         Raises ValueError with a message for the page: no model, an empty or over-long
         sentence. The text is kept as text (the page never renders it as HTML).
         """
+        return self._cached_typed(self.checked_sentence(text))[0]
+
+    def typed_position(self, text: str) -> tuple[float, float]:
+        """Where a typed sentence's circuit falls on the map (see ``project``)."""
+        return self._cached_typed(self.checked_sentence(text))[1]
+
+    def checked_sentence(self, text: str | None) -> str:
+        """``text`` stripped, or ValueError saying why this view cannot take it."""
         if self.generate_circuit is None:
             raise ValueError(self.no_model_reason)
-        text = (text or "").strip()
+        text = text.strip() if isinstance(text, str) else ""
         if not text:
             raise ValueError("type a sentence first")
         if len(text) > MAX_SENTENCE:
             raise ValueError(f"the sentence has {len(text)} characters; at most {MAX_SENTENCE}")
+        return text
+
+    def _generate_typed(self, text: str) -> tuple[Circuit, tuple[float, float]]:
         circuit = self.generate_circuit(text)
-        self.typed.append((text, circuit, self.project(circuit)))
-        return len(self.typed) - 1
+        return circuit, self.project(circuit)
 
     def project(self, circuit: Circuit) -> tuple[float, float]:
         """Where a new circuit falls on the map: the mean map position of its 10 nearest
@@ -159,8 +171,9 @@ class StoreView:
 
     # ----------------------------------------------------------------------------- one circuit
     def circuit_of(self, key: dict) -> Circuit:
-        """The circuit a page state names: ``{"index": row}`` or ``{"typed": k}``."""
-        return self.typed[key["typed"]][1] if "typed" in key else self.store[key["index"]]
+        """The circuit a page state names: ``{"index": row}`` or ``{"typed": k, "text": text}``
+        (the visitor's k-th typed sentence)."""
+        return self.typed_circuit(key["text"]) if "typed" in key else self.store[key["index"]]
 
     def graph_elements(
         self, key: dict, threshold: float, top_k: int | None, color_by: str

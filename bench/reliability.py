@@ -194,7 +194,7 @@ def typed_sentence(folder: Path, text: str, phrase: str) -> str:
 
     stores = export_nlvr(shipped, folder / "stores", limit=20)
     view = AppStores(stores["nlvr2"].path, checkpoint=shipped).view(None)
-    return api(lambda: view.add_sentence(text), phrase)
+    return api(lambda: view.typed_circuit(text), phrase)
 
 
 CASES: dict[str, dict[str, Callable[[Path], str]]] = {

@@ -58,7 +58,7 @@ def prior_summary(fit: dict) -> list:
 
 def circuit_title(view: StoreView, circuit: dict) -> str:
     if "typed" in circuit:
-        return f"typed: {view.typed[circuit['typed']][0]}"
+        return f"typed: {circuit['text']}"
     row = view.frame.iloc[circuit["index"]]
     return f"#{row['id']}: {row.get('text', '')}"
 
@@ -72,9 +72,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Input("url-read", "search"),
         State("circuit", "data"),
         State("embedding", "figure"),
+        State("typed-sentences", "data"),
         State("store-key", "data"),
     )
-    def choose_circuit(result_cell, selection_cell, click, search, current, figure, key):
+    def choose_circuit(result_cell, selection_cell, click, search, current, figure, typed, key):
         view = store_view(stores, key)
         trigger = ctx.triggered_id
         if trigger in ("results", "selection"):
@@ -83,7 +84,8 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         elif trigger == "embedding":
             index = row_of(click["points"][0], figure) if click else None
             if index is not None and index < 0:  # a typed sentence's star
-                return {"typed": -1 - index}
+                k = -1 - index
+                return {"typed": k, "text": typed[k]} if k < len(typed or []) else no_update
         else:
             query = query_of(search)
             if "id" not in query:
@@ -117,6 +119,11 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         _, store_problem = stores.resolve(query.get("store"))
         messages = [store_problem, *problems] if store_problem else list(problems)
         n_modules = view.n_modules
+        if shows_circuit(circuit) and "typed" in circuit:
+            try:
+                view.checked_sentence(circuit["text"])
+            except ValueError as err:  # only a forged page state gets here
+                circuit = {"error": str(err)}
         if not shows_circuit(circuit):
             if circuit and "error" in circuit:
                 messages.insert(0, circuit["error"])

@@ -67,7 +67,9 @@ def parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
 
 def shows_circuit(circuit: dict | None) -> bool:
     """Whether the page state names a circuit (a store row or a typed sentence)."""
-    return bool(circuit) and bool({"index", "typed"} & set(circuit))
+    if not circuit:
+        return False
+    return "index" in circuit or ("typed" in circuit and isinstance(circuit.get("text"), str))
 
 
 def row_of(point: dict, figure: dict) -> int:

@@ -78,7 +78,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             return no_update
         view = store_view(stores, key)
         k = top_k if mode == "top-k" and isinstance(top_k, int) else None
-        graph = view.visible_graph(circuit, threshold_of(threshold), k)
+        try:
+            graph = view.visible_graph(circuit, threshold_of(threshold), k)
+        except ValueError:  # a typed sentence this view cannot take (a forged page state)
+            return no_update
         stem = file_stem(view, circuit)
         if ctx.triggered_id == "export-figure":
             return dcc.send_bytes(lambda buffer: figure_png(view, graph, buffer), f"{stem}.png")

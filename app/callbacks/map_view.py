@@ -1,5 +1,5 @@
 """The map panel: every circuit of the store on its embedding (t-SNE of P), coloured by a
-column; sentences typed by the user as stars; the lasso selection as a table."""
+column; the sentences this visitor typed as stars; the lasso selection as a table."""
 
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ def color_columns(view: StoreView) -> list[str]:
     return columns
 
 
-def embedding_figure(view: StoreView, color: str | None) -> go.Figure | dict:
-    """The store's embedding, points carrying their row index, typed sentences as stars."""
+def embedding_figure(view: StoreView, color: str | None, typed: list[str]) -> go.Figure | dict:
+    """The store's embedding, points carrying their row index, and the sentences this visitor
+    typed (``typed``) as stars."""
     if view.embedding is None:
         return {}
     frame = view.embedding.copy()
@@ -38,15 +39,16 @@ def embedding_figure(view: StoreView, color: str | None) -> go.Figure | dict:
     elif color:
         frame[color] = view.frame[color].astype(str).to_numpy()
     figure = embedding_plotly(frame, color)
-    if view.typed:
+    if typed:
+        positions = [view.typed_position(text) for text in typed]
         figure.add_trace(
             go.Scattergl(
-                x=[xy[0] for _, _, xy in view.typed],
-                y=[xy[1] for _, _, xy in view.typed],
-                text=[t for t, _, _ in view.typed],
+                x=[x for x, _ in positions],
+                y=[y for _, y in positions],
+                text=typed,
                 mode="markers",
                 name="typed",
-                customdata=[-1 - k for k in range(len(view.typed))],
+                customdata=[-1 - k for k in range(len(typed))],
                 marker={"size": 12, "symbol": "star", "color": "black"},
             )
         )
@@ -57,29 +59,39 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     @app.callback(
         Output("embedding", "figure"),
         Input("embedding-color", "value"),
-        Input("typed-version", "data"),
+        Input("typed-sentences", "data"),
         Input("store-key", "data"),
     )
-    def draw_embedding(color, _typed_version, key):
-        return embedding_figure(store_view(stores, key), color)
+    def draw_embedding(color, typed, key):
+        view = store_view(stores, key)
+        try:
+            return embedding_figure(view, color, list(typed or []))
+        except ValueError:  # a page's typed list this view cannot take (forged, or no model)
+            return embedding_figure(view, color, [])
 
     @app.callback(
         Output("circuit", "data", allow_duplicate=True),
         Output("typed-message", "children"),
-        Output("typed-version", "data"),
+        Output("typed-sentences", "data"),
         Input("generate", "n_clicks"),
         Input("typed", "n_submit"),
         State("typed", "value"),
-        State("typed-version", "data"),
+        State("typed-sentences", "data"),
         State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def type_sentence(_clicks, _submit, text, version, key):
+    def type_sentence(_clicks, _submit, text, typed, key):
+        """The typed sentence's circuit, shown; the sentence joins this page's own list (the
+        server keeps no list of what visitors typed)."""
+        view = store_view(stores, key)
         try:
-            k = store_view(stores, key).add_sentence(text)
+            view.typed_circuit(text)
         except ValueError as err:
             return no_update, str(err), no_update
-        return {"typed": k}, "", (version or 0) + 1
+        text, typed = view.checked_sentence(text), list(typed or [])
+        if text not in typed:
+            typed.append(text)
+        return {"typed": typed.index(text), "text": text}, "", typed
 
     @app.callback(
         Output("selection", "data"),

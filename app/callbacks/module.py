@@ -40,7 +40,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         if module is None or not shows_circuit(circuit):
             return "click a module"
         view = store_view(stores, key)
-        d = view.module_details(circuit, module, threshold_of(threshold))
+        try:
+            d = view.module_details(circuit, module, threshold_of(threshold))
+        except ValueError:  # a typed sentence this view cannot take (a forged page state)
+            return "click a module"
         links = ", ".join(f"{j} ({p:.2f})" for j, p in d["links"])
         sentences = [html.Li(f"#{r['id']}: {r.get('text', '')}") for r in d["sentences"]]
         return [

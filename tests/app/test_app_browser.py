@@ -2,11 +2,16 @@
 Each test ends by checking the browser console has no errors."""
 
 import json
+import os
+import shutil
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -186,6 +191,52 @@ def test_type_a_sentence_and_see_a_new_circuit(dash_duo, nlvr2_store, screenshot
     dash_duo.wait_for_element("#embedding .legend .traces:last-child", timeout=10)
     assert "typed" in dash_duo.find_element("#embedding .legend").text
     screenshot(dash_duo, "typed_sentence")
+    no_console_errors(dash_duo)
+
+
+def trace_names(driver) -> list[str]:
+    """The names of the map's traces, as the browser holds them."""
+    script = "return document.querySelector('#embedding .js-plotly-plot').data.map(t => t.name)"
+    return driver.execute_script(script)
+
+
+def another_browser():
+    """A second, separate headless Chromium: another visitor of the same server."""
+    options = Options()
+    options.binary_location = os.environ["DASH_TEST_CHROMEPATH"]
+    for argument in ("--headless=new", "--no-sandbox", "--window-size=1500,2400"):
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+
+
+def test_what_one_visitor_types_never_appears_for_another(dash_duo, nlvr2_store):
+    start(dash_duo, nlvr2_store, checkpoint="checkpoints/nlvr")
+    dash_duo.find_element("#typed").send_keys("There is a yellow block on top of a tower.")
+    dash_duo.find_element("#generate").click()
+    dash_duo.wait_for_contains_text("#circuit-title", "typed: There is a yellow block", timeout=30)
+    WebDriverWait(dash_duo.driver, 10).until(lambda d: "typed" in trace_names(d))
+    other = another_browser()
+    try:
+        other.get(dash_duo.server_url)
+        WebDriverWait(other, 30).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#embedding .js-plotly-plot .legend")
+        )
+        assert "typed" not in trace_names(other)
+        box = other.find_element(By.ID, "typed")
+        box.send_keys("There are two black circles.")
+        other.find_element(By.ID, "generate").click()
+        WebDriverWait(other, 30).until(lambda d: "typed" in trace_names(d))
+        star_texts = "return document.querySelector('#embedding .js-plotly-plot').data"
+        star_texts += ".filter(t => t.name === 'typed')[0].text"
+        assert other.execute_script(star_texts) == ["There are two black circles."]
+    finally:
+        other.quit()
+    # the first visitor's map, redrawn, still holds its own sentence only
+    dash_duo.select_dcc_dropdown("#embedding-color", index=1)
+    WebDriverWait(dash_duo.driver, 10).until(lambda d: "typed" in trace_names(d))
+    assert dash_duo.driver.execute_script(star_texts) == [
+        "There is a yellow block on top of a tower."
+    ]
     no_console_errors(dash_duo)
 
 

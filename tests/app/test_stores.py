@@ -70,13 +70,13 @@ def test_a_store_of_another_size_says_why_it_takes_no_sentences(nlvr2_store, tmp
     small = stores.view("small")
     assert small.generate_circuit is None
     with pytest.raises(ValueError, match=f"{stores.generator.n_modules} modules .* have 4"):
-        small.add_sentence("there is a yellow block")
+        small.typed_circuit("there is a yellow block")
 
 
 def test_a_typed_sentence_over_the_limit_is_refused_with_the_limit(nlvr2_store):
     view = AppStores(nlvr2_store, checkpoint="checkpoints/nlvr").view(".")
     with pytest.raises(ValueError, match=f"401 characters; at most {MAX_SENTENCE}"):
-        view.add_sentence("x" * 401)
+        view.typed_circuit("x" * 401)
     assert MAX_SENTENCE == 300
 
 
