@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import dash
+import dash_cytoscape as cyto
 
 from circuitlab.app.callbacks import register_all
 from circuitlab.app.page import page
@@ -30,6 +31,7 @@ def create_app(
     NLVR model of the stores) typed sentences get circuits live."""
     stores = AppStores(path, root=root, checkpoint=checkpoint, max_edges=max_edges)
     stores.view(stores.default)  # open the default store now: a bad store fails at start
+    cyto.load_extra_layouts()  # the bundle with cytoscape-svg: the SVG export needs cy.svg()
     app = dash.Dash(
         __name__,
         assets_folder=str(ASSETS),

@@ -1,5 +1,5 @@
 """The export buttons: the shown circuit as PNG/SVG (drawn by the browser), as a CSV of links,
-as JSON (modules and links), or as the analysis layer's figure (PNG)."""
+as JSON (modules and links), or as the analysis layer's figure (PNG, ``-figure.png``)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import IO
 
 import dash
 import networkx as nx
+import numpy as np
 import pandas as pd
 from dash import Input, Output, State, ctx, dcc, no_update
 from matplotlib.figure import Figure
@@ -32,12 +33,18 @@ def file_stem(view: StoreView, circuit: dict | None) -> str:
     return "circuit"
 
 
-def figure_png(view: StoreView, graph: nx.Graph, buffer: IO[bytes]) -> None:
-    """The shown graph drawn by the analysis layer's figure code, as PNG bytes. The object
+def circuit_figure(view: StoreView, graph: nx.Graph) -> Figure:
+    """The shown graph drawn by the analysis layer's figure code, the way the app shows it:
+    cytoscape's y axis points down, matplotlib's up, so the layout's y is flipped. The object
     API, not pyplot: the server answers requests on several threads."""
     fig = Figure(figsize=(5, 5))
-    draw_circuit(fig.add_subplot(), graph, view.positions)
-    fig.savefig(buffer, format="png", dpi=200, bbox_inches="tight")
+    draw_circuit(fig.add_subplot(), graph, view.positions * np.array([1.0, -1.0]))
+    return fig
+
+
+def figure_png(view: StoreView, graph: nx.Graph, buffer: IO[bytes]) -> None:
+    """``circuit_figure`` as PNG bytes."""
+    circuit_figure(view, graph).savefig(buffer, format="png", dpi=200, bbox_inches="tight")
 
 
 def links_frame(graph: nx.Graph) -> pd.DataFrame:
@@ -84,7 +91,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             return no_update
         stem = file_stem(view, circuit)
         if ctx.triggered_id == "export-figure":
-            return dcc.send_bytes(lambda buffer: figure_png(view, graph, buffer), f"{stem}.png")
+            # its own name: the PNG button's circuit-ID.png is the browser's drawing
+            return dcc.send_bytes(
+                lambda buffer: figure_png(view, graph, buffer), f"{stem}-figure.png"
+            )
         edges = links_frame(graph)
         if ctx.triggered_id == "export-csv":
             return dcc.send_data_frame(edges.to_csv, f"{stem}.csv", index=False)

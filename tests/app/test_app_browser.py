@@ -171,14 +171,15 @@ def test_bad_url_input_shows_a_message_and_no_injected_html(dash_duo, nlvr2_stor
     no_console_errors(dash_duo)
 
 
-def wait_for_file(folder: Path, suffix: str, timeout: float = 10) -> Path:
+def wait_for_file(folder: Path, pattern: str, timeout: float = 10) -> Path:
+    """The first non-empty file in ``folder`` matching the glob ``pattern``."""
     end = time.time() + timeout
     while time.time() < end:
-        done = [p for p in folder.glob(f"*{suffix}") if p.stat().st_size > 0]
+        done = [p for p in folder.glob(pattern) if p.stat().st_size > 0]
         if done:
             return done[0]
         time.sleep(0.2)
-    raise AssertionError(f"no {suffix} file in {folder}: {list(folder.iterdir())}")
+    raise AssertionError(f"no {pattern} file in {folder}: {list(folder.iterdir())}")
 
 
 def test_type_a_sentence_and_see_a_new_circuit(dash_duo, nlvr2_store, screenshot):
@@ -255,24 +256,27 @@ def test_bad_typed_sentences_show_messages_and_stay_text(dash_duo, nlvr2_store):
     no_console_errors(dash_duo)
 
 
-def test_export_csv_json_png_and_figure(dash_duo, nlvr2_store):
+def test_export_csv_json_png_svg_and_figure(dash_duo, nlvr2_store):
     start(dash_duo, nlvr2_store, "?id=2&threshold=0.7")
     dash_duo.wait_for_contains_text("#edge-count", "P > 0.7")
     links = edge_count(dash_duo)
     folder = Path(dash_duo.download_path)
     dash_duo.find_element("#export-csv").click()
-    table = pd.read_csv(wait_for_file(folder, ".csv"))
+    table = pd.read_csv(wait_for_file(folder, "circuit-2.csv"))
     assert list(table.columns) == ["source", "target", "p", "source_role", "target_role"]
     assert len(table) == links and (table["p"] > 0.7).all()
     dash_duo.find_element("#export-json").click()
-    payload = json.loads(wait_for_file(folder, ".json").read_text())
+    payload = json.loads(wait_for_file(folder, "circuit-2.json").read_text())
     assert len(payload["nodes"]) == 18 and len(payload["links"]) == links
     dash_duo.find_element("#export-png").click()
-    assert wait_for_file(folder, ".png").read_bytes()[:4] == b"\x89PNG"
-    for old in folder.glob("*.png"):
-        old.unlink()
+    drawing = wait_for_file(folder, "circuit-2.png").read_bytes()
+    assert drawing[:4] == b"\x89PNG"
+    dash_duo.find_element("#export-svg").click()
+    svg = wait_for_file(folder, "circuit-2.svg").read_text()
+    assert "<svg" in svg and svg.count("<path") + svg.count("<circle") >= 18  # the modules
     dash_duo.find_element("#export-figure").click()
-    assert wait_for_file(folder, ".png").read_bytes()[:4] == b"\x89PNG"
+    assert wait_for_file(folder, "circuit-2-figure.png").read_bytes()[:4] == b"\x89PNG"
+    assert (folder / "circuit-2.png").read_bytes() == drawing  # not overwritten by the figure
     no_console_errors(dash_duo)
 
 

@@ -6,9 +6,11 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.collections import PathCollection
 
 from circuitlab import Circuit, CircuitStore
 from circuitlab.app import create_app
+from circuitlab.app.callbacks.export import circuit_figure
 from circuitlab.app.store_view import MAX_SENTENCE
 from circuitlab.app.stores import AppStores, find_stores
 
@@ -146,3 +148,25 @@ def test_a_circuit_too_small_for_a_prior_fit_is_drawn_with_a_message(tmp_path):
     shown = response.get_json()["response"]
     assert "at least 3 nodes" in shown["prior-fit"]["children"]
     assert shown["circuit-title"]["children"].startswith("#0")
+
+
+def test_the_exported_figure_is_drawn_the_way_up_the_app_draws_it(nlvr2_store):
+    """Cytoscape's y axis points down, matplotlib's up: the module at the top of the app's
+    drawing is at the top of the figure, the bottom one at the bottom."""
+    view = AppStores(nlvr2_store).view(".")
+    graph = view.visible_graph({"index": 0}, 0.5, None)
+    figure = circuit_figure(view, graph)
+    ax = figure.axes[0]
+    figure.canvas.draw()
+    drawn = {}  # module -> display y, from each role's node collection in drawing order
+    collections = [c for c in ax.collections if isinstance(c, PathCollection)]
+    roles = ["processor", "readout"]
+    for role, collection in zip(roles, collections, strict=True):
+        nodes = [i for i, d in graph.nodes(data=True) if d["role"] == role]
+        heights = ax.transData.transform(collection.get_offsets())[:, 1]
+        drawn.update(zip(nodes, heights, strict=True))
+    modules = sorted(drawn)
+    app_y = view.positions[modules, 1]  # cytoscape: larger is lower on the screen
+    figure_y = np.array([drawn[m] for m in modules])  # matplotlib display: larger is higher
+    assert modules[int(np.argmin(app_y))] == modules[int(np.argmax(figure_y))]
+    assert modules[int(np.argmax(app_y))] == modules[int(np.argmin(figure_y))]
