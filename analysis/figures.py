@@ -16,6 +16,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import plotly.graph_objects as go  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from plotly.colors import qualitative  # noqa: E402
 
 from circuitlab import prior_targets  # noqa: E402
 from circuitlab.analysis.embedding import single_category_labels  # noqa: E402
@@ -200,13 +201,19 @@ def degree_figure(
     return fig
 
 
+# distinct colours for the map's groups: plotly's 24 dark then 24 light qualitative colours,
+# so 12 NLVR2 category groups never share one (plotly's default colorway has 10)
+GROUP_COLORS = [*qualitative.Dark24, *qualitative.Light24]
+
+
 def embedding_plotly(frame: pd.DataFrame, color: str | None = None) -> go.Figure:
-    """WebGL scatter of an embedding frame (columns x, y, id, and ``color`` if given)."""
+    """WebGL scatter of an embedding frame (columns x, y, id, and ``color`` if given), one
+    trace and one distinct colour per group of ``color`` (cycled past 48 groups)."""
     if color is not None and color not in frame.columns:
         raise ValueError(f"no column {color!r} to colour by; columns: {list(frame.columns)}")
     fig = go.Figure()
     groups = [(None, frame)] if color is None else frame.groupby(color, sort=True)
-    for name, rows in groups:
+    for k, (name, rows) in enumerate(groups):
         fig.add_trace(
             go.Scattergl(
                 x=rows["x"],
@@ -214,11 +221,16 @@ def embedding_plotly(frame: pd.DataFrame, color: str | None = None) -> go.Figure
                 mode="markers",
                 name=str(name),
                 customdata=rows["id"].tolist(),  # a list: plotly packs arrays as base64
-                marker={"size": 4},
+                marker={"size": 4, "color": GROUP_COLORS[k % len(GROUP_COLORS)]},
                 text=rows["text"] if "text" in rows else None,
             )
         )
-    fig.update_layout(margin={"l": 0, "r": 0, "t": 0, "b": 0}, dragmode="lasso")
+    # the legend below the plot: at the right it sat under plotly's toolbar
+    fig.update_layout(
+        margin={"l": 0, "r": 0, "t": 30, "b": 0},
+        dragmode="lasso",
+        legend={"orientation": "h", "yanchor": "top", "y": -0.08, "x": 0},
+    )
     return fig
 
 

@@ -9,43 +9,44 @@ from dash import dash_table, dcc, html
 
 from circuitlab.app.store_view import FILTER_COLUMNS, MAX_SENTENCE
 
-GRAPH_STYLE = [
-    {
-        "selector": "node",
-        "style": {
-            "background-color": "data(color)",
-            "label": "data(label)",
-            "font-size": 9,
-            "width": 18,
-            "height": 18,
-            "border-width": 1,
-            "border-color": "#333",
+
+def graph_style(font_size: float, node_size: float, edge_color: str = "#888") -> list[dict]:
+    """A cytoscape stylesheet; sizes are in the layout's units, so each view passes those that
+    its usual zoom renders legibly (labels about 11 px: the main view opens at about 0.74x,
+    the compare views at about 0.48x)."""
+    return [
+        {
+            "selector": "node",
+            "style": {
+                "background-color": "data(color)",
+                "label": "data(label)",
+                "font-size": font_size,
+                "text-valign": "center",
+                "text-outline-color": "#fff",
+                "text-outline-width": font_size / 8,
+                "width": node_size,
+                "height": node_size,
+                "border-width": 1,
+                "border-color": "#333",
+            },
         },
-    },
-    {"selector": ".readout", "style": {"shape": "square"}},
-    {
-        "selector": "edge",
-        "style": {
-            "width": "data(width)",
-            "line-color": "#888",
-            "opacity": 0.45,
-            "curve-style": "haystack",
+        {"selector": ".readout", "style": {"shape": "square"}},
+        {
+            "selector": "edge",
+            "style": {
+                "width": "data(width)",
+                "line-color": edge_color,
+                "opacity": 0.45 if edge_color == "#888" else 0.8,
+                "curve-style": "haystack",
+            },
         },
-    },
-    {"selector": "node:selected", "style": {"border-width": 3, "border-color": "#d62728"}},
-]
-DIFF_STYLE = [
-    *GRAPH_STYLE[:2],
-    {
-        "selector": "edge",
-        "style": {
-            "width": "data(width)",
-            "line-color": "data(color)",
-            "opacity": 0.8,
-            "curve-style": "haystack",
-        },
-    },
-]
+        {"selector": "node:selected", "style": {"border-width": 3, "border-color": "#d62728"}},
+    ]
+
+
+GRAPH_STYLE = graph_style(font_size=15, node_size=24)
+COMPARE_STYLE = graph_style(font_size=24, node_size=30)
+DIFF_STYLE = graph_style(font_size=24, node_size=30, edge_color="data(color)")
 TABLE_COLUMNS = ["id", "text", "label", "split", "categories"]
 
 
@@ -126,10 +127,11 @@ def _compare_row() -> dbc.Row:
                         placeholder="or a category's mean circuit",
                     ),
                     html.Div(id="compare-summary", className="small mt-1"),
+                    html.Div(id="compare-hover", className="small text-muted mt-1"),
                 ],
                 width=3,
             ),
-            _graph_panel("graph-b", "reference", GRAPH_STYLE, width=4),
+            _graph_panel("graph-b", "reference", COMPARE_STYLE, width=4),
             _graph_panel(
                 "graph-diff",
                 "difference: red gained, blue lost (|delta p| >= 0.05)",
@@ -182,8 +184,21 @@ def _view_controls() -> list:
             value=0.5,
             marks={v / 10: f"{v / 10:g}" for v in range(0, 11)},
         ),
-        dbc.Input(
-            id="top-k", type="number", min=1, step=1, value=3, size="sm", style={"width": 90}
+        html.Div(  # shown in top-k mode only (``show_top_k``)
+            [
+                html.Label("links per module, k", htmlFor="top-k", className="small me-2"),
+                dbc.Input(
+                    id="top-k",
+                    type="number",
+                    min=1,
+                    step=1,
+                    value=3,
+                    size="sm",
+                    style={"width": 90},
+                ),
+            ],
+            id="top-k-box",
+            style={"display": "none"},
         ),
         dbc.InputGroup(
             [

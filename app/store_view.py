@@ -95,9 +95,10 @@ class StoreView:
         category: str | None = None,
         filters: dict[str, str | None] | None = None,
         limit: int = 200,
-    ) -> pd.DataFrame:
-        """Rows whose text contains ``text`` (case-insensitive, plain substring), with the
-        ``category`` and every column filter given; the first ``limit``."""
+    ) -> tuple[pd.DataFrame, int]:
+        """Table rows of the circuits whose text contains ``text`` (case-insensitive, plain
+        substring), with the ``category`` and every column filter given: the first ``limit``,
+        and how many match in all."""
         keep = np.ones(len(self.frame), dtype=bool)
         if text and self.texts is not None:
             keep &= self.texts.str.contains(text, case=False, regex=False).to_numpy()
@@ -107,7 +108,7 @@ class StoreView:
             if value not in (None, "") and column in self.frame:
                 keep &= (self.frame[column].astype(str) == value).to_numpy()
         rows = self.frame[keep].head(limit)
-        return self.table_rows(rows.index)
+        return self.table_rows(rows.index), int(keep.sum())
 
     def table_rows(self, indices) -> pd.DataFrame:
         rows = self.frame.loc[list(indices)]

@@ -63,6 +63,13 @@ def circuit_title(view: StoreView, circuit: dict) -> str:
     return f"#{row['id']}: {row.get('text', '')}"
 
 
+def node_text(node: dict | None) -> str:
+    """What hovering a module says: its number, role and degree in the view."""
+    if not node:
+        return ""
+    return f"module {node['id']} ({node['role']}): {node['degree']} links in this view"
+
+
 def register(app: dash.Dash, stores: AppStores) -> None:
     @app.callback(
         Output("circuit", "data"),
@@ -88,8 +95,8 @@ def register(app: dash.Dash, stores: AppStores) -> None:
                 return {"typed": k, "text": typed[k]} if k < len(typed or []) else no_update
         else:
             query = query_of(search)
-            if "id" not in query:
-                return no_update
+            if "id" not in query:  # a fresh page opens on the store's first circuit
+                return {"index": 0} if not shows_circuit(current) and len(view.frame) else no_update
             index = view.index_of(query["id"])
             if index is None:
                 return {"error": f"no circuit with id {query['id'][:40]!r} in this store"}
@@ -151,6 +158,19 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         title = circuit_title(view, circuit)
         return elements, title, count, text, bool(text), prior, degrees
 
-    @app.callback(Output("edge-hover", "children"), Input("graph", "mouseoverEdgeData"))
-    def hover_edge(edge):
+    @app.callback(Output("top-k-box", "style"), Input("mode", "value"))
+    def show_top_k(mode):
+        return (
+            {"display": "flex", "alignItems": "center"} if mode == "top-k" else {"display": "none"}
+        )
+
+    @app.callback(
+        Output("edge-hover", "children"),
+        Input("graph", "mouseoverEdgeData"),
+        Input("graph", "mouseoverNodeData"),
+    )
+    def hover(edge, node):
+        """The link or module under the pointer, whichever it entered last."""
+        if ctx.triggered_prop_ids and "graph.mouseoverNodeData" in ctx.triggered_prop_ids:
+            return node_text(node)
         return f"link {edge['source']}-{edge['target']}: p = {edge['p']:.3f}" if edge else ""

@@ -4,7 +4,7 @@ drawn side by side with the links that grew stronger or weaker."""
 from __future__ import annotations
 
 import dash
-from dash import Input, Output, State
+from dash import Input, Output, State, ctx
 
 from circuitlab.app.callbacks.common import shows_circuit, store_view, threshold_of
 from circuitlab.app.store_view import TooManyEdges
@@ -46,3 +46,18 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             f"{gained} links stronger, {lost} weaker by 0.05 or more"
         )
         return elements, difference, summary
+
+    @app.callback(
+        Output("compare-hover", "children"),
+        Input("graph-b", "mouseoverEdgeData"),
+        Input("graph-diff", "mouseoverEdgeData"),
+    )
+    def hover(reference_edge, difference_edge):
+        """The link under the pointer in the reference or the difference graph."""
+        if ctx.triggered_id == "graph-diff" and difference_edge:
+            e = difference_edge
+            return f"link {e['source']}-{e['target']}: delta p = {e['p']:+.3f}"
+        if ctx.triggered_id == "graph-b" and reference_edge:
+            e = reference_edge
+            return f"reference link {e['source']}-{e['target']}: p = {e['p']:.3f}"
+        return ""

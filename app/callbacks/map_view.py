@@ -39,6 +39,7 @@ def embedding_figure(view: StoreView, color: str | None, typed: list[str]) -> go
     elif color:
         frame[color] = view.frame[color].astype(str).to_numpy()
     figure = embedding_plotly(frame, color)
+    figure.update_traces(marker_color="#c7c7c7", selector={"name": "several or none"})
     if typed:
         positions = [view.typed_position(text) for text in typed]
         figure.add_trace(

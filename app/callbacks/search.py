@@ -14,6 +14,13 @@ from circuitlab.app.store_view import FILTER_COLUMNS
 from circuitlab.app.stores import AppStores
 
 
+def result_count(shown: int, total: int) -> str:
+    """The line above the results: how many match, and how many of them the table lists."""
+    if shown < total:
+        return f"{total:,} matching circuits (the first {shown:,} listed)"
+    return f"{total:,} matching circuit{'' if total == 1 else 's'}"
+
+
 def register(app: dash.Dash, stores: AppStores) -> None:
     @app.callback(
         Output("store-key", "data"),
@@ -70,8 +77,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     )
     def find(text, category, split, label, correct, key):
         view = store_view(stores, key)
-        rows = view.search(
+        rows, total = view.search(
             text or "", category, {"split": split, "label": label, "correct": correct}
         )
-        shown = "first 200 " if len(rows) == 200 else ""
-        return rows.to_dict("records"), f"{shown}{len(rows)} matching circuits"
+        return rows.to_dict("records"), result_count(len(rows), total)

@@ -67,7 +67,7 @@ def open_first_result(dash_duo, text: str):
     search = dash_duo.find_element("#search")
     search.send_keys(text)
     search.send_keys("\n")
-    dash_duo.wait_for_contains_text("#result-count", "matching circuits")
+    dash_duo.wait_for_contains_text("#result-count", "matching circuit")
     dash_duo.wait_for_contains_text("#results", text, timeout=10)
     dash_duo.find_element("#results td[data-dash-column='text']").click()
     dash_duo.wait_for_contains_text("#edge-count", "links")
@@ -327,12 +327,76 @@ def test_the_url_and_the_menu_pick_a_store_under_the_root(dash_duo, nlvr2_store)
     # the menu opens the other store in a fresh page, named in the URL
     dash_duo.select_dcc_dropdown("#store-choice", value="nlvr")
     dash_duo.wait_for_text_to_equal(brand, "circuitlab: nlvr")
-    assert dash_duo.driver.current_url.endswith("?store=nlvr")
-    assert dash_duo.find_element("#circuit-title").text == "no circuit selected"
+    assert "?store=nlvr" in dash_duo.driver.current_url
+    first = frames["nlvr"]["id"].iloc[0]  # a fresh page opens on the store's first circuit
+    dash_duo.wait_for_contains_text("#circuit-title", f"#{first}: {texts['nlvr'][first]}")
 
     # a store key that is not one of the root's (here a path out of it) is refused in the page
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=..%2F..%2Fetc&id={cid}")
     dash_duo.wait_for_contains_text("#graph-message", "no store '../../etc' under the app's root")
     dash_duo.wait_for_text_to_equal(brand, "circuitlab: nlvr")
     dash_duo.wait_for_contains_text("#circuit-title", f"#{cid}: {texts['nlvr'][cid]}")
+    no_console_errors(dash_duo)
+
+
+def rendered_label_px(dash_duo, graph_id: str) -> float:
+    """The on-screen height of a module label: font size times the view's zoom."""
+    script = (
+        "const cy = document.getElementById(arguments[0])._cyreg.cy;"
+        "return cy.zoom() * parseFloat(cy.nodes()[0].style('font-size'));"
+    )
+    return dash_duo.driver.execute_script(script, graph_id)
+
+
+def hover(dash_duo, graph_id: str, kind: str):
+    """Point at the first edge or node of a cytoscape view (cytoscape's own mouseover event)."""
+    script = "document.getElementById(arguments[0])._cyreg.cy[arguments[1]]()[0].emit('mouseover')"
+    dash_duo.driver.execute_script(script, graph_id, kind)
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
+
+
+def test_a_fresh_page_shows_a_readable_circuit_and_map(dash_duo, nlvr2_store, screenshot):
+    store = CircuitStore.open(nlvr2_store)
+    start(dash_duo, nlvr2_store)
+    # the first view is a circuit, not an empty box
+    first = store.frame["id"].iloc[0]
+    dash_duo.wait_for_contains_text("#circuit-title", f"#{first}:")
+    assert edge_count(dash_duo) > 0
+    dash_duo.wait_for_text_to_equal("#result-count", f"{len(store)} matching circuits")
+    # module labels are legible in the circuit and in both compare views
+    assert rendered_label_px(dash_duo, "graph") >= 10
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?id=1&compare=2")
+    dash_duo.wait_for_contains_text("#compare-summary", "against circuit #2")
+    assert rendered_label_px(dash_duo, "graph-b") >= 10
+    assert rendered_label_px(dash_duo, "graph-diff") >= 10
+    # modules and difference links answer the pointer
+    hover(dash_duo, "graph", "nodes")
+    dash_duo.wait_for_contains_text("#edge-hover", "links in this view")
+    hover(dash_duo, "graph", "edges")
+    dash_duo.wait_for_contains_text("#edge-hover", ": p = ")
+    hover(dash_duo, "graph-diff", "edges")
+    dash_duo.wait_for_contains_text("#compare-hover", "delta p = ")
+    # the top-k box shows, labelled, in top-k mode only
+    assert not dash_duo.find_element("#top-k").is_displayed()
+    dash_duo.find_element("#mode input[value='top-k']").click()
+    dash_duo.wait_for_contains_text("#edge-count", "top-3 per module")
+    assert dash_duo.find_element("#top-k").is_displayed()
+    assert dash_duo.find_element("label[for='top-k']").text == "links per module, k"
+    # the map: a colour per category group, and the legend clear of plotly's toolbar
+    colors = dash_duo.driver.execute_script(
+        "return document.querySelector('#embedding .js-plotly-plot').data.map(t => t.marker.color)"
+    )
+    assert len(colors) >= 2 and len(set(colors)) == len(colors)
+    legend = dash_duo.find_element("#embedding .legend").rect
+    toolbar = dash_duo.find_element("#embedding .modebar").rect
+    assert not overlap(legend, toolbar)
+    screenshot(dash_duo, "fresh_page")
     no_console_errors(dash_duo)

@@ -9,8 +9,10 @@ import pytest
 from matplotlib.collections import PathCollection
 
 from circuitlab import Circuit, CircuitStore
+from circuitlab.analysis.figures import embedding_plotly
 from circuitlab.app import create_app
 from circuitlab.app.callbacks.export import circuit_figure
+from circuitlab.app.callbacks.search import result_count
 from circuitlab.app.store_view import MAX_SENTENCE
 from circuitlab.app.stores import AppStores, find_stores
 
@@ -170,3 +172,25 @@ def test_the_exported_figure_is_drawn_the_way_up_the_app_draws_it(nlvr2_store):
     figure_y = np.array([drawn[m] for m in modules])  # matplotlib display: larger is higher
     assert modules[int(np.argmin(app_y))] == modules[int(np.argmax(figure_y))]
     assert modules[int(np.argmax(app_y))] == modules[int(np.argmin(figure_y))]
+
+
+def test_search_lists_the_first_rows_and_counts_them_all(nlvr2_store):
+    view = AppStores(nlvr2_store).view(".")
+    rows, total = view.search(limit=10)
+    assert len(rows) == 10 and total == len(view.frame) == 150
+    assert result_count(len(rows), total) == "150 matching circuits (the first 10 listed)"
+    word = str(view.frame["text"].iloc[3]).split()[1]
+    rows, total = view.search(word)
+    expected = view.frame["text"].str.contains(word, case=False, regex=False).sum()
+    assert len(rows) == total == expected
+    assert result_count(1, 1) == "1 matching circuit"
+
+
+def test_the_map_gives_each_of_twelve_groups_its_own_colour():
+    """NLVR2's 12 category groups used to share plotly's 10 default colours (two reds)."""
+    groups = [f"group {k}" for k in range(12)]
+    frame = pd.DataFrame({"x": range(24), "y": range(24), "id": range(24), "category": groups * 2})
+    figure = embedding_plotly(frame, "category")
+    colors = [trace.marker.color for trace in figure.data]
+    assert [trace.name for trace in figure.data] == sorted(groups)
+    assert len(set(colors)) == 12
