@@ -6,7 +6,7 @@ from urllib.parse import parse_qs
 
 from dash.exceptions import PreventUpdate
 
-from circuitlab.app.store_view import StoreView
+from circuitlab.app.store_view import MAX_SENTENCE, StoreView
 from circuitlab.app.stores import AppStores
 
 # the view settings a fresh page starts with; the URL carries only those that differ
@@ -57,6 +57,8 @@ def parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
             problems.append(f"k {query['k'][:40]!r} is not a positive integer")
     if "compare" in query:
         values["compare"] = query["compare"][:40]  # checked against the store's ids on use
+    if "q" in query:
+        values["search"] = query["q"][:MAX_SENTENCE]  # a plain substring, shown as text
     if "color" in query:
         if query["color"] in ("module", "community"):
             values["color"] = query["color"]

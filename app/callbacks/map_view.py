@@ -6,10 +6,11 @@ from __future__ import annotations
 import dash
 import plotly.graph_objects as go
 from dash import Input, Output, State, no_update
+from dash.exceptions import PreventUpdate
 
 from circuitlab.analysis.embedding import single_category_labels
 from circuitlab.analysis.figures import embedding_plotly
-from circuitlab.app.callbacks.common import row_of, store_view
+from circuitlab.app.callbacks.common import query_of, row_of, store_view
 from circuitlab.app.store_view import StoreView
 from circuitlab.app.stores import AppStores
 
@@ -21,6 +22,11 @@ def color_columns(view: StoreView) -> list[str]:
         if c not in ("id", "text", "categories") and view.frame[c].nunique() <= 30:
             columns.append(c)
     return columns
+
+
+def default_map_color(columns: list[str]) -> str | None:
+    """The map's colour on a fresh page: the category where the store has one."""
+    return "category" if "category" in columns else None
 
 
 def embedding_figure(view: StoreView, color: str | None, typed: list[str]) -> go.Figure | dict:
@@ -93,6 +99,33 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         if text not in typed:
             typed.append(text)
         return {"typed": typed.index(text), "text": text}, "", typed
+
+    @app.callback(
+        Output("circuit", "data", allow_duplicate=True),
+        Output("typed-message", "children", allow_duplicate=True),
+        Output("typed-sentences", "data", allow_duplicate=True),
+        Output("typed", "value"),
+        Input("url-read", "search"),
+        State("typed-sentences", "data"),
+        State("circuit", "data"),
+        State("store-key", "data"),
+        prevent_initial_call="initial_duplicate",
+    )
+    def open_typed(search, typed, current, key):
+        """A URL's ``typed`` sentence: its circuit shown and the sentence on this page's map."""
+        text = query_of(search).get("typed")
+        if text is None or (current or {}).get("text") == text.strip():
+            raise PreventUpdate
+        view = store_view(stores, key)
+        try:
+            text = view.checked_sentence(text)
+            view.typed_circuit(text)
+        except ValueError as err:
+            return no_update, f"typed sentence from the URL: {err}", no_update, no_update
+        typed = list(typed or [])
+        if text not in typed:
+            typed.append(text)
+        return {"typed": typed.index(text), "text": text}, "", typed, text
 
     @app.callback(
         Output("selection", "data"),

@@ -9,7 +9,7 @@ from dash import Input, Output, State
 from dash.exceptions import PreventUpdate
 
 from circuitlab.app.callbacks.common import query_of, store_view
-from circuitlab.app.callbacks.map_view import color_columns
+from circuitlab.app.callbacks.map_view import color_columns, default_map_color
 from circuitlab.app.store_view import FILTER_COLUMNS
 from circuitlab.app.stores import AppStores
 
@@ -28,6 +28,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("navbar", "brand"),
         Output("category", "options"),
         Output("compare-category", "options"),
+        Output("compare-category", "value"),
         *[Output(f"filter-{c}", "options") for c in FILTER_COLUMNS],
         *[Output(f"filter-{c}", "disabled") for c in FILTER_COLUMNS],
         Output("embedding-color", "options"),
@@ -36,22 +37,28 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         State("store-key", "data"),
     )
     def open_store(search, current):
-        key, _ = stores.resolve(query_of(search).get("store"))
+        query = query_of(search)
+        key, _ = stores.resolve(query.get("store"))
         if key == current:
             raise PreventUpdate
         view = stores.view(key)
         categories, options, colors = view.categories(), view.filter_options(), color_columns(view)
         name = view.store.path.name if key == "." else key
+        # the URL's map colour and compared category where this store has them (set here,
+        # with their options, so that no dropdown holds a value before its options exist)
+        color = query["map"] if query.get("map") in colors else default_map_color(colors)
+        compared = query.get("compare_category")
         return (
             key,
             key,
             f"circuitlab: {name}",
             categories,
             categories,
+            compared if compared in categories else None,
             *[options.get(c, []) for c in FILTER_COLUMNS],
             *[c not in options for c in FILTER_COLUMNS],
             colors,
-            "category" if "category" in colors else None,
+            color,
         )
 
     @app.callback(

@@ -1,5 +1,6 @@
 """The URL as the page's state: view settings restored from it, and written back to it, so that
-a link reproduces what its sender saw (store, circuit, module, threshold, mode, k, colour)."""
+a link reproduces what its sender saw (store, circuit or typed sentence, module, threshold, mode,
+k, colour, compared circuit or category, search text, map colour)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from circuitlab.app.callbacks.common import (
     query_of,
     store_view,
 )
+from circuitlab.app.callbacks.map_view import default_map_color
 from circuitlab.app.stores import AppStores
 
-SETTINGS = ("threshold", "mode", "top_k", "color", "compare")
+SETTINGS = ("threshold", "mode", "top_k", "color", "compare", "search")
 URL_NAMES = {"threshold": "threshold", "mode": "mode", "top_k": "k", "color": "color"}
 
 
@@ -28,16 +30,19 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("top-k", "value"),
         Output("color-by", "value"),
         Output("compare-id", "value"),
+        Output("search", "value"),
         Input("url-read", "search"),
         State("threshold", "value"),
         State("mode", "value"),
         State("top-k", "value"),
         State("color-by", "value"),
         State("compare-id", "value"),
+        State("search", "value"),
     )
-    def restore_view(search, threshold, mode, top_k, color, compare_id):
+    def restore_view(search, threshold, mode, top_k, color, compare_id, text):
         values, _ = parse_view(query_of(search))
-        current = dict(zip(SETTINGS, (threshold, mode, top_k, color, compare_id), strict=True))
+        shown = (threshold, mode, top_k, color, compare_id, text)
+        current = dict(zip(SETTINGS, shown, strict=True))
         return tuple(
             values[k] if k in values and values[k] != current[k] else no_update for k in SETTINGS
         )
@@ -49,16 +54,41 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         *[Input(control, "value") for control in DRAWING_CONTROLS],
         Input("color-by", "value"),
         Input("compare-id", "value"),
+        Input("compare-category", "value"),
+        Input("search", "value"),
+        Input("embedding-color", "value"),
+        State("embedding-color", "options"),
         State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def write_url(circuit, module, threshold, mode, top_k, color, compare_id, key):
+    def write_url(
+        circuit,
+        module,
+        threshold,
+        mode,
+        top_k,
+        color,
+        compare_id,
+        compare_category,
+        text,
+        map_color,
+        map_colors,
+        key,
+    ):
         view = store_view(stores, key)
         query = {"store": key} if len(stores.keys) > 1 else {}
         if compare_id:
             query["compare"] = compare_id
+        if compare_category:
+            query["compare_category"] = compare_category
+        if text:
+            query["q"] = text
+        if map_color and map_color != default_map_color(map_colors or []):
+            query["map"] = map_color
         if circuit and "index" in circuit:
             query["id"] = int(view.frame["id"].iloc[circuit["index"]])
+        elif circuit and "typed" in circuit:
+            query["typed"] = circuit["text"]
         if module is not None:
             query["module"] = module
         settings = {"threshold": threshold, "mode": mode, "top_k": top_k, "color": color}

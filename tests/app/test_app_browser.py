@@ -160,6 +160,42 @@ def test_url_state_is_restored(dash_duo, nlvr2_store):
     no_console_errors(dash_duo)
 
 
+def test_the_url_keeps_search_map_colour_compared_category_and_typed_sentence(
+    dash_duo, nlvr2_store
+):
+    start(dash_duo, nlvr2_store, "?id=3", checkpoint="checkpoints/nlvr")
+    dash_duo.wait_for_contains_text("#circuit-title", "#3:")
+    search = dash_duo.find_element("#search")
+    search.send_keys("bottle\n")
+    wait_for_url(dash_duo, "q=bottle")
+    dash_duo.select_dcc_dropdown("#embedding-color", value="split")
+    wait_for_url(dash_duo, "map=split")
+    frame = CircuitStore.open(nlvr2_store).frame
+    category = sorted({c for cats in frame["categories"] for c in cats})[0]  # the menu's first
+    dash_duo.select_dcc_dropdown("#compare-category", index=0)
+    wait_for_url(dash_duo, "compare_category=")
+    shared = dash_duo.driver.current_url
+
+    # the link reproduces the view in a fresh page
+    dash_duo.wait_for_page(url=shared)
+    dash_duo.wait_for_contains_text("#circuit-title", "#3:")
+    assert dash_duo.find_element("#search").get_attribute("value") == "bottle"
+    dash_duo.wait_for_contains_text("#results", "bottle")
+    dash_duo.wait_for_contains_text("#compare-summary", f"against the mean circuit of {category}")
+    WebDriverWait(dash_duo.driver, 10).until(lambda d: "dev" in trace_names(d))  # by split
+
+    # a typed sentence is in the URL, and a link to it generates its circuit again
+    dash_duo.find_element("#typed").send_keys("There are exactly two towers.")
+    dash_duo.find_element("#generate").click()
+    dash_duo.wait_for_contains_text("#circuit-title", "typed: There are exactly two towers.")
+    wait_for_url(dash_duo, "typed=There+are+exactly+two+towers.")
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?typed=There+are+no+towers.")
+    dash_duo.wait_for_contains_text("#circuit-title", "typed: There are no towers.", timeout=30)
+    assert edge_count(dash_duo) > 0
+    WebDriverWait(dash_duo.driver, 10).until(lambda d: "typed" in trace_names(d))
+    no_console_errors(dash_duo)
+
+
 def test_bad_url_input_shows_a_message_and_no_injected_html(dash_duo, nlvr2_store):
     start(dash_duo, nlvr2_store, "?id=%3Cb%3Ex%3C/b%3E&threshold=7")
     dash_duo.wait_for_contains_text("#graph-message", "no circuit with id")
