@@ -254,7 +254,22 @@ def _circuit_panel() -> dbc.Col:
 
 
 def _details_panel() -> dbc.Col:
-    """Right: the clicked module, and the circuit's prior fit with its degree plot."""
+    """Right: the circuit's example, the clicked module, and the circuit's prior fit with its
+    degree plot."""
+    example = dbc.Card(
+        [
+            dbc.CardHeader("Example"),
+            dbc.CardBody(
+                [
+                    html.Img(
+                        id="example-scene", alt="the example's scene", style={"display": "none"}
+                    ),
+                    html.Div(id="example-facts", className="small mt-1"),
+                ]
+            ),
+        ],
+        className="mb-2",
+    )
     module = dbc.Card(
         [dbc.CardHeader("Module"), dbc.CardBody(id="module-details", children="click a module")]
     )
@@ -263,7 +278,7 @@ def _details_panel() -> dbc.Col:
         [dbc.CardHeader("Prior fit"), dbc.CardBody([html.Div(id="prior-fit"), degree])],
         className="mt-2",
     )
-    return dbc.Col([module, prior], width=3)
+    return dbc.Col([example, module, prior], width=3)
 
 
 def _map_row() -> dbc.Row:

@@ -13,7 +13,7 @@ import torch
 from tqdm import tqdm
 
 from circuitlab.checkpoint import checkpoint_file
-from circuitlab.data.nlvr import read_nlvr
+from circuitlab.data.nlvr import read_nlvr, scene_json
 from circuitlab.files import file_sha256, write_atomic
 from circuitlab.model import NAC
 from circuitlab.nlvr_eval import nlvr2_sentences, nlvr_task, predict_nlvr
@@ -189,8 +189,10 @@ def write_nlvr_stores(
     stores = {"nlvr2": write("nlvr2", nlvr2_sentences().head(limit))}
     parts = []
     for split in ("nlvr-dev", "nlvr-test"):
-        predictions = predict_nlvr(model, task, read_nlvr(split)[:limit])
+        examples = read_nlvr(split)[:limit]
+        predictions = predict_nlvr(model, task, examples)
         predictions["split"] = split.removeprefix("nlvr-")
+        predictions["scene"] = [scene_json(e.boxes) for e in examples]  # the app draws it
         parts.append(predictions)
     frame = pd.concat(parts, ignore_index=True).rename(
         columns={"sentence": "text", "identifier": "scene_id"}

@@ -110,3 +110,22 @@ def test_out_of_spec_nlvr_lines_are_refused_with_file_and_line(tmp_path):
     path.write_bytes(json.dumps(good).encode() + b"\n" + b'{"sentence": "caf\xe9"}\n')
     with pytest.raises(nlvr.NLVRFormatError, match=r"latin1.json, line 2: not UTF-8"):
         nlvr.read_nlvr(path)
+
+
+def test_a_scene_survives_json_in_nlvrs_own_form():
+    """scene_json writes NLVR's structured_rep (the shipped file's own records, in its order)
+    and scene_from_json reads it back; a damaged scene is refused like a bad NLVR line."""
+    example = nlvr.read_nlvr("nlvr-dev")[0]
+    text = nlvr.scene_json(example.boxes)
+    with gzip.open(nlvr.resolve("nlvr-dev"), "rt") as lines:
+        raw = json.loads(next(lines))["structured_rep"]
+    assert json.loads(text) == raw
+    assert nlvr.scene_from_json(text) == example.boxes
+    with pytest.raises(nlvr.NLVRFormatError, match="a list of 3 lists"):
+        nlvr.scene_from_json(json.dumps(json.loads(text)[:2]))
+    with pytest.raises(nlvr.NLVRFormatError, match="box 1: unknown object"):
+        broken = json.loads(text)
+        broken[1][0]["type"] = "hexagon"
+        nlvr.scene_from_json(json.dumps(broken))
+    with pytest.raises(nlvr.NLVRFormatError, match="not JSON"):
+        nlvr.scene_from_json("[[")

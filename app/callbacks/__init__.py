@@ -2,6 +2,7 @@
 
 - ``search``: which store is shown, its filters, and the matching sentences;
 - ``circuit``: the chosen circuit and its drawing, prior fit and degree plot;
+- ``example``: the circuit's example (an NLVR scene), label, prediction and p(true);
 - ``module``: the clicked module's details;
 - ``compare``: the shown circuit against another or a category's mean circuit;
 - ``map_view``: the embedding of all circuits, typed sentences and the lasso selection;
@@ -13,10 +14,19 @@ from __future__ import annotations
 
 import dash
 
-from circuitlab.app.callbacks import circuit, compare, export, map_view, module, search, url_state
+from circuitlab.app.callbacks import (
+    circuit,
+    compare,
+    example,
+    export,
+    map_view,
+    module,
+    search,
+    url_state,
+)
 from circuitlab.app.stores import AppStores
 
-PANELS = (search, url_state, circuit, compare, module, map_view, export)
+PANELS = (search, url_state, circuit, example, compare, module, map_view, export)
 
 
 def register_all(app: dash.Dash, stores: AppStores) -> None:

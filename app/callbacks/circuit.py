@@ -95,6 +95,8 @@ def register(app: dash.Dash, stores: AppStores) -> None:
                 return {"typed": k, "text": typed[k]} if k < len(typed or []) else no_update
         else:
             query = query_of(search)
+            # on a fresh page the store key may not have landed yet: the URL names the store
+            view = stores.view(stores.resolve(query.get("store"))[0])
             if "typed" in query and "id" not in query:  # open_typed (map_view) shows it
                 return no_update
             if "id" not in query:  # a fresh page opens on the store's first circuit

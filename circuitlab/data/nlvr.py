@@ -164,6 +164,34 @@ def _scene_object(raw: dict[str, Any], where: str) -> SceneObject:
     return obj
 
 
+def scene_json(boxes: tuple[tuple[SceneObject, ...], ...]) -> str:
+    """A scene in NLVR's own ``structured_rep`` form (a list of boxes of objects), as JSON."""
+    return json.dumps(
+        [
+            [
+                {"x_loc": o.x, "y_loc": o.y, "size": o.size, "type": o.shape, "color": o.colour}
+                for o in box
+            ]
+            for box in boxes
+        ]
+    )
+
+
+def scene_from_json(text: str, where: str = "scene") -> tuple[tuple[SceneObject, ...], ...]:
+    """``scene_json``'s inverse, checked as NLVR's reader checks a line (NLVRFormatError)."""
+    try:
+        raw = json.loads(text)
+    except (TypeError, json.JSONDecodeError) as err:
+        raise NLVRFormatError(f"{where}: not JSON ({err})") from err
+    if not (
+        isinstance(raw, list) and len(raw) == N_BOXES and all(isinstance(b, list) for b in raw)
+    ):
+        raise NLVRFormatError(f"{where}: a scene is a list of {N_BOXES} lists of objects")
+    return tuple(
+        tuple(_scene_object(o, f"{where}, box {b}") for o in box) for b, box in enumerate(raw)
+    )
+
+
 def read_nlvr(source: str | os.PathLike) -> list[NLVRExample]:
     """NLVR examples with their structured scenes from ``source`` ("nlvr-dev", "nlvr-test", or
     the path of a file in the official format, e.g. a train.json you have)."""

@@ -1,6 +1,7 @@
 """The app in headless Chromium: search, threshold, module click, lasso, URL state, bad input.
 Each test ends by checking the browser console has no errors."""
 
+import base64
 import json
 import os
 import shutil
@@ -435,4 +436,27 @@ def test_a_fresh_page_shows_a_readable_circuit_and_map(dash_duo, nlvr2_store, sc
     toolbar = dash_duo.find_element("#embedding .modebar").rect
     assert not overlap(legend, toolbar)
     screenshot(dash_duo, "fresh_page")
+    no_console_errors(dash_duo)
+
+
+def test_an_nlvr_circuit_shows_its_scene_label_and_prediction(dash_duo, nlvr2_store, screenshot):
+    root = nlvr2_store.parent
+    row = CircuitStore.open(root / "nlvr").frame.iloc[4]
+    dash_duo.start_server(create_app(root))
+    dash_duo.driver.set_window_size(1500, 2400)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id={row['id']}")
+    dash_duo.wait_for_contains_text("#example-facts", "prediction")
+    facts = dash_duo.find_element("#example-facts").text
+    assert facts.startswith(f"label {str(row['label']).lower()} · prediction ")
+    assert f"p(true) {row['p_true']:.2f}" in facts
+    image = dash_duo.find_element("#example-scene")
+    assert image.is_displayed() and image.size["width"] > 100
+    svg = base64.b64decode(image.get_attribute("src").split(",", 1)[1]).decode()
+    n_objects = sum(len(box) for box in json.loads(row["scene"]))
+    assert svg.count("<circle") + svg.count("<polygon") + svg.count("<rect") == n_objects + 3
+    screenshot(dash_duo, "nlvr_example")
+    # an NLVR2 sentence has no scene: the panel says so and shows no image
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr2&id=0")
+    dash_duo.wait_for_contains_text("#example-facts", "NLVR2 images are not shipped")
+    assert not dash_duo.find_element("#example-scene").is_displayed()
     no_console_errors(dash_duo)

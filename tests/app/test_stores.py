@@ -1,7 +1,10 @@
 """The app's stores: found under the root, keyed by folder, URL keys looked up (never joined
 onto a path), stores opened on first use."""
 
+import base64
+import json
 import shutil
+from xml.etree import ElementTree
 
 import numpy as np
 import pandas as pd
@@ -13,8 +16,10 @@ from circuitlab.analysis.figures import embedding_plotly
 from circuitlab.app import create_app
 from circuitlab.app.callbacks.export import circuit_figure
 from circuitlab.app.callbacks.search import result_count
+from circuitlab.app.example_view import GAP, example_summary, scene_svg
 from circuitlab.app.store_view import MAX_SENTENCE
 from circuitlab.app.stores import AppStores, find_stores
+from circuitlab.data.nlvr import BOX_SIZE, SceneObject
 
 
 def test_stores_under_a_root_are_found_and_keyed_by_folder(nlvr2_store, tmp_path):
@@ -194,3 +199,43 @@ def test_the_map_gives_each_of_twelve_groups_its_own_colour():
     colors = [trace.marker.color for trace in figure.data]
     assert [trace.name for trace in figure.data] == sorted(groups)
     assert len(set(colors)) == 12
+
+
+def test_an_nlvr_scene_is_drawn_object_by_object():
+    boxes = (
+        (SceneObject(0, 0, 10, "circle", "Black"), SceneObject(70, 80, 20, "square", "Yellow")),
+        (),
+        (SceneObject(50, 10, 30, "triangle", "#0099ff"),),
+    )
+    svg = ElementTree.fromstring(scene_svg(boxes))
+    tag = "{http://www.w3.org/2000/svg}"
+    frames = svg.findall(f"{tag}rect[@class='box']")
+    assert [float(r.get("x")) for r in frames] == [0, BOX_SIZE + GAP, 2 * (BOX_SIZE + GAP)]
+    (circle,) = svg.findall(f"{tag}circle")
+    assert (circle.get("cx"), circle.get("cy"), circle.get("r"), circle.get("fill")) == (
+        "5",
+        "5",
+        "5",
+        "Black",
+    )
+    (square,) = [r for r in svg.findall(f"{tag}rect") if r.get("class") != "box"]
+    assert (square.get("x"), square.get("y"), square.get("width")) == ("70", "80", "20")
+    (triangle,) = svg.findall(f"{tag}polygon")
+    left = 2 * (BOX_SIZE + GAP) + 50  # the third box's object, apex up at its top middle
+    assert triangle.get("points") == f"{left + 15},10 {left},40 {left + 30},40"
+
+
+def test_the_example_panel_says_what_it_knows(nlvr2_store):
+    nlvr_frame = CircuitStore.open(nlvr2_store.parent / "nlvr").frame
+    row = nlvr_frame.iloc[0]
+    uri, facts = example_summary(row)
+    svg = base64.b64decode(uri.removeprefix("data:image/svg+xml;base64,")).decode()
+    n_objects = sum(len(box) for box in json.loads(row["scene"]))
+    assert svg.count("<circle") + svg.count("<polygon") + svg.count("<rect") == n_objects + 3
+    assert facts.startswith(f"label {str(row['label']).lower()} · prediction ")
+    assert f"p(true) {row['p_true']:.2f}" in facts
+    uri, facts = example_summary(row.drop("scene"))
+    assert uri is None and "export the store again" in facts
+    nlvr2_row = CircuitStore.open(nlvr2_store).frame.iloc[0]
+    uri, facts = example_summary(nlvr2_row)
+    assert uri is None and "NLVR2 images are not shipped" in facts
