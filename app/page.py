@@ -41,6 +41,15 @@ def graph_style(font_size: float, node_size: float, edge_color: str = "#888") ->
             },
         },
         {"selector": "node:selected", "style": {"border-width": 3, "border-color": "#d62728"}},
+        # what the visitor cut or knocked out (``circuitlab.app.callbacks.intervene``)
+        {
+            "selector": "edge.cut",
+            "style": {"line-style": "dashed", "line-color": "#d62728", "opacity": 0.9},
+        },
+        {
+            "selector": "node.knocked",
+            "style": {"background-color": "#f0f0f0", "border-style": "dashed", "opacity": 0.6},
+        },
     ]
 
 
@@ -227,6 +236,37 @@ def _export_buttons() -> html.Div:
     return html.Div([html.Span("export: ", className="small"), *buttons], className="mt-1")
 
 
+def _edit_controls() -> html.Div:
+    """Interventions: in edit mode a click on a link cuts it and a click on a module knocks
+    it out (again: restores it); undo, reset, and what the edit does to the answer."""
+    buttons = [
+        dbc.Button(
+            label, id=f"edit-{label}", n_clicks=0, size="sm", color="light", className="me-1"
+        )
+        for label in ("undo", "reset")
+    ]
+    return html.Div(
+        [
+            html.Span("click to: ", className="small"),
+            dcc.RadioItems(
+                id="click-mode",
+                options=[
+                    {"label": "inspect", "value": "inspect"},
+                    {"label": "cut links / knock out modules", "value": "edit"},
+                ],
+                value="inspect",
+                inline=True,
+                inputStyle={"marginRight": 4, "marginLeft": 8},
+                className="small d-inline",
+            ),
+            html.Span(buttons, className="ms-2"),
+            html.Div(id="edit-summary", className="small text-muted"),
+            html.Div(id="intervention", className="small"),
+        ],
+        className="mt-1",
+    )
+
+
 def _circuit_panel() -> dbc.Col:
     """Middle: the shown circuit, its view controls and the export buttons."""
     return dbc.Col(
@@ -246,6 +286,7 @@ def _circuit_panel() -> dbc.Col:
                 minZoom=0.3,
                 maxZoom=4,
             ),
+            _edit_controls(),
             _export_buttons(),
             dcc.Download(id="download"),
         ],
@@ -308,6 +349,8 @@ def page(store_keys: list[str]) -> html.Div:
         dcc.Store(id="store-key"),
         dcc.Store(id="circuit"),
         dcc.Store(id="module"),
+        # the visitor's edits in order: ["cut", i, j] or ["knock", m], each a toggle
+        dcc.Store(id="edits", data=[]),
         # the sentences typed in this page, in order: the visitor's own, never the server's
         dcc.Store(id="typed-sentences", data=[]),
     ]

@@ -9,6 +9,7 @@ import os
 import threading
 from pathlib import Path
 
+from circuitlab.app.intervention_view import Intervener
 from circuitlab.app.store_view import MAX_EDGES, StoreView, load_circuit_generator
 from circuitlab.store import META, CircuitStore, CircuitStoreError
 
@@ -70,6 +71,7 @@ class AppStores:
         self.max_edges = max_edges
         self.generator = load_circuit_generator(checkpoint) if checkpoint is not None else None
         self._views: dict[str, StoreView] = {}
+        self._interveners: dict[str, Intervener] = {}
         self._lock = threading.Lock()
 
     def _key(self, store: Path) -> str:
@@ -112,3 +114,15 @@ class AppStores:
                     )
                 self._views[key] = view
             return self._views[key]
+
+    def intervener(self, key: str | None) -> Intervener:
+        """The store's Intervener (made on first use). Raises ValueError saying why a store
+        takes no interventions: no model given, a model of another size, no scenes."""
+        view = self.view(key)
+        if view.generate_circuit is None:
+            raise ValueError(view.no_model_reason.replace("type sentences", "cut links"))
+        key = self.default if key is None else key
+        with self._lock:
+            if key not in self._interveners:
+                self._interveners[key] = Intervener(view.generate_circuit, view)
+            return self._interveners[key]

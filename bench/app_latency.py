@@ -1,7 +1,10 @@
-"""How long the app takes to serve one circuit (issue 5's goal: < 100 ms): building its
-cytoscape elements (uncached) and its prior fit, for random circuits of a store.
+"""How long the app takes to serve one circuit (goal: < 100 ms): building its cytoscape
+elements (uncached) and its prior fit, for random circuits of a store; with ``--nlvr-store`` and
+``--checkpoint``, how long a live intervention takes (goals: one scene < 300 ms, the accuracy
+over 256 stored examples < 2 s), cutting 3 random links and knocking out 2 random processors.
 
     python bench/app_latency.py [STORE] [--circuits 50]
+        [--nlvr-store stores/nlvr/nlvr --checkpoint checkpoints/nlvr]
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store", type=Path, nargs="?", default=Path("stores/nlvr/nlvr2"))
     parser.add_argument("--circuits", type=int, default=50)
+    parser.add_argument("--nlvr-store", type=Path, help="an NLVR store, for interventions")
+    parser.add_argument("--checkpoint", type=Path, help="its model, for interventions")
     args = parser.parse_args()
     view = StoreView(CircuitStore.open(args.store))
     picks = np.random.default_rng(0).choice(len(view.store), args.circuits, replace=False)
@@ -50,6 +55,52 @@ def main() -> None:
         f"one circuit served (uncached elements + prior fit + details): {total:.1f} ms median;"
         f" goal < 100 ms: {'met' if total < 100 else 'not met'}"
     )
+
+    if args.nlvr_store is not None and args.checkpoint is not None:
+        intervention_latency(args.nlvr_store, args.checkpoint, args.circuits)
+
+
+def intervention_latency(store: Path, checkpoint: Path, n_edits: int) -> None:
+    """Median time of an edit's effect on one scene and on the probe's accuracy (warm: the
+    probe batch is built and scored once first, as on a server that has answered before)."""
+    from circuitlab.app.intervention_view import Edit
+    from circuitlab.app.stores import AppStores
+
+    stores = AppStores(store, checkpoint=checkpoint)
+    intervener = stores.intervener(None)
+    intervener.probe()
+    rng = np.random.default_rng(0)
+    roles = intervener.view.store.roles
+    processors = [m for m in range(intervener.view.n_modules) if roles[m] == "processor"]
+    batch_name = f"accuracy over {len(intervener.probe()[0])} examples"
+    times: dict[str, list[float]] = {"one scene": [], batch_name: []}
+    for _ in range(n_edits):
+        pairs = [sorted(rng.choice(processors, 2, replace=False).tolist()) for _ in range(3)]
+        knocked = tuple(rng.choice(processors, 2, replace=False).tolist())
+        edit = Edit(cut=tuple(tuple(p) for p in pairs), knocked_out=knocked)
+        index = int(rng.choice(intervener.rows))
+        intervener.scene(index, Edit())  # its sentence encoded once, as after the first click
+        start = time.perf_counter()
+        intervener.scene(index, edit)
+        times["one scene"].append(1000 * (time.perf_counter() - start))
+        start = time.perf_counter()
+        intervener.accuracy(edit)
+        times[batch_name].append(1000 * (time.perf_counter() - start))
+    goals = {"one scene": 300, batch_name: 2000}
+    frame = pd.DataFrame(
+        [
+            {
+                "intervention": name,
+                "median_ms": statistics.median(samples),
+                "max_ms": max(samples),
+                "goal_ms": goals[name],
+                "met": statistics.median(samples) < goals[name],
+            }
+            for name, samples in times.items()
+        ]
+    )
+    print(f"\ninterventions on {store} with {checkpoint}; {n_edits} random edits")
+    print(frame.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 - ``search``: which store is shown, its filters, and the matching sentences;
 - ``circuit``: the chosen circuit and its drawing, prior fit and degree plot;
 - ``example``: the circuit's example (an NLVR scene), label, prediction and p(true);
+- ``intervene``: links cut and modules knocked out by clicks, and what that does to the answer;
 - ``module``: the clicked module's details;
 - ``compare``: the shown circuit against another or a category's mean circuit;
 - ``map_view``: the embedding of all circuits, typed sentences and the lasso selection;
@@ -19,6 +20,7 @@ from circuitlab.app.callbacks import (
     compare,
     example,
     export,
+    intervene,
     map_view,
     module,
     search,
@@ -26,7 +28,7 @@ from circuitlab.app.callbacks import (
 )
 from circuitlab.app.stores import AppStores
 
-PANELS = (search, url_state, circuit, example, compare, module, map_view, export)
+PANELS = (search, url_state, circuit, example, intervene, compare, module, map_view, export)
 
 
 def register_all(app: dash.Dash, stores: AppStores) -> None:

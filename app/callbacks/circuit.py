@@ -15,6 +15,7 @@ from circuitlab.app.callbacks.common import (
     store_view,
     threshold_of,
 )
+from circuitlab.app.callbacks.intervene import edit_of, mark_edits
 from circuitlab.app.store_view import StoreView, TooManyEdges
 from circuitlab.app.stores import AppStores
 
@@ -122,9 +123,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Input("top-k", "value"),
         Input("color-by", "value"),
         Input("url-read", "search"),
+        Input("edits", "data"),
         State("store-key", "data"),
     )
-    def draw(circuit, threshold, mode, top_k, color, search, key):
+    def draw(circuit, threshold, mode, top_k, color, search, actions, key):
         view, query = store_view(stores, key), query_of(search)
         _, problems = parse_view(query)
         _, store_problem = stores.resolve(query.get("store"))
@@ -160,6 +162,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             prior, degrees = f"no prior fit: {err}", {}
         text = "; ".join(messages)
         title = circuit_title(view, circuit)
+        elements = mark_edits(elements, edit_of(actions))
         return elements, title, count, text, bool(text), prior, degrees
 
     @app.callback(Output("top-k-box", "style"), Input("mode", "value"))

@@ -16,6 +16,7 @@ from circuitlab.app.callbacks.common import (
     query_of,
     store_view,
 )
+from circuitlab.app.callbacks.intervene import edits_query
 from circuitlab.app.callbacks.map_view import default_map_color
 from circuitlab.app.stores import AppStores
 
@@ -57,6 +58,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Input("compare-category", "value"),
         Input("search", "value"),
         Input("embedding-color", "value"),
+        Input("edits", "data"),
         State("embedding-color", "options"),
         State("store-key", "data"),
         prevent_initial_call=True,
@@ -72,6 +74,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         compare_category,
         text,
         map_color,
+        actions,
         map_colors,
         key,
     ):
@@ -91,6 +94,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             query["typed"] = circuit["text"]
         if module is not None:
             query["module"] = module
+        query.update(edits_query(actions))
         settings = {"threshold": threshold, "mode": mode, "top_k": top_k, "color": color}
         for name, value in settings.items():
             if value is not None and value != VIEW_DEFAULTS[name]:

@@ -460,3 +460,63 @@ def test_an_nlvr_circuit_shows_its_scene_label_and_prediction(dash_duo, nlvr2_st
     dash_duo.wait_for_contains_text("#example-facts", "NLVR2 images are not shipped")
     assert not dash_duo.find_element("#example-scene").is_displayed()
     no_console_errors(dash_duo)
+
+
+def tap(dash_duo, selector: str):
+    """A click on a cytoscape element of the main view (cytoscape's own tap event)."""
+    script = "document.getElementById('graph')._cyreg.cy.$(arguments[0]).emit('tap')"
+    dash_duo.driver.execute_script(script, selector)
+
+
+def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
+    dash_duo, nlvr2_store, screenshot
+):
+    root = nlvr2_store.parent
+    row = CircuitStore.open(root / "nlvr").frame.iloc[2]
+    dash_duo.start_server(create_app(root, checkpoint="checkpoints/nlvr"))
+    dash_duo.driver.set_window_size(1500, 2400)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id={row['id']}")
+    before = f"p(true) {row['p_true']:.2f} -> {row['p_true']:.2f}, the answer holds"
+    dash_duo.wait_for_contains_text("#intervention", before, timeout=30)
+    unedited = dash_duo.find_element("#intervention").text
+    assert "256 stored examples" in unedited and "+0.0 points" in unedited
+    assert dash_duo.find_element("#edit-summary").text == "no edit"
+    edge = dash_duo.driver.execute_script(
+        "const e = document.getElementById('graph')._cyreg.cy.edges()[0];"
+        "return [e.data('source'), e.data('target')]"
+    )
+    tap(dash_duo, f"edge[source='{edge[0]}'][target='{edge[1]}']")  # inspect mode: no edit
+    time.sleep(0.5)
+    assert dash_duo.find_element("#edit-summary").text == "no edit"
+
+    dash_duo.find_element("#click-mode input[value='edit']").click()
+    tap(dash_duo, f"edge[source='{edge[0]}'][target='{edge[1]}']")
+    dash_duo.wait_for_text_to_equal("#edit-summary", "cut 1 links, knocked out 0 modules")
+    i, j = sorted(int(e) for e in edge)
+    wait_for_url(dash_duo, f"cut={i}-{j}")
+    cut = "return document.getElementById('graph')._cyreg.cy.edges('.cut').length"
+    assert dash_duo.driver.execute_script(cut) == 1
+    processors = [str(m) for m in range(16)]
+    for module in processors:  # knock out every processor: the answer must move
+        tap(dash_duo, f"node[id='{module}']")
+    dash_duo.wait_for_text_to_equal("#edit-summary", "cut 1 links, knocked out 16 modules")
+    # without its processors the model answers from the read-outs alone: the accuracy moves
+    WebDriverWait(dash_duo.driver, 10).until(
+        lambda d: "+0.0 points" not in d.find_element(By.ID, "intervention").text
+    )
+    knocked = "return document.getElementById('graph')._cyreg.cy.nodes('.knocked').length"
+    assert dash_duo.driver.execute_script(knocked) == 16
+    screenshot(dash_duo, "intervention")
+
+    dash_duo.find_element("#edit-undo").click()
+    dash_duo.wait_for_text_to_equal("#edit-summary", "cut 1 links, knocked out 15 modules")
+    shared = dash_duo.driver.current_url
+    dash_duo.find_element("#edit-reset").click()
+    dash_duo.wait_for_text_to_equal("#edit-summary", "no edit")
+    dash_duo.wait_for_contains_text("#intervention", before)
+
+    # the edited circuit is shareable: its URL restores the edit
+    dash_duo.wait_for_page(url=shared)
+    dash_duo.wait_for_text_to_equal("#edit-summary", "cut 1 links, knocked out 15 modules")
+    assert dash_duo.driver.execute_script(cut) == 1
+    no_console_errors(dash_duo)

@@ -1,0 +1,170 @@
+"""The edit controls: in edit mode a click on a link cuts it and a click on a module knocks it
+out (a second click restores it); undo and reset; the edit's effect on the shown example's
+answer and on the accuracy over the store's examples; the cut links and knocked-out modules
+marked in the drawing (``mark_edits``) and kept in the URL (``edits_query``, ``parse_edits``)."""
+
+from __future__ import annotations
+
+import dash
+from dash import Input, Output, State
+from dash.exceptions import PreventUpdate
+
+from circuitlab.app.callbacks.common import query_of, shows_circuit, store_view
+from circuitlab.app.intervention_view import Edit, Outcome
+from circuitlab.app.stores import AppStores
+
+
+def edit_of(actions: list) -> Edit:
+    """The edit a list of toggles makes: ["cut", i, j] or ["knock", m], in order."""
+    cut: dict[tuple[int, int], None] = {}
+    knocked: dict[int, None] = {}
+    for action in actions or []:
+        if action[0] == "cut":
+            toggle(cut, (min(action[1], action[2]), max(action[1], action[2])))
+        else:
+            toggle(knocked, action[1])
+    return Edit(tuple(cut), tuple(knocked))
+
+
+def toggle(chosen: dict, item) -> None:
+    """Add ``item`` to the ordered set ``chosen`` (a dict), or take it out if it is there."""
+    if item in chosen:
+        del chosen[item]
+    else:
+        chosen[item] = None
+
+
+def edits_query(actions: list) -> dict[str, str]:
+    """The URL's ``cut`` ("1-2,3-4") and ``knock`` ("5,6") for an edit; empty when none."""
+    edit, query = edit_of(actions), {}
+    if edit.cut:
+        query["cut"] = ",".join(f"{i}-{j}" for i, j in edit.cut)
+    if edit.knocked_out:
+        query["knock"] = ",".join(str(m) for m in edit.knocked_out)
+    return query
+
+
+def parse_edits(query: dict[str, str], n_modules: int) -> tuple[list, list[str]]:
+    """Toggle actions from the URL's ``cut`` and ``knock``, and a message per value refused."""
+    actions, problems = [], []
+    for part in filter(None, query.get("cut", "").split(",")):
+        ends = part.split("-")
+        if len(ends) == 2 and all(e.isdigit() and int(e) < n_modules for e in ends):
+            i, j = sorted(int(e) for e in ends)
+            if i != j:
+                actions.append(["cut", i, j])
+                continue
+        problems.append(f"cut {part[:40]!r} is not a link i-j between modules 0-{n_modules - 1}")
+    for part in filter(None, query.get("knock", "").split(",")):
+        if part.isdigit() and int(part) < n_modules:
+            actions.append(["knock", int(part)])
+        else:
+            problems.append(f"knock {part[:40]!r} is not a module in 0-{n_modules - 1}")
+    return actions, problems
+
+
+def mark_edits(elements: list[dict], edit: Edit) -> list[dict]:
+    """The drawing's elements with cut links and knocked-out modules classed (new dicts for
+    those: the view's elements are cached and shared)."""
+    if not edit:
+        return elements
+    cut, knocked = set(edit.cut), {str(m) for m in edit.knocked_out}
+    marked = []
+    for element in elements:
+        data, tag = element["data"], None
+        if "source" in data:
+            ends = sorted((int(data["source"]), int(data["target"])))
+            tag = "cut" if tuple(ends) in cut else None
+        elif data["id"] in knocked:
+            tag = "knocked"
+        if tag:
+            element = {**element, "classes": f"{element.get('classes', '')} {tag}".strip()}
+        marked.append(element)
+    return marked
+
+
+def outcome_text(outcome: Outcome) -> str:
+    """The edit's effect in words."""
+    before, after = outcome.p_before > 0.5, outcome.p_after > 0.5
+    flipped = "the answer flips" if before != after else "the answer holds"
+    change = 100 * (outcome.accuracy_after - outcome.accuracy_before)
+    return (
+        f"this scene (label {str(outcome.label).lower()}): p(true) {outcome.p_before:.2f} -> "
+        f"{outcome.p_after:.2f}, {flipped}; {outcome.n_probe} stored examples, each with its own "
+        f"circuit: accuracy {outcome.accuracy_before:.3f} -> {outcome.accuracy_after:.3f} "
+        f"({change:+.1f} points)"
+    )
+
+
+# edits as toggles appended in order ("cut", i, j) / ("knock", m); undo drops the last, reset all
+RECORD_EDIT = """
+function (edge, node, undo, reset, mode, actions) {
+    const fired = dash_clientside.callback_context.triggered.map(t => t.prop_id);
+    actions = actions || [];
+    if (fired.includes("edit-reset.n_clicks")) { return []; }
+    if (fired.includes("edit-undo.n_clicks")) { return actions.slice(0, -1); }
+    if (mode !== "edit") { return dash_clientside.no_update; }
+    if (fired.includes("graph.tapEdgeData") && edge) {
+        return actions.concat([["cut", Number(edge.source), Number(edge.target)]]);
+    }
+    if (fired.includes("graph.tapNodeData") && node) {
+        return actions.concat([["knock", Number(node.id)]]);
+    }
+    return dash_clientside.no_update;
+}
+"""
+
+
+def register(app: dash.Dash, stores: AppStores) -> None:
+    # in the browser: a round trip per click would let quick clicks read the same old list and
+    # drop one another's edit
+    app.clientside_callback(
+        RECORD_EDIT,
+        Output("edits", "data"),
+        Input("graph", "tapEdgeData"),
+        Input("graph", "tapNodeData"),
+        Input("edit-undo", "n_clicks"),
+        Input("edit-reset", "n_clicks"),
+        State("click-mode", "value"),
+        State("edits", "data"),
+        prevent_initial_call=True,
+    )
+
+    @app.callback(
+        Output("edits", "data", allow_duplicate=True),
+        Input("url-read", "search"),
+        State("edits", "data"),
+        State("store-key", "data"),
+        prevent_initial_call="initial_duplicate",
+    )
+    def restore_edits(search, actions, key):
+        query = query_of(search)
+        view = stores.view(stores.resolve(query.get("store"))[0])
+        restored, _ = parse_edits(query, view.n_modules)
+        if edit_of(restored) == edit_of(actions):
+            raise PreventUpdate
+        return restored
+
+    @app.callback(
+        Output("edit-summary", "children"),
+        Output("intervention", "children"),
+        Input("edits", "data"),
+        Input("circuit", "data"),
+        Input("store-key", "data"),
+        Input("url-read", "search"),
+    )
+    def show_intervention(actions, circuit, key, search):
+        view = store_view(stores, key)
+        edit = edit_of(actions)
+        _, problems = parse_edits(query_of(search), view.n_modules)
+        parts = [f"cut {len(edit.cut)} links", f"knocked out {len(edit.knocked_out)} modules"]
+        summary = "; ".join([", ".join(parts) if edit else "no edit", *problems])
+        if not shows_circuit(circuit) or "typed" in circuit:
+            return summary, "interventions run on a stored example with its scene"
+        try:
+            intervener = stores.intervener(key)
+        except ValueError as err:
+            return summary, str(err)
+        if circuit["index"] not in set(intervener.rows.tolist()):
+            return summary, "this circuit's example has no scene to run the model on"
+        return summary, outcome_text(intervener.outcome(circuit["index"], edit))

@@ -1,0 +1,133 @@
+"""Live interventions for the app: a store's NLVR examples run through the app's model with
+their stored circuits, as stored or with links cut and modules knocked out
+(``circuitlab.interventions``), to see whether the edited part of the circuit matters."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from circuitlab.app.store_view import CircuitGenerator, StoreView
+from circuitlab.data.nlvr import NLVRExample, scene_from_json
+from circuitlab.interventions import LinkEdit, run_with_circuit
+from circuitlab.tasks.base import Batch
+
+PROBE_SIZE = 256  # stored examples the accuracy under an edit is measured on
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What the visitor changed: undirected links cut (i < j) and modules knocked out."""
+
+    cut: tuple[tuple[int, int], ...] = ()
+    knocked_out: tuple[int, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.cut or self.knocked_out)
+
+    def link_edit(self, n_modules: int) -> LinkEdit:
+        """The library's LinkEdit: each cut link in both directions (P is symmetric)."""
+        cut = None
+        if self.cut:
+            both = [(i, j) for i, j in self.cut] + [(j, i) for i, j in self.cut]
+            cut = LinkEdit.cut_links(n_modules, both).cut
+        return LinkEdit(cut=cut, knocked_out=self.knocked_out)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """p(true) on the shown example before and after the edit, and the accuracy over the probe
+    examples (each with its own stored circuit, the same edit) before and after."""
+
+    p_before: float
+    p_after: float
+    label: bool
+    accuracy_before: float
+    accuracy_after: float
+    n_probe: int
+
+
+class Intervener:
+    """Runs a store's examples that have scenes with their stored circuits under an ``Edit``.
+    The probe batch (the first PROBE_SIZE such examples) is built once, on first use."""
+
+    def __init__(self, generator: CircuitGenerator, view: StoreView) -> None:
+        if "scene" not in view.frame:
+            raise ValueError("this store holds no scenes: interventions need an NLVR store")
+        self.model, self.task, self.view = generator.model, generator.task, view
+        self.rows = np.flatnonzero(view.frame["scene"].map(lambda s: isinstance(s, str)))
+        self._probe: Batch | None = None
+        self._baseline: np.ndarray | None = None
+        self._lock = threading.Lock()
+        # one example's batch (its sentence encoded once): clicks on one scene reuse it
+        self._scene_batch = lru_cache(maxsize=64)(lambda index: self._batch(np.array([index])))
+
+    def _batch(self, rows: np.ndarray) -> Batch:
+        frame = self.view.frame.iloc[rows]
+        examples = [
+            NLVRExample(
+                str(r.get("scene_id", k)),
+                str(r["text"]),
+                bool(r["label"]),
+                scene_from_json(r["scene"]),
+            )
+            for k, (_, r) in enumerate(frame.iterrows())
+        ]
+        return self.task.batch_for(examples)
+
+    def _p_true(self, rows: np.ndarray, batch: Batch, edit: Edit) -> np.ndarray:
+        store = self.view.store
+        signatures = torch.from_numpy(np.asarray(store.signatures[rows])).float()
+        codes = (
+            None if store.codes is None else torch.from_numpy(np.asarray(store.codes[rows])).float()
+        )
+        logits = run_with_circuit(
+            self.model,
+            batch,
+            signatures=signatures,
+            codes=codes,
+            edit=edit.link_edit(self.view.n_modules) if edit else None,
+        )
+        return logits.softmax(-1)[:, 1].numpy()
+
+    def probe(self) -> tuple[np.ndarray, Batch, np.ndarray]:
+        """The probe rows, their batch and their p(true) with the stored circuits."""
+        with self._lock:
+            if self._probe is None:
+                rows = self.rows[:PROBE_SIZE]
+                self._probe = self._batch(rows)
+                self._baseline = self._p_true(rows, self._probe, Edit())
+        return self.rows[:PROBE_SIZE], self._probe, self._baseline
+
+    def scene(self, index: int, edit: Edit) -> tuple[float, float]:
+        """p(true) on store row ``index`` (which must have a scene) with its stored circuit,
+        unedited and under ``edit``."""
+        one = np.array([index])
+        batch = self._scene_batch(index)
+        before = float(self._p_true(one, batch, Edit())[0])
+        return before, (float(self._p_true(one, batch, edit)[0]) if edit else before)
+
+    def accuracy(self, edit: Edit) -> tuple[float, float]:
+        """Accuracy over the probe examples, each with its own stored circuit, unedited and
+        with the same ``edit``."""
+        rows, batch, baseline = self.probe()
+        labels = batch.labels.numpy().astype(bool)
+        after = self._p_true(rows, batch, edit) if edit else baseline
+        return float(np.mean((baseline > 0.5) == labels)), float(np.mean((after > 0.5) == labels))
+
+    def outcome(self, index: int, edit: Edit) -> Outcome:
+        """The edit's effect on store row ``index`` and on the probe."""
+        p_before, p_after = self.scene(index, edit)
+        accuracy_before, accuracy_after = self.accuracy(edit)
+        return Outcome(
+            p_before=p_before,
+            p_after=p_after,
+            label=bool(self.view.frame["label"].iloc[index]),
+            accuracy_before=accuracy_before,
+            accuracy_after=accuracy_after,
+            n_probe=len(self.rows[:PROBE_SIZE]),
+        )
