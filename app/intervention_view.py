@@ -131,3 +131,19 @@ class Intervener:
             accuracy_after=accuracy_after,
             n_probe=len(self.rows[:PROBE_SIZE]),
         )
+
+    def knockout(self, module: int) -> list[tuple[str, int, float, float]]:
+        """(group, examples, accuracy with the stored circuits, accuracy with ``module``
+        knocked out) over the probe: "all", then each category of the probe's examples."""
+        rows, batch, baseline = self.probe()
+        labels = batch.labels.numpy().astype(bool)
+        after = self._p_true(rows, batch, Edit(knocked_out=(module,)))
+        right_before, right_after = (baseline > 0.5) == labels, (after > 0.5) == labels
+        groups = [("all", np.ones(len(rows), dtype=bool))]
+        for category, mask in self.view.category_rows().items():
+            if mask[rows].any():
+                groups.append((category, mask[rows]))
+        return [
+            (name, int(m.sum()), float(right_before[m].mean()), float(right_after[m].mean()))
+            for name, m in groups
+        ]

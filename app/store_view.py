@@ -65,6 +65,7 @@ class StoreView:
         self.embedding = embed(store, "tsne") if len(store) >= 3 else None
         self.texts = self.frame["text"].fillna("").astype(str) if "text" in self.frame else None
         self._strength = None
+        self._category_rows: dict[str, np.ndarray] | None = None
         self._pca = None
         # a CircuitGenerator, set by AppStores when the app's model has this store's modules;
         # else what typing a sentence tells the user
@@ -343,18 +344,48 @@ class StoreView:
             self._strength = out
         return self._strength
 
+    def relative_strength(self) -> np.ndarray:
+        """(N, U) each module's strength z-scored within its circuit: how connected it is
+        against the circuit's other modules, overall density factored out (raw strength ranks
+        circuits by density: every module is "most connected" in the same dense circuits)."""
+        strength = self.module_strength()
+        spread = strength.std(axis=1, keepdims=True)
+        return (strength - strength.mean(axis=1, keepdims=True)) / np.where(spread > 0, spread, 1)
+
+    def module_by_category(self, module: int) -> list[tuple[str, float, int]]:
+        """(category, mean relative strength of ``module`` in its circuits minus the mean over
+        all circuits, circuits) per category, most connected first."""
+        if "categories" not in self.frame:
+            return []
+        z = self.relative_strength()[:, module]
+        out = [
+            (category, float(z[rows].mean() - z.mean()), int(rows.sum()))
+            for category, rows in self.category_rows().items()
+        ]
+        return sorted(out, key=lambda item: -item[1])
+
+    def category_rows(self) -> dict[str, np.ndarray]:
+        """category -> boolean (N,) mask of the circuits tagged with it (computed once)."""
+        if self._category_rows is None:
+            self._category_rows = {
+                c: self.frame["categories"].map(lambda cats, c=c: c in cats).to_numpy()
+                for c in self.categories()
+            }
+        return self._category_rows
+
     def module_details(self, key: dict, module: int, threshold: float) -> dict:
-        """Role, degree, strongest links in the circuit ``key`` names, and the store circuits
-        where the module is most connected."""
+        """Role, degree, strongest links in the circuit ``key`` names, the store circuits where
+        the module is most connected relative to their other modules, and by category."""
         p = self.circuit_of(key).link_probability()
         row = p[module].copy()
         row[module] = -1
         strongest = np.argsort(-row)[:5]
-        top = np.argsort(-self.module_strength()[:, module])[:5]
+        top = np.argsort(-self.relative_strength()[:, module])[:5]
         return {
             "module": module,
             "role": str(self.store.roles[module]),
             "degree": int(np.sum(row > threshold)),
             "links": [(int(j), float(row[j])) for j in strongest],
             "sentences": self.table_rows(top).to_dict("records"),
+            "by_category": self.module_by_category(module),
         }

@@ -50,6 +50,43 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             html.B(f"module {module} ({d['role']})", id="module-title"),
             html.Div(f"degree {d['degree']}"),
             html.Div(f"strongest links: {links}", className="small"),
-            html.Div("most connected in:", className="small mt-1"),
+            html.Div(
+                "most connected (against the circuit's other modules) in:", className="small mt-1"
+            ),
             html.Ul(sentences, className="small"),
+            *category_lines(d["by_category"]),
+            *knockout_lines(stores, key, module, circuit),
         ]
+
+
+def category_lines(by_category: list[tuple[str, float, int]]) -> list:
+    """The categories whose circuits connect the module most and least (z against the store)."""
+    if len(by_category) < 2:
+        return []
+    shown = by_category[:2] + by_category[-2:] if len(by_category) > 4 else by_category
+    text = ", ".join(f"{c} {z:+.2f}" for c, z, _ in shown)
+    return [
+        html.Div(f"connectivity by category (z): {text}", className="small", id="module-categories")
+    ]
+
+
+def knockout_lines(stores: AppStores, key: str | None, module: int, circuit: dict) -> list:
+    """What knocking the module out costs over the store's examples, overall and by category
+    (nothing without a model and scenes)."""
+    if "typed" in circuit:
+        return []
+    try:
+        groups = stores.intervener(key).knockout(module)
+    except ValueError:
+        return []
+    (_, n, before, after), by_category = groups[0], groups[1:]
+    worst = sorted(by_category, key=lambda g: g[3] - g[2])[:3]
+    text = ", ".join(f"{c} {100 * (a - b):+.1f}" for c, _, b, a in worst)
+    return [
+        html.Div(
+            f"knocked out: accuracy {before:.3f} -> {after:.3f} ({100 * (after - before):+.1f} "
+            f"points) over {n} examples; hardest hit: {text}",
+            className="small mt-1",
+            id="module-knockout",
+        )
+    ]

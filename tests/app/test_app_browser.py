@@ -111,8 +111,19 @@ def test_click_a_module_and_see_its_details(dash_duo, nlvr2_store):
     click_at(dash_duo, x, y)
     dash_duo.wait_for_contains_text("#module-details", "module 5", timeout=10)
     details = dash_duo.find_element("#module-details").text
-    assert "strongest links" in details and "most connected in" in details
+    assert "strongest links" in details and "most connected (against" in details
+    assert "connectivity by category (z)" in details
     assert "module=5" in dash_duo.driver.current_url
+    no_console_errors(dash_duo)
+
+
+def test_a_modules_knockout_cost_is_shown_by_category(dash_duo, nlvr2_store):
+    dash_duo.start_server(create_app(nlvr2_store.parent, checkpoint="checkpoints/nlvr"))
+    dash_duo.driver.set_window_size(1500, 2400)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id=1&module=4")
+    dash_duo.wait_for_contains_text("#module-knockout", "over 256 examples", timeout=30)
+    text = dash_duo.find_element("#module-knockout").text
+    assert text.startswith("knocked out: accuracy ") and "hardest hit: " in text
     no_console_errors(dash_duo)
 
 

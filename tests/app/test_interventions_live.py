@@ -70,3 +70,15 @@ def test_cut_links_and_knocked_out_modules_are_marked_without_touching_the_cache
     marked = mark_edits(elements, Edit(cut=((2, 4),), knocked_out=(5,)))
     assert [e.get("classes") for e in marked] == ["processor", "processor knocked", "cut", None]
     assert elements[1]["classes"] == "processor" and "classes" not in elements[2]
+
+
+def test_a_modules_knockout_is_measured_overall_and_by_category(nlvr_stores):
+    intervener = nlvr_stores.intervener("nlvr")
+    groups = intervener.knockout(3)
+    name, n, before, after = groups[0]
+    assert (name, n) == ("all", 256)
+    assert (before, after) == intervener.accuracy(Edit(knocked_out=(3,)))
+    rows = intervener.probe()[0]
+    frame = intervener.view.frame.iloc[rows]
+    for category, count, _, _ in groups[1:]:
+        assert count == frame["categories"].map(lambda cats, c=category: c in cats).sum()

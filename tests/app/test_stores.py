@@ -239,3 +239,19 @@ def test_the_example_panel_says_what_it_knows(nlvr2_store):
     nlvr2_row = CircuitStore.open(nlvr2_store).frame.iloc[0]
     uri, facts = example_summary(nlvr2_row)
     assert uri is None and "NLVR2 images are not shipped" in facts
+
+
+def test_relative_strength_factors_out_each_circuits_density(nlvr2_store):
+    view = AppStores(nlvr2_store).view(".")
+    z, strength = view.relative_strength(), view.module_strength()
+    np.testing.assert_allclose(z.mean(axis=1), 0, atol=1e-5)
+    np.testing.assert_allclose(z.std(axis=1), 1, atol=1e-4)
+    # the sentences where modules are most connected differ from module to module; by raw
+    # strength they are the same few dense circuits for every module
+    assert len({int(np.argmax(z[:, m])) for m in range(16)}) >= 10
+    assert len({int(np.argmax(strength[:, m])) for m in range(16)}) <= 3
+    view._strength = strength + np.linspace(0, 5, len(view.frame))[:, None]  # denser circuits
+    np.testing.assert_allclose(view.relative_strength(), z, atol=1e-4)  # nothing relative moves
+    by_category = view.module_by_category(0)
+    assert {c for c, _, _ in by_category} == set(view.categories())
+    assert [v for _, v, _ in by_category] == sorted((v for _, v, _ in by_category), reverse=True)
