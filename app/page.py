@@ -98,20 +98,21 @@ def _filters() -> list:
     return controls
 
 
+def _graph_view(graph_id: str, stylesheet: list[dict]) -> cyto.Cytoscape:
+    """An empty compare-sized cytoscape view on the preset (store) layout."""
+    return cyto.Cytoscape(
+        id=graph_id,
+        elements=[],
+        layout={"name": "preset"},
+        stylesheet=stylesheet,
+        style={"width": "100%", "height": "320px", "border": "1px solid #ddd"},
+    )
+
+
 def _graph_panel(graph_id: str, caption: str, stylesheet: list[dict], width: int) -> dbc.Col:
-    """A captioned, empty cytoscape view on the preset (store) layout."""
-    style = {"width": "100%", "height": "320px", "border": "1px solid #ddd"}
+    """A captioned ``_graph_view``."""
     return dbc.Col(
-        [
-            html.Div(caption, className="small text-muted"),
-            cyto.Cytoscape(
-                id=graph_id,
-                elements=[],
-                layout={"name": "preset"},
-                stylesheet=stylesheet,
-                style=style,
-            ),
-        ],
+        [html.Div(caption, className="small text-muted"), _graph_view(graph_id, stylesheet)],
         width=width,
     )
 
@@ -141,10 +142,29 @@ def _compare_row() -> dbc.Row:
                 width=3,
             ),
             _graph_panel("graph-b", "reference", COMPARE_STYLE, width=4),
-            _graph_panel(
-                "graph-diff",
-                "difference: red gained, blue lost (|delta p| >= 0.05)",
-                DIFF_STYLE,
+            dbc.Col(
+                [
+                    html.Div(
+                        [
+                            html.Span(
+                                "difference (red gained, blue lost) of ",
+                                className="small text-muted",
+                            ),
+                            dcc.RadioItems(
+                                id="diff-scale",
+                                options=[
+                                    {"label": "P z-scored within each circuit", "value": "z"},
+                                    {"label": "P", "value": "p"},
+                                ],
+                                value="z",
+                                inline=True,
+                                inputStyle={"marginRight": 4, "marginLeft": 8},
+                                className="small d-inline",
+                            ),
+                        ]
+                    ),
+                    _graph_view("graph-diff", DIFF_STYLE),
+                ],
                 width=5,
             ),
         ],

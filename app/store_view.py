@@ -26,6 +26,15 @@ LAYOUT_SCALE = 260  # cytoscape pixels per layout unit
 FILTER_COLUMNS = ("split", "label", "correct")
 
 
+def within_z(p: np.ndarray) -> np.ndarray:
+    """(U, U) link probabilities z-scored over the circuit's own off-diagonal links (its
+    density and spread factored out; the diagonal set to 0)."""
+    off = ~np.eye(len(p), dtype=bool)
+    spread = p[off].std()
+    z = (p - p[off].mean()) / (spread if spread > 0 else 1.0)
+    return np.where(off, z, 0.0)
+
+
 class TooManyEdges(ValueError):
     """A circuit view would draw more edges than the guard allows."""
 
@@ -270,24 +279,29 @@ class StoreView:
         return self.graph_elements(reference, threshold, None, "module")
 
     def difference_elements(
-        self, key: dict, reference: dict, min_change: float = 0.05
+        self, key: dict, reference: dict, scale: str = "z"
     ) -> tuple[list[dict], int, int]:
-        """Links whose P differs by at least ``min_change`` between the shown circuit and the
-        reference: colour on a red (gained) / blue (lost) scale, width by |delta p|. Returns
-        the elements and the numbers of links gained and lost."""
+        """Links that differ between the shown circuit and the reference: by ``scale`` "z",
+        each circuit's off-diagonal P z-scored within itself first (overall density factored
+        out), links whose z moves by at least 0.5; by "p", links whose P moves by at least
+        0.05. Colour on a red (gained) / blue (lost) scale, width by the change. Returns the
+        elements and the numbers of links gained and lost."""
         p = self.circuit_of(key).link_probability()
         q = (
             self.mean_p(reference["category"])
             if "category" in reference
             else self.store[reference["index"]].link_probability()
         )
-        delta = np.triu(p - q, k=1)
+        if scale == "z":
+            delta, min_change, full = np.triu(within_z(p) - within_z(q), k=1), 0.5, 3.0
+        else:
+            delta, min_change, full = np.triu(p - q, k=1), 0.05, 1.0
         rows, cols = np.nonzero(np.abs(delta) >= min_change)
-        scale = colormaps["RdBu_r"]
+        colours = colormaps["RdBu_r"]
         edges = []
         for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
             d = float(delta[i, j])
-            rgb = scale(0.5 + 0.5 * float(np.clip(d, -1, 1)))[:3]
+            rgb = colours(0.5 + 0.5 * float(np.clip(d / full, -1, 1)))[:3]
             edges.append(
                 {
                     "data": {
@@ -295,7 +309,7 @@ class StoreView:
                         "source": str(i),
                         "target": str(j),
                         "p": round(d, 4),
-                        "width": 0.5 + 6 * abs(d),
+                        "width": 0.5 + 6 * min(abs(d) / full, 1.0),
                         "color": "#{:02x}{:02x}{:02x}".format(*(int(255 * c) for c in rgb)),
                     }
                 }

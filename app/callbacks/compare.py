@@ -20,9 +20,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Input("compare-id", "value"),
         Input("compare-category", "value"),
         Input("threshold", "value"),
+        Input("diff-scale", "value"),
         State("store-key", "data"),
     )
-    def compare(circuit, other_id, category, threshold, key):
+    def compare(circuit, other_id, category, threshold, scale, key):
         view = store_view(stores, key)
         if not shows_circuit(circuit):
             return [], [], ""
@@ -40,10 +41,12 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             elements, n_links = view.reference_elements(reference, threshold)
         except TooManyEdges as err:
             return [], [], str(err)
-        difference, gained, lost = view.difference_elements(circuit, reference)
+        scale = "p" if scale == "p" else "z"
+        difference, gained, lost = view.difference_elements(circuit, reference, scale)
+        by = "0.5 sd or more of its circuit's links" if scale == "z" else "0.05 or more in P"
         summary = (
             f"against {name}: {n_links} links at P > {threshold:g}; "
-            f"{gained} links stronger, {lost} weaker by 0.05 or more"
+            f"{gained} links stronger, {lost} weaker by {by}"
         )
         return elements, difference, summary
 
@@ -56,7 +59,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         """The link under the pointer in the reference or the difference graph."""
         if ctx.triggered_id == "graph-diff" and difference_edge:
             e = difference_edge
-            return f"link {e['source']}-{e['target']}: delta p = {e['p']:+.3f}"
+            return f"link {e['source']}-{e['target']}: change {e['p']:+.3f}"
         if ctx.triggered_id == "graph-b" and reference_edge:
             e = reference_edge
             return f"reference link {e['source']}-{e['target']}: p = {e['p']:.3f}"

@@ -337,6 +337,9 @@ def test_compare_with_a_circuit_and_a_category_mean(dash_duo, nlvr2_store, scree
     stronger = int(summary.split("; ")[-1].split(" links stronger")[0])
     weaker = int(summary.split(", ")[-1].split(" weaker")[0])
     assert dash_duo.driver.execute_script(count, "graph-diff") == stronger + weaker
+    assert "weaker by 0.5 sd or more of its circuit's links" in summary  # density factored out
+    dash_duo.find_element("#diff-scale input[value='p']").click()
+    dash_duo.wait_for_contains_text("#compare-summary", "weaker by 0.05 or more in P")
     dash_duo.select_dcc_dropdown("#compare-category", index=0)
     dash_duo.wait_for_contains_text("#compare-summary", "against the mean circuit of")
     assert "compare=2" in dash_duo.driver.current_url
@@ -431,7 +434,7 @@ def test_a_fresh_page_shows_a_readable_circuit_and_map(dash_duo, nlvr2_store, sc
     hover(dash_duo, "graph", "edges")
     dash_duo.wait_for_contains_text("#edge-hover", ": p = ")
     hover(dash_duo, "graph-diff", "edges")
-    dash_duo.wait_for_contains_text("#compare-hover", "delta p = ")
+    dash_duo.wait_for_contains_text("#compare-hover", ": change ")
     # the top-k box shows, labelled, in top-k mode only
     assert not dash_duo.find_element("#top-k").is_displayed()
     dash_duo.find_element("#mode input[value='top-k']").click()

@@ -17,7 +17,7 @@ from circuitlab.app import create_app
 from circuitlab.app.callbacks.export import circuit_figure
 from circuitlab.app.callbacks.search import result_count
 from circuitlab.app.example_view import GAP, example_summary, scene_svg
-from circuitlab.app.store_view import MAX_SENTENCE
+from circuitlab.app.store_view import MAX_SENTENCE, within_z
 from circuitlab.app.stores import AppStores, find_stores
 from circuitlab.data.nlvr import BOX_SIZE, SceneObject
 
@@ -255,3 +255,18 @@ def test_relative_strength_factors_out_each_circuits_density(nlvr2_store):
     by_category = view.module_by_category(0)
     assert {c for c, _, _ in by_category} == set(view.categories())
     assert [v for _, v, _ in by_category] == sorted((v for _, v, _ in by_category), reverse=True)
+
+
+def test_the_z_difference_ignores_density_and_sees_structure():
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.05, 0.95, (8, 8))
+    p = (p + p.T) / 2
+    np.fill_diagonal(p, 1.0)
+    denser = np.clip(0.3 + 0.6 * p, 0, 1)  # the same structure, denser: an affine map of P
+    np.fill_diagonal(denser, 1.0)
+    np.testing.assert_allclose(within_z(denser), within_z(p), atol=1e-9)
+    moved = p.copy()
+    moved[0, 1] = moved[1, 0] = p[0, 1] + 0.5 if p[0, 1] < 0.5 else p[0, 1] - 0.5
+    change = within_z(moved) - within_z(p)
+    assert np.unravel_index(np.argmax(np.abs(np.triu(change, 1))), change.shape) == (0, 1)
+    assert np.all(np.diag(within_z(p)) == 0)
