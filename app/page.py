@@ -346,14 +346,27 @@ def _map_row() -> dbc.Row:
     """Below: the embedding of every circuit, and the lasso selection."""
     embedding = dbc.Col(
         [
-            html.H6("All circuits (t-SNE of P); lasso to select"),
-            dcc.Dropdown(id="embedding-color", options=[], placeholder="colour by"),
+            html.H6(id="map-title", children="All circuits (t-SNE of P); lasso to select"),
+            dbc.Row(
+                [
+                    dbc.Col(
+                        dcc.Dropdown(id="embedding-color", options=[], placeholder="colour by"),
+                        width=8,
+                    ),
+                    dbc.Col(_radio("map-method", ["tsne"]), width=4),
+                ]
+            ),
             dcc.Graph(id="embedding", style={"height": "420px"}, config={"displaylogo": False}),
         ],
         width=7,
     )
     selection = dbc.Col(
-        [html.H6(id="selection-count", children="selection"), _table("selection", page_size=10)],
+        [
+            html.H6("Nearest circuits to the shown one (PCA space of P)"),
+            _table("neighbours", page_size=5),
+            html.H6(id="selection-count", children="selection", className="mt-2"),
+            _table("selection", page_size=10),
+        ],
         width=5,
     )
     return dbc.Row([embedding, selection], className="mt-3")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from importlib.util import find_spec
 
 import networkx as nx
 import numpy as np
@@ -85,6 +86,8 @@ class StoreView:
         # typed sentences' circuits and map positions by text: a cache only; which sentences a
         # visitor typed lives in their own page (the "typed-sentences" store), never here
         self._cached_typed = lru_cache(maxsize=256)(self._generate_typed)
+        self._typed_circuits = lru_cache(maxsize=256)(lambda text: self.generate_circuit(text))
+        self._maps: dict[str, pd.DataFrame] = {}
         self._cached_elements = lru_cache(maxsize=512)(self._store_elements)
         self._cached_fit = lru_cache(maxsize=512)(self._store_fit)
 
@@ -148,9 +151,9 @@ class StoreView:
         """
         return self._cached_typed(self.checked_sentence(text))[0]
 
-    def typed_position(self, text: str) -> tuple[float, float]:
-        """Where a typed sentence's circuit falls on the map (see ``project``)."""
-        return self._cached_typed(self.checked_sentence(text))[1]
+    def typed_position(self, text: str, method: str = "tsne") -> tuple[float, float]:
+        """Where a typed sentence's circuit falls on the ``method`` map (see ``project``)."""
+        return self._cached_typed(self.checked_sentence(text), method)[1]
 
     def checked_sentence(self, text: str | None) -> str:
         """``text`` stripped, or ValueError saying why this view cannot take it."""
@@ -163,22 +166,54 @@ class StoreView:
             raise ValueError(f"the sentence has {len(text)} characters; at most {MAX_SENTENCE}")
         return text
 
-    def _generate_typed(self, text: str) -> tuple[Circuit, tuple[float, float]]:
-        circuit = self.generate_circuit(text)
-        return circuit, self.project(circuit)
+    def _generate_typed(self, text: str, method: str = "tsne") -> tuple[Circuit, tuple]:
+        circuit = self._typed_circuits(text)
+        return circuit, self.project(circuit, method)
 
-    def project(self, circuit: Circuit) -> tuple[float, float]:
-        """Where a new circuit falls on the map: the mean map position of its 10 nearest
-        circuits in the PCA space of P (the map itself is not refitted)."""
+    def project(self, circuit: Circuit, method: str = "tsne") -> tuple[float, float]:
+        """Where a new circuit falls on the ``method`` map: its own first two principal
+        components on the PCA map; elsewhere the mean map position of its 10 nearest circuits
+        in the PCA space of P (the map itself is not refitted)."""
         if self.embedding is None:
             return (0.0, 0.0)
+        pca, reduced = self.pca()
+        point = pca.transform(lower_triangle(circuit.link_probability())[None, :])
+        if method == "pca":
+            return float(point[0, 0]), (float(point[0, 1]) if point.shape[1] > 1 else 0.0)
+        nearest = np.argsort(np.linalg.norm(reduced - point, axis=1))[:10]
+        xy = self.map_frame(method)[["x", "y"]].to_numpy()[nearest].mean(axis=0)
+        return float(xy[0]), float(xy[1])
+
+    def pca(self):
+        """(fitted PCA, the store's circuits in it (N, <= 64)), computed once."""
         if self._pca is None:
             self._pca = fit_pca(self.store)
-        pca, reduced = self._pca
-        point = pca.transform(lower_triangle(circuit.link_probability())[None, :])
-        nearest = np.argsort(np.linalg.norm(reduced - point, axis=1))[:10]
-        xy = self.embedding[["x", "y"]].to_numpy()[nearest].mean(axis=0)
-        return float(xy[0]), float(xy[1])
+        return self._pca
+
+    def map_methods(self) -> list[str]:
+        """The maps this view offers: t-SNE, PCA, and UMAP where umap-learn is installed."""
+        return ["tsne", "pca", *(["umap"] if find_spec("umap") is not None else [])]
+
+    def map_frame(self, method: str = "tsne") -> pd.DataFrame:
+        """(N,) x, y of every circuit on the ``method`` map (t-SNE and UMAP cached in the
+        store by the analysis layer; PCA from this view's own PCA)."""
+        if method not in self._maps:
+            if method == "tsne":
+                self._maps[method] = self.embedding
+            elif method == "pca":
+                reduced = self.pca()[1]
+                y = reduced[:, 1] if reduced.shape[1] > 1 else np.zeros(len(reduced))
+                self._maps[method] = pd.DataFrame({"x": reduced[:, 0], "y": y})
+            else:
+                self._maps[method] = embed(self.store, method)
+        return self._maps[method]
+
+    def nearest(self, index: int, k: int = 5) -> list[int]:
+        """The ``k`` store circuits nearest to circuit ``index`` in the PCA space of P."""
+        reduced = self.pca()[1]
+        distance = np.linalg.norm(reduced - reduced[index], axis=1)
+        distance[index] = np.inf
+        return np.argsort(distance)[:k].tolist()
 
     # ----------------------------------------------------------------------------- one circuit
     def circuit_of(self, key: dict) -> Circuit:

@@ -76,6 +76,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("circuit", "data"),
         Input("results", "active_cell"),
         Input("selection", "active_cell"),
+        Input("neighbours", "active_cell"),
         Input("embedding", "clickData"),
         Input("url-read", "search"),
         State("circuit", "data"),
@@ -83,11 +84,14 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         State("typed-sentences", "data"),
         State("store-key", "data"),
     )
-    def choose_circuit(result_cell, selection_cell, click, search, current, figure, typed, key):
+    def choose_circuit(
+        result_cell, selection_cell, neighbour_cell, click, search, current, figure, typed, key
+    ):
         view = store_view(stores, key)
         trigger = ctx.triggered_id
-        if trigger in ("results", "selection"):
-            cell = result_cell if trigger == "results" else selection_cell
+        cells = {"results": result_cell, "selection": selection_cell, "neighbours": neighbour_cell}
+        if trigger in cells:
+            cell = cells[trigger]
             index = view.index_of(cell["row_id"]) if cell else None
         elif trigger == "embedding":
             index = row_of(click["points"][0], figure) if click else None

@@ -29,12 +29,23 @@ def default_map_color(columns: list[str]) -> str | None:
     return "category" if "category" in columns else None
 
 
-def embedding_figure(view: StoreView, color: str | None, typed: list[str]) -> go.Figure | dict:
-    """The store's embedding, points carrying their row index, and the sentences this visitor
-    typed (``typed``) as stars."""
+METHOD_NAMES = {"tsne": "t-SNE", "pca": "PCA", "umap": "UMAP"}
+
+
+def embedding_figure(
+    view: StoreView,
+    color: str | None,
+    typed: list[str],
+    method: str = "tsne",
+    shown: int | None = None,
+    hits: list[int] | None = None,
+) -> go.Figure | dict:
+    """The store's circuits on the ``method`` map, points carrying their row index; the
+    search's listed hits ringed, the shown circuit ``shown`` marked, and the sentences this
+    visitor typed (``typed``) as stars."""
     if view.embedding is None:
         return {}
-    frame = view.embedding.copy()
+    frame = view.map_frame(method).copy()
     frame["id"] = range(len(frame))  # customdata: the row index
     if "text" in view.frame:
         frame["text"] = view.frame["text"].astype(str).to_numpy()
@@ -46,8 +57,39 @@ def embedding_figure(view: StoreView, color: str | None, typed: list[str]) -> go
         frame[color] = view.frame[color].astype(str).to_numpy()
     figure = embedding_plotly(frame, color)
     figure.update_traces(marker_color="#c7c7c7", selector={"name": "several or none"})
+    if hits:
+        rows = frame.iloc[hits]
+        figure.add_trace(
+            go.Scattergl(
+                x=rows["x"],
+                y=rows["y"],
+                text=rows.get("text"),
+                customdata=rows["id"].tolist(),
+                mode="markers",
+                name="search hits",
+                marker={"size": 9, "symbol": "circle-open", "color": "#111", "line": {"width": 1}},
+            )
+        )
+    if shown is not None and 0 <= shown < len(frame):
+        row = frame.iloc[shown]
+        figure.add_trace(
+            go.Scattergl(
+                x=[row["x"]],
+                y=[row["y"]],
+                text=[row.get("text", "")],
+                customdata=[shown],
+                mode="markers",
+                name="shown",
+                marker={
+                    "size": 16,
+                    "symbol": "circle-open",
+                    "color": "#d62728",
+                    "line": {"width": 3},
+                },
+            )
+        )
     if typed:
-        positions = [view.typed_position(text) for text in typed]
+        positions = [view.typed_position(text, method) for text in typed]
         figure.add_trace(
             go.Scattergl(
                 x=[x for x, _ in positions],
@@ -59,22 +101,47 @@ def embedding_figure(view: StoreView, color: str | None, typed: list[str]) -> go
                 marker={"size": 12, "symbol": "star", "color": "black"},
             )
         )
+    figure.update_layout(uirevision=method)  # zoom and pan survive redraws of one map
     return figure
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
     @app.callback(
         Output("embedding", "figure"),
+        Output("map-title", "children"),
         Input("embedding-color", "value"),
         Input("typed-sentences", "data"),
+        Input("map-method", "value"),
+        Input("circuit", "data"),
+        Input("results", "data"),
+        Input("search", "value"),
+        Input("category", "value"),
         Input("store-key", "data"),
     )
-    def draw_embedding(color, typed, key):
+    def draw_embedding(color, typed, method, circuit, results, text, category, key):
         view = store_view(stores, key)
+        method = method if method in view.map_methods() else "tsne"
+        shown = circuit.get("index") if circuit else None
+        hits = [r["index"] for r in results or []] if (text or category) else []
+        title = f"All circuits ({METHOD_NAMES[method]} of P); lasso to select"
         try:
-            return embedding_figure(view, color, list(typed or []))
+            return embedding_figure(view, color, list(typed or []), method, shown, hits), title
         except ValueError:  # a page's typed list this view cannot take (forged, or no model)
-            return embedding_figure(view, color, [])
+            return embedding_figure(view, color, [], method, shown, hits), title
+
+    @app.callback(
+        Output("neighbours", "data"),
+        Output("map-method", "options"),
+        Input("circuit", "data"),
+        Input("store-key", "data"),
+    )
+    def list_neighbours(circuit, key):
+        """The shown circuit's 5 nearest circuits (PCA space of P), and the maps offered."""
+        view = store_view(stores, key)
+        options = [{"label": METHOD_NAMES[m], "value": m} for m in view.map_methods()]
+        if not circuit or "index" not in circuit or view.embedding is None:
+            return [], options
+        return view.table_rows(view.nearest(circuit["index"])).to_dict("records"), options
 
     @app.callback(
         Output("circuit", "data", allow_duplicate=True),

@@ -20,6 +20,7 @@ from selenium.webdriver.support.wait import WebDriverWait
 
 from circuitlab.app.factory import create_app
 from circuitlab.app.store_view import MAX_SENTENCE
+from circuitlab.app.stores import AppStores
 from circuitlab.store import CircuitStore
 
 pytestmark = pytest.mark.timeout(300)
@@ -533,4 +534,47 @@ def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
     dash_duo.wait_for_page(url=shared)
     dash_duo.wait_for_text_to_equal("#edit-summary", "cut 1 links, knocked out 15 modules")
     assert dash_duo.driver.execute_script(cut) == 1
+    no_console_errors(dash_duo)
+
+
+def map_trace(driver, name: str) -> dict | None:
+    """The map's trace called ``name`` (x, y, customdata), as the browser holds it."""
+    script = (
+        "const t = document.querySelector('#embedding .js-plotly-plot').data"
+        ".filter(t => t.name === arguments[0])[0];"
+        "return t ? {x: Array.from(t.x), y: Array.from(t.y), rows: t.customdata} : null;"
+    )
+    return driver.execute_script(script, name)
+
+
+def test_the_map_marks_the_circuit_its_neighbours_and_the_search(dash_duo, nlvr2_store):
+    view = AppStores(nlvr2_store).view(".")
+    start(dash_duo, nlvr2_store, "?id=7")
+    dash_duo.wait_for_contains_text("#circuit-title", "#7:")
+    row = view.index_of(7)
+    WebDriverWait(dash_duo.driver, 10).until(lambda d: map_trace(d, "shown"))
+    shown = map_trace(dash_duo.driver, "shown")
+    tsne = view.map_frame("tsne")
+    assert shown["rows"] == [row]
+    assert shown["x"][0] == pytest.approx(tsne["x"].iloc[row])
+
+    # its nearest circuits are listed, and open on a click
+    nearest = view.nearest(row)
+    dash_duo.wait_for_contains_text("#neighbours", view.frame["text"].iloc[nearest[0]][:20])
+    dash_duo.find_element("#neighbours td[data-dash-column='text']").click()
+    first = int(view.frame["id"].iloc[nearest[0]])
+    dash_duo.wait_for_contains_text("#circuit-title", f"#{first}:")
+
+    # the search's hits are ringed on the map
+    dash_duo.find_element("#search").send_keys("bottle\n")
+    dash_duo.wait_for_contains_text("#results", "bottle")
+    WebDriverWait(dash_duo.driver, 10).until(lambda d: map_trace(d, "search hits"))
+    rows, total = view.search("bottle")
+    assert sorted(map_trace(dash_duo.driver, "search hits")["rows"]) == sorted(rows["index"])
+
+    # the PCA map, on demand
+    dash_duo.find_element("#map-method input[value='pca']").click()
+    dash_duo.wait_for_contains_text("#map-title", "PCA of P")
+    shown = map_trace(dash_duo.driver, "shown")
+    assert shown["x"][0] == pytest.approx(view.map_frame("pca")["x"].iloc[nearest[0]], rel=1e-5)
     no_console_errors(dash_duo)

@@ -140,6 +140,7 @@ def test_a_circuit_too_small_for_a_prior_fit_is_drawn_with_a_message(tmp_path):
         "top-k": ("value", 3),
         "color-by": ("value", "module"),
         "url-read": ("search", ""),
+        "edits": ("data", []),
     }
     response = app.server.test_client().post(
         "/_dash-update-component",
