@@ -326,6 +326,7 @@ def _details_panel() -> dbc.Col:
                         id="example-scene", alt="the example's scene", style={"display": "none"}
                     ),
                     html.Div(id="example-facts", className="small mt-1"),
+                    html.Div(id="example-world"),
                 ]
             ),
         ],

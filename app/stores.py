@@ -11,6 +11,7 @@ from pathlib import Path
 
 from circuitlab.app.intervention_view import Intervener
 from circuitlab.app.store_view import MAX_EDGES, StoreView, load_circuit_generator
+from circuitlab.app.world_view import WorldProbe
 from circuitlab.store import META, CircuitStore, CircuitStoreError
 
 MAX_DEPTH = 3  # folders below the root searched for stores
@@ -72,6 +73,7 @@ class AppStores:
         self.generator = load_circuit_generator(checkpoint) if checkpoint is not None else None
         self._views: dict[str, StoreView] = {}
         self._interveners: dict[str, Intervener] = {}
+        self._world: WorldProbe | None = None
         self._lock = threading.Lock()
 
     def _key(self, store: Path) -> str:
@@ -126,3 +128,12 @@ class AppStores:
             if key not in self._interveners:
                 self._interveners[key] = Intervener(view.generate_circuit, view)
             return self._interveners[key]
+
+    def world_probe(self) -> WorldProbe:
+        """The app's model on generated-world scenes (ValueError without a model)."""
+        if self.generator is None:
+            raise ValueError("no model attached: start the app with --checkpoint")
+        with self._lock:
+            if self._world is None:
+                self._world = WorldProbe(self.generator)
+            return self._world

@@ -1,17 +1,44 @@
 """The example panel: the shown circuit's example (an NLVR scene, drawn), its label, the model's
-prediction and p(true); what is known for other rows; a line for typed sentences."""
+prediction and p(true); for a sentence without a stored scene (NLVR2, typed), scenes from the
+generated world with the model's answers and, where the grammar knows the sentence, the truth."""
 
 from __future__ import annotations
 
 import dash
-from dash import Input, Output
+from dash import Input, Output, html
 
 from circuitlab.app.callbacks.common import shows_circuit, store_view
-from circuitlab.app.example_view import example_summary
+from circuitlab.app.example_view import example_summary, scene_svg, svg_data_uri
 from circuitlab.app.stores import AppStores
 
 HIDDEN = {"display": "none"}
 SHOWN = {"maxWidth": "100%", "display": "block"}
+
+
+def world_scenes(stores: AppStores, text: str) -> list:
+    """Generated-world scenes for ``text``, each drawn with the model's answer and the truth
+    where the grammar knows the sentence (nothing without a model)."""
+    try:
+        answers = stores.world_probe().answers(text)
+    except ValueError:
+        return []
+    known = answers[0].truth is not None
+    note = (
+        "the world's grammar made this sentence: truth from its logical form"
+        if known
+        else "the world's grammar does not know this sentence: truth unknown"
+    )
+    items = [html.Div(f"generated-world scenes ({note}):", className="small mt-2")]
+    for answer in answers:
+        truth = "unknown" if answer.truth is None else str(answer.truth).lower()
+        items += [
+            html.Img(src=svg_data_uri(scene_svg(answer.boxes)), style=SHOWN, className="mt-1"),
+            html.Div(
+                f"model p(true) {answer.p_true:.2f} · truth {truth}",
+                className="small world-answer",
+            ),
+        ]
+    return items
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
@@ -19,14 +46,18 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("example-scene", "src"),
         Output("example-scene", "style"),
         Output("example-facts", "children"),
+        Output("example-world", "children"),
         Input("circuit", "data"),
         Input("store-key", "data"),  # an Input: on a fresh page it may land after the circuit
     )
     def show_example(circuit, key):
         if not shows_circuit(circuit):
-            return "", HIDDEN, "no circuit selected"
+            return "", HIDDEN, "no circuit selected", []
         if "typed" in circuit:
-            return "", HIDDEN, "a typed sentence: no scene, no answer (the model reads scenes)"
+            facts = "a typed sentence: no stored scene"
+            return "", HIDDEN, facts, world_scenes(stores, circuit["text"])
         row = store_view(stores, key).frame.iloc[circuit["index"]]
         uri, facts = example_summary(row)
-        return uri or "", SHOWN if uri else HIDDEN, facts
+        if uri:
+            return uri, SHOWN, facts, []
+        return "", HIDDEN, facts, world_scenes(stores, str(row.get("text", "")))

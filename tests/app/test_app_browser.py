@@ -290,6 +290,26 @@ def test_what_one_visitor_types_never_appears_for_another(dash_duo, nlvr2_store)
     no_console_errors(dash_duo)
 
 
+def test_a_typed_sentence_is_answered_on_generated_world_scenes(dash_duo, nlvr2_store):
+    app = start(dash_duo, nlvr2_store, checkpoint="checkpoints/nlvr")
+    known = app.circuit_stores.generator.task.val_pool[0].text  # the grammar's own sentence
+    dash_duo.find_element("#typed").send_keys(known)
+    dash_duo.find_element("#generate").click()
+    dash_duo.wait_for_contains_text("#example-world", "truth from its logical form", timeout=30)
+    answers = [e.text for e in dash_duo.find_elements("#example-world .world-answer")]
+    assert len(answers) == 3 and all("model p(true) " in a for a in answers)
+    assert all(a.endswith(("truth true", "truth false")) for a in answers)
+    assert len(dash_duo.find_elements("#example-world img")) == 3
+    typed = dash_duo.find_element("#typed")
+    typed.send_keys(Keys.CONTROL, "a")
+    typed.send_keys("Two dogs are sitting on a red couch.")
+    dash_duo.find_element("#generate").click()
+    dash_duo.wait_for_contains_text("#example-world", "truth unknown", timeout=30)
+    answers = [e.text for e in dash_duo.find_elements("#example-world .world-answer")]
+    assert len(answers) == 3 and all(a.endswith("truth unknown") for a in answers)
+    no_console_errors(dash_duo)
+
+
 def test_bad_typed_sentences_show_messages_and_stay_text(dash_duo, nlvr2_store):
     start(dash_duo, nlvr2_store, checkpoint="checkpoints/nlvr")
     dash_duo.find_element("#generate").click()

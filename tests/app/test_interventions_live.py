@@ -7,6 +7,7 @@ import pytest
 from circuitlab.app.callbacks.intervene import edit_of, edits_query, mark_edits, parse_edits
 from circuitlab.app.intervention_view import Edit
 from circuitlab.app.stores import AppStores
+from circuitlab.data.world import Scene
 
 
 @pytest.fixture(scope="module")
@@ -82,3 +83,20 @@ def test_a_modules_knockout_is_measured_overall_and_by_category(nlvr_stores):
     frame = intervener.view.frame.iloc[rows]
     for category, count, _, _ in groups[1:]:
         assert count == frame["categories"].map(lambda cats, c=category: c in cats).sum()
+
+
+def test_generated_world_scenes_carry_the_grammars_truth_where_it_knows_the_sentence(
+    nlvr_stores,
+):
+    probe = nlvr_stores.world_probe()
+    sentence = nlvr_stores.generator.task.val_pool[0]
+    answers = probe.answers(sentence.text)
+    assert len(answers) == 3 and all(0 <= a.p_true <= 1 for a in answers)
+    for answer in answers:  # the truth is the logical form's, on the drawn scene
+        assert answer.truth == sentence.label(Scene(answer.boxes))
+        if sentence.towers:  # a tower sentence is asked of tower scenes
+            assert all(p.level >= 0 for box in Scene(answer.boxes).placed for p in box)
+    again = probe.answers(sentence.text)
+    assert [a.boxes for a in again] == [a.boxes for a in answers]  # the same scenes each time
+    unknown = probe.answers("Two dogs are sitting on a red couch.")
+    assert [a.truth for a in unknown] == [None, None, None]
