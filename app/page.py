@@ -59,6 +59,13 @@ DIFF_STYLE = graph_style(font_size=24, node_size=30, edge_color="data(color)")
 TABLE_COLUMNS = ["id", "text", "label", "split", "categories"]
 
 
+def _loading(child, loading_id: str) -> dcc.Loading:
+    """``child`` under a spinner shown while a callback it waits on runs longer than half a
+    second (the first open of a store computes its map; a first typed sentence loads the
+    model's text encoder)."""
+    return dcc.Loading(child, id=loading_id, delay_show=500, type="circle")
+
+
 def _radio(radio_id: str, options: list[str]) -> dcc.RadioItems:
     """Inline radio buttons, the first option chosen."""
     return dcc.RadioItems(
@@ -188,7 +195,7 @@ def _search_panel() -> dbc.Col:
     return dbc.Col(
         [
             html.H6("Find a sentence"),
-            *_filters(),
+            _loading(html.Div(_filters()), "store-loading"),  # a store's first open takes seconds
             html.Div(id="result-count", className="small text-muted my-1"),
             _table("results", page_size=8),
         ],
@@ -237,7 +244,7 @@ def _view_controls() -> list:
             size="sm",
             className="my-1",
         ),
-        html.Div(id="typed-message", className="small text-danger"),
+        _loading(html.Div(id="typed-message", className="small text-danger"), "typed-loading"),
     ]
 
 
@@ -281,7 +288,7 @@ def _edit_controls() -> html.Div:
             ),
             html.Span(buttons, className="ms-2"),
             html.Div(id="edit-summary", className="small text-muted"),
-            html.Div(id="intervention", className="small"),
+            _loading(html.Div(id="intervention", className="small"), "intervention-loading"),
         ],
         className="mt-1",
     )
@@ -296,15 +303,18 @@ def _circuit_panel() -> dbc.Col:
             html.Div(id="edge-count", className="small"),
             html.Div(id="edge-hover", className="small text-muted"),
             dbc.Alert(id="graph-message", color="warning", is_open=False, className="py-1 my-1"),
-            cyto.Cytoscape(
-                id="graph",
-                elements=[],
-                layout={"name": "preset"},
-                stylesheet=GRAPH_STYLE,
-                style={"width": "100%", "height": "460px", "border": "1px solid #ddd"},
-                userZoomingEnabled=True,
-                minZoom=0.3,
-                maxZoom=4,
+            _loading(
+                cyto.Cytoscape(
+                    id="graph",
+                    elements=[],
+                    layout={"name": "preset"},
+                    stylesheet=GRAPH_STYLE,
+                    style={"width": "100%", "height": "460px", "border": "1px solid #ddd"},
+                    userZoomingEnabled=True,
+                    minZoom=0.3,
+                    maxZoom=4,
+                ),
+                "graph-loading",
             ),
             _edit_controls(),
             _export_buttons(),
@@ -326,7 +336,7 @@ def _details_panel() -> dbc.Col:
                         id="example-scene", alt="the example's scene", style={"display": "none"}
                     ),
                     html.Div(id="example-facts", className="small mt-1"),
-                    html.Div(id="example-world"),
+                    _loading(html.Div(id="example-world"), "example-loading"),
                 ]
             ),
         ],
@@ -357,7 +367,10 @@ def _map_row() -> dbc.Row:
                     dbc.Col(_radio("map-method", ["tsne"]), width=4),
                 ]
             ),
-            dcc.Graph(id="embedding", style={"height": "420px"}, config={"displaylogo": False}),
+            _loading(
+                dcc.Graph(id="embedding", style={"height": "420px"}, config={"displaylogo": False}),
+                "embedding-loading",
+            ),
         ],
         width=7,
     )

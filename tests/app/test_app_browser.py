@@ -310,6 +310,25 @@ def test_a_typed_sentence_is_answered_on_generated_world_scenes(dash_duo, nlvr2_
     no_console_errors(dash_duo)
 
 
+def test_a_slow_answer_shows_a_spinner_until_it_lands(dash_duo, nlvr2_store):
+    app = start(dash_duo, nlvr2_store, checkpoint="checkpoints/nlvr")
+    view = app.circuit_stores.view(".")
+    generate = view.generate_circuit
+
+    def slow(text):
+        time.sleep(2.5)
+        return generate(text)
+
+    view.generate_circuit = slow
+    dash_duo.find_element("#typed").send_keys("There is a black circle.")
+    dash_duo.find_element("#generate").click()
+    spinner = "#typed-loading [class*='spinner']"
+    WebDriverWait(dash_duo.driver, 2.4).until(lambda d: d.find_elements(By.CSS_SELECTOR, spinner))
+    dash_duo.wait_for_contains_text("#circuit-title", "typed: There is a black circle.", timeout=30)
+    WebDriverWait(dash_duo.driver, 5).until(lambda d: not d.find_elements(By.CSS_SELECTOR, spinner))
+    no_console_errors(dash_duo)
+
+
 def test_bad_typed_sentences_show_messages_and_stay_text(dash_duo, nlvr2_store):
     start(dash_duo, nlvr2_store, checkpoint="checkpoints/nlvr")
     dash_duo.find_element("#generate").click()
