@@ -290,7 +290,7 @@ def test_what_one_visitor_types_never_appears_for_another(dash_duo, nlvr2_store)
     no_console_errors(dash_duo)
 
 
-def test_a_typed_sentence_is_answered_on_generated_world_scenes(dash_duo, nlvr2_store):
+def test_a_typed_sentence_is_answered_on_generated_world_scenes(dash_duo, nlvr2_store, screenshot):
     app = start(dash_duo, nlvr2_store, checkpoint="checkpoints/nlvr")
     known = app.circuit_stores.generator.task.val_pool[0].text  # the grammar's own sentence
     dash_duo.find_element("#typed").send_keys(known)
@@ -300,6 +300,7 @@ def test_a_typed_sentence_is_answered_on_generated_world_scenes(dash_duo, nlvr2_
     assert len(answers) == 3 and all("model p(true) " in a for a in answers)
     assert all(a.endswith(("truth true", "truth false")) for a in answers)
     assert len(dash_duo.find_elements("#example-world img")) == 3
+    screenshot(dash_duo, "world_answers")
     typed = dash_duo.find_element("#typed")
     typed.send_keys(Keys.CONTROL, "a")
     typed.send_keys("Two dogs are sitting on a red couch.")
@@ -586,7 +587,7 @@ def map_trace(driver, name: str) -> dict | None:
     return driver.execute_script(script, name)
 
 
-def test_the_map_marks_the_circuit_its_neighbours_and_the_search(dash_duo, nlvr2_store):
+def test_the_map_marks_the_circuit_its_neighbours_and_the_search(dash_duo, nlvr2_store, screenshot):
     view = AppStores(nlvr2_store).view(".")
     start(dash_duo, nlvr2_store, "?id=7")
     dash_duo.wait_for_contains_text("#circuit-title", "#7:")
@@ -610,6 +611,7 @@ def test_the_map_marks_the_circuit_its_neighbours_and_the_search(dash_duo, nlvr2
     WebDriverWait(dash_duo.driver, 10).until(lambda d: map_trace(d, "search hits"))
     rows, total = view.search("bottle")
     assert sorted(map_trace(dash_duo.driver, "search hits")["rows"]) == sorted(rows["index"])
+    screenshot(dash_duo, "map_projector")
 
     # the PCA map, on demand
     dash_duo.find_element("#map-method input[value='pca']").click()
