@@ -66,14 +66,17 @@ def _loading(child, loading_id: str) -> dcc.Loading:
     return dcc.Loading(child, id=loading_id, delay_show=500, type="circle")
 
 
-def _radio(radio_id: str, options: list[str]) -> dcc.RadioItems:
-    """Inline radio buttons, the first option chosen."""
+def _radio(radio_id: str, options: list[str] | list[dict], small: bool = False) -> dcc.RadioItems:
+    """Inline radio buttons (options as values, or label/value dicts), the first one chosen;
+    ``small``: in a line of small text."""
+    first = options[0]["value"] if isinstance(options[0], dict) else options[0]
     return dcc.RadioItems(
         id=radio_id,
         options=options,
-        value=options[0],
+        value=first,
         inline=True,
         inputStyle={"marginRight": 4, "marginLeft": 8},
+        className="small d-inline" if small else None,
     )
 
 
@@ -157,16 +160,13 @@ def _compare_row() -> dbc.Row:
                                 "difference (red gained, blue lost) of ",
                                 className="small text-muted",
                             ),
-                            dcc.RadioItems(
-                                id="diff-scale",
-                                options=[
+                            _radio(
+                                "diff-scale",
+                                [
                                     {"label": "P z-scored within each circuit", "value": "z"},
                                     {"label": "P", "value": "p"},
                                 ],
-                                value="z",
-                                inline=True,
-                                inputStyle={"marginRight": 4, "marginLeft": 8},
-                                className="small d-inline",
+                                small=True,
                             ),
                         ]
                     ),
@@ -275,16 +275,13 @@ def _edit_controls() -> html.Div:
     return html.Div(
         [
             html.Span("click to: ", className="small"),
-            dcc.RadioItems(
-                id="click-mode",
-                options=[
+            _radio(
+                "click-mode",
+                [
                     {"label": "inspect", "value": "inspect"},
                     {"label": "cut links / knock out modules", "value": "edit"},
                 ],
-                value="inspect",
-                inline=True,
-                inputStyle={"marginRight": 4, "marginLeft": 8},
-                className="small d-inline",
+                small=True,
             ),
             html.Span(buttons, className="ms-2"),
             html.Div(id="edit-summary", className="small text-muted"),
