@@ -7,14 +7,19 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from circuitlab.app.store_view import CircuitGenerator, StoreView
 from circuitlab.data.nlvr import NLVRExample, scene_from_json
-from circuitlab.interventions import LinkEdit, run_with_circuit
-from circuitlab.tasks.base import Batch
+
+if TYPE_CHECKING:
+    from circuitlab.interventions import LinkEdit
+    from circuitlab.tasks.base import Batch
+
+# torch and the model code are imported inside the methods that run the model: the app reads
+# stores without torch, and only a store opened with a checkpoint ever makes an Intervener.
 
 PROBE_SIZE = 256  # stored examples the accuracy under an edit is measured on
 
@@ -31,6 +36,8 @@ class Edit:
 
     def link_edit(self, n_modules: int) -> LinkEdit:
         """The library's LinkEdit: each cut link in both directions (P is symmetric)."""
+        from circuitlab.interventions import LinkEdit
+
         cut = None
         if self.cut:
             both = [(i, j) for i, j in self.cut] + [(j, i) for i, j in self.cut]
@@ -80,6 +87,10 @@ class Intervener:
         return self.task.batch_for(examples)
 
     def _p_true(self, rows: np.ndarray, batch: Batch, edit: Edit) -> np.ndarray:
+        import torch
+
+        from circuitlab.interventions import run_with_circuit
+
         store = self.view.store
         signatures = torch.from_numpy(np.asarray(store.signatures[rows])).float()
         codes = (
