@@ -109,6 +109,10 @@ class NACConfig:
     # in training, each example's generated codes are replaced by the modules' own codes with
     # this probability: on those examples only the wiring carries the input, so it must
     code_dropout: float = 0.0
+    # conditioning in two parts told apart by its last feature (0: skeleton, 1: content), as
+    # the "minilm-split" text encoder writes it: signatures (the wiring) are generated from the
+    # skeleton tokens alone and codes from the content tokens alone (needs sentence_codes)
+    split_conditioning: bool = False
 
     def __post_init__(self) -> None:
         checks = {
@@ -159,6 +163,13 @@ class NACConfig:
             raise ValueError(
                 "NACConfig.signature_repulsion must be >= 0 and repulsion_hinge in (0, 2] (a "
                 f"cosine distance), got {self.signature_repulsion} and {self.repulsion_hinge}"
+            )
+        if self.split_conditioning and not (
+            self.conditional and self.sentence_codes and self.cond_vocab is None
+        ):
+            raise ValueError(
+                "NACConfig.split_conditioning needs conditional=True, sentence_codes=True and "
+                "vector conditioning (cond_vocab None): use text_encoder 'minilm-split'"
             )
         if self.token_dim is not None and self.token_dim < 1:
             raise ValueError(f"NACConfig.token_dim must be None or positive, got {self.token_dim}")

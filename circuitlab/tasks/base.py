@@ -108,9 +108,11 @@ def check_inputs(inputs: str, conditional: bool, scene_word: str = "scene") -> N
 
 
 def trim_text(text: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Encoded sentences (B, T[, D]) and mask (B, T) cut to the longest real sentence, vectors
-    as float32 (pools keep them as float16)."""
-    length = int(mask.sum(1).max())
+    """Encoded sentences (B, T[, D]) and mask (B, T) cut after the last real token of any row,
+    vectors as float32 (pools keep them as float16). The mask need not be a prefix (a split
+    sentence has padding between its two parts)."""
+    real = mask.any(0).nonzero()
+    length = int(real.max()) + 1 if len(real) else 0
     text, mask = text[:, :length], mask[:, :length]
     return (text.float() if text.dtype.is_floating_point else text), mask
 

@@ -105,6 +105,7 @@ class NLVRWorld:
         text_dim = self.encoder.dim
         self.cond_vocab = self.encoder.vocab if conditional else None
         self.cond_dim = text_dim if conditional and text_dim else None
+        self.split_text = conditional and self.encoder.name == "minilm-split"
         self.input_dim = {
             "scene": SCENE_TOKEN_DIM,
             "text": text_dim,

@@ -1,0 +1,112 @@
+"""A sentence split into skeleton and content, the split encoder, and the generator that reads
+the two parts apart."""
+
+import random
+import re
+
+import pytest
+import torch
+
+from circuitlab import NAC, NACConfig
+from circuitlab.data.minimal_pairs import WORDING_RULES, logic_variant
+from circuitlab.data.sentence_parts import content, skeleton
+from circuitlab.data.text import SplitEncoder
+from circuitlab.data.world import random_sentence
+from circuitlab.tasks.base import trim_text
+from tests.test_model import SMALL
+
+
+@pytest.mark.parametrize(
+    ("text", "expected_skeleton", "expected_content"),
+    [
+        (
+            "There are at least two yellow squares touching the wall.",
+            "There are at least two things touching the wall.",
+            "yellow squares",
+        ),
+        (
+            "There is a black circle above a blue triangle",
+            "There is a thing above a thing",
+            "black circle blue triangle",
+        ),
+        ("There is no tower.", "There is no tower.", "nothing"),
+        ("Each box has a Large block", "Each box has a thing", "large block"),
+    ],
+)
+def test_skeleton_and_content_of_a_sentence(text, expected_skeleton, expected_content):
+    assert skeleton(text) == expected_skeleton
+    assert content(text) == expected_content
+
+
+def test_colour_and_shape_changes_leave_the_skeleton_and_logic_changes_the_content():
+    rng = random.Random(3)
+    sentences = [random_sentence(rng).text for _ in range(400)]
+    colour_shape = [r for r in WORDING_RULES if "touching" not in r[0]]
+    moved = 0
+    for text in sentences:
+        for pattern, replacement in colour_shape:
+            other = re.sub(pattern, replacement, text)
+            if other != text:
+                assert skeleton(other) == skeleton(text), (text, other)
+                assert content(other) != content(text)
+        changed = logic_variant(text, rng)
+        if changed is not None:
+            assert skeleton(changed) != skeleton(text)
+            moved += content(changed) == content(text)
+    assert moved > 100  # logic changes mostly keep the content
+
+
+def test_trim_text_keeps_tokens_after_padding_inside_the_mask():
+    text = torch.arange(2 * 6, dtype=torch.float32).reshape(2, 6)
+    mask = torch.tensor([[1, 1, 0, 1, 0, 0], [1, 0, 0, 1, 1, 0]], dtype=torch.bool)
+    trimmed, trimmed_mask = trim_text(text, mask)
+    assert trimmed.shape == (2, 5) and torch.equal(trimmed_mask, mask[:, :5])
+
+
+def test_split_encoder_lays_out_skeleton_then_content_with_a_flag(tmp_path):
+    encoder = SplitEncoder(cache_dir=tmp_path)
+    sentences = ["There are two black squares.", "There is no tower."]
+    tokens, mask = encoder.encode(sentences)
+    base = encoder.base
+    skeletons, skeleton_mask = base.encode([skeleton(s) for s in sentences])
+    contents, content_mask = base.encode([content(s) for s in sentences])
+    t1 = skeletons.shape[1]
+    assert tokens.shape == (2, t1 + contents.shape[1], 385) and encoder.dim == 385
+    assert torch.equal(mask, torch.cat([skeleton_mask, content_mask], 1))
+    assert torch.allclose(tokens[:, :t1, :384], skeletons * skeleton_mask[..., None])
+    assert torch.allclose(tokens[:, t1:, :384], contents * content_mask[..., None])
+    assert (tokens[:, :t1, -1] == 0).all()
+    assert torch.equal(tokens[:, t1:, -1] == 1, content_mask)
+
+
+def _split_tokens(skeleton_part: torch.Tensor, content_part: torch.Tensor) -> torch.Tensor:
+    flags = [
+        torch.full((*p.shape[:2], 1), float(i)) for i, p in enumerate((skeleton_part, content_part))
+    ]
+    return torch.cat(
+        [torch.cat([skeleton_part, flags[0]], -1), torch.cat([content_part, flags[1]], -1)], 1
+    )
+
+
+def test_split_generator_makes_signatures_from_the_skeleton_and_codes_from_the_content():
+    config = NACConfig(**SMALL, conditional=True, cond_dim=6, split_conditioning=True)
+    model = NAC(config).eval()
+    skeleton_a, skeleton_b = torch.randn(2, 3, 4, 5).unbind(0)
+    content_a, content_b = torch.randn(2, 3, 2, 5).unbind(0)
+    with torch.no_grad():
+        sigs, codes = model.generate(_split_tokens(skeleton_a, content_a))
+        sigs_new_content, codes_new_content = model.generate(_split_tokens(skeleton_a, content_b))
+        sigs_new_skeleton, codes_new_skeleton = model.generate(_split_tokens(skeleton_b, content_a))
+    assert torch.allclose(sigs, sigs_new_content, atol=1e-6)
+    assert not torch.allclose(codes, codes_new_content)
+    assert torch.allclose(codes, codes_new_skeleton, atol=1e-6)
+    assert not torch.allclose(sigs, sigs_new_skeleton)
+
+
+def test_split_conditioning_needs_sentence_codes_and_vector_conditioning():
+    with pytest.raises(ValueError, match="split_conditioning"):
+        NACConfig(
+            **SMALL, conditional=True, cond_dim=6, split_conditioning=True, sentence_codes=False
+        )
+    with pytest.raises(ValueError, match="split_conditioning"):
+        NACConfig(**SMALL, split_conditioning=True)
