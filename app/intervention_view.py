@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from circuitlab.app.store_view import CircuitGenerator, StoreView
-from circuitlab.data.nlvr import NLVRExample, scene_from_json
+from circuitlab.data.nlvr import NLVRExample, SceneObject, scene_from_json
 
 if TYPE_CHECKING:
     from circuitlab.interventions import LinkEdit
@@ -72,6 +72,8 @@ class Intervener:
         self._lock = threading.Lock()
         # one example's batch (its sentence encoded once): clicks on one scene reuse it
         self._scene_batch = lru_cache(maxsize=64)(lambda index: self._batch(np.array([index])))
+        # the module panel and the scene both ask for the shown example's reads
+        self.reads = lru_cache(maxsize=32)(self._reads)
 
     def _batch(self, rows: np.ndarray) -> Batch:
         frame = self.view.frame.iloc[rows]
@@ -87,15 +89,11 @@ class Intervener:
         return self.task.batch_for(examples)
 
     def _p_true(self, rows: np.ndarray, batch: Batch, edit: Edit) -> np.ndarray:
-        import torch
-
         from circuitlab.interventions import run_with_circuit
 
         store = self.view.store
-        signatures = torch.from_numpy(np.asarray(store.signatures[rows])).float()
-        codes = (
-            None if store.codes is None else torch.from_numpy(np.asarray(store.codes[rows])).float()
-        )
+        signatures = _tensor(store.signatures[rows])
+        codes = None if store.codes is None else _tensor(store.codes[rows])
         logits = run_with_circuit(
             self.model,
             batch,
@@ -143,6 +141,26 @@ class Intervener:
             n_probe=len(self.rows[:PROBE_SIZE]),
         )
 
+    def scene_boxes(self, index: int) -> tuple[tuple[SceneObject, ...], ...]:
+        """Store row ``index``'s scene, box by box."""
+        return scene_from_json(self.view.frame["scene"].iloc[index])
+
+    def _reads(self, index: int, edit: Edit) -> np.ndarray:
+        """What each processor reads of store row ``index``'s scene (its stored circuit, under
+        ``edit``): read-in attention averaged over heads and over the model's read-ins,
+        (n_processors, n_objects [+1: the null token, last, when the model has one])."""
+        from circuitlab.interventions import read_in_weights
+
+        store, one = self.view.store, np.array([index])
+        weights = read_in_weights(
+            self.model,
+            self._scene_batch(index),
+            signatures=_tensor(store.signatures[one]),
+            codes=None if store.codes is None else _tensor(store.codes[one]),
+            edit=edit.link_edit(self.view.n_modules) if edit else None,
+        )
+        return weights[:, 0].mean(0).numpy()
+
     def knockout(self, module: int) -> list[tuple[str, int, float, float]]:
         """(group, examples, accuracy with the stored circuits, accuracy with ``module``
         knocked out) over the probe: "all", then each category of the probe's examples."""
@@ -158,3 +176,10 @@ class Intervener:
             (name, int(m.sum()), float(right_before[m].mean()), float(right_after[m].mean()))
             for name, m in groups
         ]
+
+
+def _tensor(values: np.ndarray):  # noqa: ANN202 - a torch.Tensor (torch imported lazily)
+    """Stored circuit rows as a float32 tensor."""
+    import torch
+
+    return torch.from_numpy(np.asarray(values)).float()

@@ -16,6 +16,8 @@ an all-ones kernel; and the shape of the graphs (``graph_shape``): the fraction 
 links with P > 0.5, its spread over sentences, and the participation ratio and first principal
 component's share of the stack of P. ``minimal_pair_shifts`` asks whether the circuit encodes a
 sentence's logic: how far P moves when the wording changes against when the logic does.
+``read_in_weights`` says what each processor reads: its read-in attention over the input
+tokens, under the same choice of circuit and edit.
 
 Everything runs in eval mode (the kernel is P itself, unless the model's ``eval_kernel`` says
 otherwise) and under ``torch.no_grad``.
@@ -23,7 +25,8 @@ otherwise) and under ``torch.no_grad``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +35,7 @@ import torch
 
 from circuitlab.circuit import Circuit
 from circuitlab.model import NAC
+from circuitlab.nn.readin import ReadIn
 from circuitlab.tasks.base import Batch
 
 LINK_THRESHOLD = 0.5  # a link "is there" when P exceeds this
@@ -206,6 +210,42 @@ def run_with_circuit(
     finally:
         model.train(was_training)
     return torch.cat(parts)
+
+
+@contextmanager
+def recording_read_in(model: NAC) -> Iterator[list[torch.Tensor]]:
+    """Inside the block, each read-in ``model`` runs appends its attention weights, averaged
+    over heads, to the yielded list: (B, n_processors, N) each, N the input tokens (+1, last,
+    with ``null_token``), in the order they run (the first read-in, then one per propagation
+    round with ``read_in_every_round``)."""
+    log: list[torch.Tensor] = []
+    read_ins = [m for m in model.modules() if isinstance(m, ReadIn)]
+    for read_in in read_ins:
+        read_in.attention_log = log
+    try:
+        yield log
+    finally:
+        for read_in in read_ins:
+            read_in.attention_log = None
+
+
+def read_in_weights(
+    model: NAC,
+    batch: Batch,
+    *,
+    signatures: torch.Tensor | None = None,
+    codes: torch.Tensor | None = None,
+    edit: LinkEdit | None = None,
+) -> torch.Tensor:
+    """What each processor reads: its read-in attention over the batch's input tokens, (R, B,
+    n_processors, N) for the R read-ins (1, or 1 + depth with ``read_in_every_round``); N as in
+    ``recording_read_in``. Each row sums to 1; padding tokens get 0. The circuit and edit are
+    chosen as in ``run_with_circuit``."""
+    with recording_read_in(model) as log:
+        run_with_circuit(
+            model, batch, signatures=signatures, codes=codes, edit=edit, chunk=max(1, len(batch))
+        )
+    return torch.stack([weights.cpu() for weights in log])
 
 
 def _rows(tensor: torch.Tensor, rows: slice) -> torch.Tensor:

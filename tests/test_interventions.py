@@ -4,6 +4,7 @@ what it must mean for the executor."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from circuitlab.interventions import (
     circuit_tensors,
     generated_circuits,
     graph_shape,
+    read_in_weights,
     run_with_circuit,
     swap_partners,
 )
@@ -362,3 +364,38 @@ def test_knockout_accuracies_knock_out_one_module_at_a_time():
         edit = LinkEdit(knocked_out=(m,))
         assert scores[m] == accuracy(run_with_circuit(model, batch, edit=edit), batch.labels)
     assert (scores < 1.0).any()  # some module matters to a model right on every example
+
+
+@pytest.mark.parametrize(
+    ("overrides", "n_read_ins", "extra"),
+    [({}, 1, 0), ({"null_token": True, "read_in_every_round": True}, 3, 1)],
+)
+def test_read_in_weights_say_what_each_processor_reads(overrides, n_read_ins, extra):
+    model, batch = _model(**overrides), _batch()
+    mask = torch.ones(len(batch), 9, dtype=torch.bool)
+    mask[::2, -2:] = False
+    batch = dataclasses.replace(batch, input_mask=mask)
+    weights = read_in_weights(model, batch)
+    assert weights.shape == (n_read_ins, len(batch), U, 9 + extra)
+    assert torch.allclose(weights.sum(-1), torch.ones(n_read_ins, len(batch), U), atol=1e-5)
+    assert (
+        weights[..., :9].transpose(1, 2)[:, :, ~mask] == 0
+    ).all()  # padding; the null token is never masked
+    # reading is equivariant: the first read-in's weights follow the tokens when they move
+    order = torch.tensor([4, 0, 8, 1, 3, 2, 6, 5, 7])
+    moved = dataclasses.replace(batch, inputs=batch.inputs[:, order], input_mask=mask[:, order])
+    again = read_in_weights(model, moved)
+    assert torch.allclose(again[0, :, :, :9], weights[0, :, :, order], atol=1e-5)
+    # the log is kept only while asked for
+    assert all(m.attention_log is None for m in model.modules() if hasattr(m, "attention_log"))
+
+
+def test_read_in_weights_follow_the_circuit_given():
+    model, batch = _model(read_in_every_round=True), _batch()
+    own_sigs, own_codes = generated_circuits(model, batch)
+    given = read_in_weights(model, batch, signatures=own_sigs, codes=own_codes)
+    assert torch.allclose(given, read_in_weights(model, batch), atol=1e-6)
+    other = read_in_weights(
+        model, batch, signatures=own_sigs.roll(1, 0), codes=own_codes.roll(1, 0)
+    )
+    assert not torch.allclose(other[0], given[0])

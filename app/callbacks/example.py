@@ -8,8 +8,10 @@ import dash
 from dash import Input, Output, html
 
 from circuitlab.app.callbacks.common import shows_circuit, store_view
+from circuitlab.app.callbacks.module import module_reads
 from circuitlab.app.example_view import example_summary, scene_svg, svg_data_uri
 from circuitlab.app.stores import AppStores
+from circuitlab.data.nlvr import scene_from_json
 
 HIDDEN = {"display": "none"}
 SHOWN = {"maxWidth": "100%", "display": "block"}
@@ -49,8 +51,9 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("example-world", "children"),
         Input("circuit", "data"),
         Input("store-key", "data"),  # an Input: on a fresh page it may land after the circuit
+        Input("module", "data"),
     )
-    def show_example(circuit, key):
+    def show_example(circuit, key, module):
         if not shows_circuit(circuit):
             return "", HIDDEN, "no circuit selected", []
         if "typed" in circuit:
@@ -58,6 +61,11 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             return "", HIDDEN, facts, world_scenes(stores, circuit["text"])
         row = store_view(stores, key).frame.iloc[circuit["index"]]
         uri, facts = example_summary(row)
+        read = None if module is None or not uri else module_reads(stores, key, module, circuit)
+        if read is not None:
+            boxes = scene_from_json(row["scene"])
+            uri = svg_data_uri(scene_svg(boxes, read[0]))
+            facts += f" · outlined: what module {module} reads"
         if uri:
             return uri, SHOWN, facts, []
         return "", HIDDEN, facts, world_scenes(stores, str(row.get("text", "")))

@@ -1,5 +1,6 @@
 """The module panel: the clicked module (or the URL's ``module``), its role, degree, strongest
-links and the sentences whose circuits connect it most."""
+links, the sentences whose circuits connect it most, and with a model and a scene, what it reads
+of the scene and what knocking it out costs."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import dash
 from dash import Input, Output, State, ctx, html, no_update
 
 from circuitlab.app.callbacks.common import query_of, shows_circuit, store_view, threshold_of
+from circuitlab.app.example_view import object_names
+from circuitlab.app.intervention_view import Edit
 from circuitlab.app.stores import AppStores
 
 
@@ -55,8 +58,54 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             ),
             html.Ul(sentences, className="small"),
             *category_lines(d["by_category"]),
+            *reads_lines(stores, key, module, circuit, d["role"]),
             *knockout_lines(stores, key, module, circuit),
         ]
+
+
+def module_reads(
+    stores: AppStores, key: str | None, module: int, circuit: dict
+) -> tuple[list[float], float | None] | None:
+    """What processor ``module`` reads of the shown example's scene with its stored circuit:
+    a weight per object (box by box) and the null token's weight (None without one); None
+    when there is no scene or no model, or the module is not a processor."""
+    roles = store_view(stores, key).store.roles
+    if "typed" in circuit or not 0 <= module < len(roles) or roles[module] != "processor":
+        return None
+    try:
+        intervener = stores.intervener(key)
+    except ValueError:
+        return None
+    index = circuit["index"]
+    if index not in set(intervener.rows.tolist()):
+        return None
+    weights = intervener.reads(index, Edit())[module]
+    n_objects = sum(len(box) for box in intervener.scene_boxes(index))
+    null = float(weights[n_objects]) if len(weights) > n_objects else None
+    return [float(w) for w in weights[:n_objects]], null
+
+
+def reads_lines(stores: AppStores, key: str | None, module: int, circuit: dict, role: str) -> list:
+    """The objects the module reads most on the shown scene (outlined in the scene)."""
+    if role != "processor":
+        return []
+    read = module_reads(stores, key, module, circuit)
+    if read is None:
+        return []
+    weights, null = read
+    names = object_names(stores.intervener(key).scene_boxes(circuit["index"]))
+    ranked = sorted(zip(weights, names, strict=True), reverse=True)[:4]
+    text = ", ".join(f"{name} {w:.2f}" for w, name in ranked)
+    if null is not None:
+        text += f"; nothing (null token) {null:.2f}"
+    return [
+        html.Div(
+            f"reads on this scene (read-in attention, mean over heads and read-ins; outlined in "
+            f"the scene): {text}",
+            className="small mt-1",
+            id="module-reads",
+        )
+    ]
 
 
 def category_lines(by_category: list[tuple[str, float, int]]) -> list:

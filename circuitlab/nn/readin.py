@@ -62,6 +62,9 @@ class ReadIn(nn.Module):
         self.null = nn.Parameter(torch.zeros(input_dim)) if null_token else None
         # query codes add W c to the query: modulation alone moves it by about alpha (0.1)
         self.code_to_query = nn.Linear(code_dim, inner, bias=False) if code_queries else None
+        # a list while circuitlab.interventions.recording_read_in is active: each forward
+        # appends its attention weights averaged over heads, (B, U, N [+1 null token])
+        self.attention_log: list[torch.Tensor] | None = None
 
     def forward(
         self,
@@ -122,6 +125,7 @@ class ReadIn(nn.Module):
         probe = (q.transpose(1, 2) @ w_k) * self.to_k.modulation(key_codes).unsqueeze(1)
         scores = probe.view(batch, h * n_modules, d_in) @ x.transpose(1, 2)  # (B, H*U, N)
         attn = self._weights(scores.view(batch, h, n_modules, -1), input_mask)
+        self._log(attn)
 
         pooled = attn.view(batch, h * n_modules, -1) @ x  # (B, H*U, d_in)
         modulation = self.to_v.modulation(value_codes).unsqueeze(1)
@@ -141,4 +145,10 @@ class ReadIn(nn.Module):
         v = self.to_v.linear(x).view(batch, n, self.heads, self.head_dim).transpose(1, 2)
         # heads before modules, (B, H, U, N): the layout bmm gives, so nothing is copied
         attn = self._weights(q.transpose(1, 2) @ k.transpose(-1, -2), input_mask)
+        self._log(attn)
         return (attn @ v).transpose(1, 2)
+
+    def _log(self, attn: torch.Tensor) -> None:
+        """Record attention (B, H, U, N) as (B, U, N), averaged over heads, when asked to."""
+        if self.attention_log is not None:
+            self.attention_log.append(attn.detach().mean(1))

@@ -523,6 +523,36 @@ def tap(dash_duo, selector: str):
     dash_duo.driver.execute_script(script, selector)
 
 
+def test_a_clicked_processor_shows_what_it_reads_outlined_in_the_scene(
+    dash_duo, nlvr2_store, screenshot
+):
+    root = nlvr2_store.parent
+    row = CircuitStore.open(root / "nlvr").frame.iloc[4]
+    dash_duo.start_server(create_app(root, checkpoint="checkpoints/nlvr"))
+    dash_duo.driver.set_window_size(1500, 2400)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id={row['id']}")
+    dash_duo.wait_for_contains_text("#example-facts", "prediction")
+    image = dash_duo.find_element("#example-scene")
+    assert (
+        'class="read"' not in base64.b64decode(image.get_attribute("src").split(",", 1)[1]).decode()
+    )
+    tap(dash_duo, "node[id='3']")  # a processor
+    dash_duo.wait_for_contains_text("#module-reads", "reads on this scene", timeout=20)
+    dash_duo.wait_for_contains_text("#example-facts", "outlined: what module 3 reads")
+    svg = base64.b64decode(image.get_attribute("src").split(",", 1)[1]).decode()
+    assert 'class="read"' in svg
+    weights = [
+        float(part.rsplit(" ", 1)[1])
+        for part in dash_duo.find_element("#module-reads").text.split(": ", 1)[1].split(", ")
+    ]
+    assert weights == sorted(weights, reverse=True) and 0 < weights[0] <= 1
+    screenshot(dash_duo, "module_reads")
+    tap(dash_duo, "node[id='17']")  # a read-out reads nothing of the scene
+    dash_duo.wait_for_contains_text("#module-title", "module 17 (readout)")
+    assert dash_duo.find_elements("#module-reads") == []
+    no_console_errors(dash_duo)
+
+
 def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
     dash_duo, nlvr2_store, screenshot
 ):

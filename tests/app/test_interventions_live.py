@@ -3,11 +3,15 @@ as toggles, the URL's form of an edit."""
 
 import numpy as np
 import pytest
+import torch
 
 from circuitlab.app.callbacks.intervene import edit_of, edits_query, mark_edits, parse_edits
+from circuitlab.app.example_view import MIN_READ, object_names, scene_svg
 from circuitlab.app.intervention_view import Edit
 from circuitlab.app.stores import AppStores
+from circuitlab.data.nlvr import NLVRExample
 from circuitlab.data.world import Scene
+from circuitlab.interventions import read_in_weights
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +104,32 @@ def test_generated_world_scenes_carry_the_grammars_truth_where_it_knows_the_sent
     assert [a.boxes for a in again] == [a.boxes for a in answers]  # the same scenes each time
     unknown = probe.answers("Two dogs are sitting on a red couch.")
     assert [a.truth for a in unknown] == [None, None, None]
+
+
+def test_what_a_module_reads_is_its_read_in_attention_on_the_stored_circuit(nlvr_stores):
+    intervener = nlvr_stores.intervener("nlvr")
+    index = int(intervener.rows[4])
+    reads = intervener.reads(index, Edit())
+    boxes = intervener.scene_boxes(index)
+    n_objects = sum(len(box) for box in boxes)
+    processors = int((intervener.view.store.roles == "processor").sum())
+    assert reads.shape[0] == processors and reads.shape[1] in (n_objects, n_objects + 1)
+    np.testing.assert_allclose(reads.sum(1), 1.0, atol=1e-5)
+    # the reference: the library's read-in weights on the same example and stored circuit
+    store = intervener.view.store
+    reference = read_in_weights(
+        intervener.model,
+        intervener.task.batch_for(
+            [NLVRExample("x", intervener.view.frame["text"].iloc[index], True, boxes)]
+        ),
+        signatures=torch.from_numpy(np.asarray(store.signatures[[index]])).float(),
+        codes=torch.from_numpy(np.asarray(store.codes[[index]])).float(),
+    )
+    np.testing.assert_allclose(reads, reference[:, 0].mean(0).numpy(), atol=1e-6)
+    # the scene outlines what a module reads, as wide as its weight
+    module = int(np.argmax(reads[:, :n_objects].max(1)))
+    svg = scene_svg(boxes, reads[module, :n_objects])
+    assert svg.count('class="read"') == int((reads[module, :n_objects] >= MIN_READ).sum()) >= 1
+    assert scene_svg(boxes).count('class="read"') == 0
+    names = object_names(boxes)
+    assert len(names) == n_objects and names[0].endswith("in box 1")
