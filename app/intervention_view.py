@@ -26,23 +26,29 @@ PROBE_SIZE = 256  # stored examples the accuracy under an edit is measured on
 
 @dataclass(frozen=True)
 class Edit:
-    """What the visitor changed: undirected links cut (i < j) and modules knocked out."""
+    """What the visitor changed: undirected links cut and forced on (i < j), and modules
+    knocked out."""
 
     cut: tuple[tuple[int, int], ...] = ()
     knocked_out: tuple[int, ...] = ()
+    forced: tuple[tuple[int, int], ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.cut or self.knocked_out)
+        return bool(self.cut or self.knocked_out or self.forced)
 
     def link_edit(self, n_modules: int) -> LinkEdit:
-        """The library's LinkEdit: each cut link in both directions (P is symmetric)."""
+        """The library's LinkEdit: each cut or forced link in both directions (P is
+        symmetric). A link both cut and forced is cut."""
         from circuitlab.interventions import LinkEdit
 
-        cut = None
-        if self.cut:
-            both = [(i, j) for i, j in self.cut] + [(j, i) for i, j in self.cut]
-            cut = LinkEdit.cut_links(n_modules, both).cut
-        return LinkEdit(cut=cut, knocked_out=self.knocked_out)
+        def both_ways(links: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
+            return [(i, j) for i, j in links] + [(j, i) for i, j in links]
+
+        cut = LinkEdit.cut_links(n_modules, both_ways(self.cut)).cut if self.cut else None
+        force = (
+            LinkEdit.force_links(n_modules, both_ways(self.forced)).force if self.forced else None
+        )
+        return LinkEdit(cut=cut, force=force, knocked_out=self.knocked_out)
 
 
 @dataclass(frozen=True)

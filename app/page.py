@@ -47,6 +47,10 @@ def graph_style(font_size: float, node_size: float, edge_color: str = "#888") ->
             "style": {"line-style": "dashed", "line-color": "#d62728", "opacity": 0.9},
         },
         {
+            "selector": "edge.forced",
+            "style": {"line-style": "dashed", "line-color": "#2ca02c", "opacity": 0.9},
+        },
+        {
             "selector": "node.knocked",
             "style": {"background-color": "#f0f0f0", "border-style": "dashed", "opacity": 0.6},
         },
@@ -280,6 +284,7 @@ def _edit_controls() -> html.Div:
                 [
                     {"label": "inspect", "value": "inspect"},
                     {"label": "cut links / knock out modules", "value": "edit"},
+                    {"label": "force links (click both ends)", "value": "force"},
                 ],
                 small=True,
             ),

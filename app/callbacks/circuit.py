@@ -184,4 +184,13 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         """The link or module under the pointer, whichever it entered last."""
         if ctx.triggered_prop_ids and "graph.mouseoverNodeData" in ctx.triggered_prop_ids:
             return node_text(node)
-        return f"link {edge['source']}-{edge['target']}: p = {edge['p']:.3f}" if edge else ""
+        return edge_text(edge) if edge else ""
+
+
+def edge_text(edge: dict) -> str:
+    """A drawn link in words: its ends, p and any edit of it."""
+    text = f"link {edge['source']}-{edge['target']}: "
+    edit = {"cut": "cut", "forced": "forced on"}.get(edge.get("edit"))
+    if edge.get("p") is None:
+        return text + (edit or "no p")
+    return text + f"p = {edge['p']:.3f}" + (f" ({edit})" if edit else "")

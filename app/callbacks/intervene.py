@@ -1,5 +1,6 @@
 """The edit controls: in edit mode a click on a link cuts it and a click on a module knocks it
-out (a second click restores it); undo and reset; the edit's effect on the shown example's
+out (a second click restores it); in force mode clicks on two modules force the link between
+them on (K = 1; again to restore); undo and reset; the edit's effect on the shown example's
 answer and on the accuracy over the store's examples; the cut links and knocked-out modules
 marked in the drawing (``mark_edits``) and kept in the URL (``edits_query``, ``parse_edits``)."""
 
@@ -15,15 +16,21 @@ from circuitlab.app.stores import AppStores
 
 
 def edit_of(actions: list) -> Edit:
-    """The edit a list of toggles makes: ["cut", i, j] or ["knock", m], in order."""
-    cut: dict[tuple[int, int], None] = {}
+    """The edit a list of toggles makes: ["cut", i, j], ["force", i, j] or ["knock", m], in
+    order (a trailing ["pick", m], the first module of a link to force, edits nothing)."""
+    links: dict[str, dict[tuple[int, int], None]] = {"cut": {}, "force": {}}
     knocked: dict[int, None] = {}
     for action in actions or []:
-        if action[0] == "cut":
-            toggle(cut, (min(action[1], action[2]), max(action[1], action[2])))
-        else:
+        if action[0] in links:
+            toggle(links[action[0]], (min(action[1], action[2]), max(action[1], action[2])))
+        elif action[0] == "knock":
             toggle(knocked, action[1])
-    return Edit(tuple(cut), tuple(knocked))
+    return Edit(tuple(links["cut"]), tuple(knocked), tuple(links["force"]))
+
+
+def pending_pick(actions: list) -> int | None:
+    """The module picked as the first end of a link to force, if the last action is one."""
+    return actions[-1][1] if actions and actions[-1][0] == "pick" else None
 
 
 def toggle(chosen: dict, item) -> None:
@@ -37,24 +44,29 @@ def toggle(chosen: dict, item) -> None:
 def edits_query(actions: list) -> dict[str, str]:
     """The URL's ``cut`` ("1-2,3-4") and ``knock`` ("5,6") for an edit; empty when none."""
     edit, query = edit_of(actions), {}
-    if edit.cut:
-        query["cut"] = ",".join(f"{i}-{j}" for i, j in edit.cut)
+    for name, links in (("cut", edit.cut), ("force", edit.forced)):
+        if links:
+            query[name] = ",".join(f"{i}-{j}" for i, j in links)
     if edit.knocked_out:
         query["knock"] = ",".join(str(m) for m in edit.knocked_out)
     return query
 
 
 def parse_edits(query: dict[str, str], n_modules: int) -> tuple[list, list[str]]:
-    """Toggle actions from the URL's ``cut`` and ``knock``, and a message per value refused."""
+    """Toggle actions from the URL's ``cut``, ``force`` and ``knock``, and a message per value
+    refused."""
     actions, problems = [], []
-    for part in filter(None, query.get("cut", "").split(",")):
-        ends = part.split("-")
-        if len(ends) == 2 and all(e.isdigit() and int(e) < n_modules for e in ends):
-            i, j = sorted(int(e) for e in ends)
-            if i != j:
-                actions.append(["cut", i, j])
-                continue
-        problems.append(f"cut {part[:40]!r} is not a link i-j between modules 0-{n_modules - 1}")
+    for name in ("cut", "force"):
+        for part in filter(None, query.get(name, "").split(",")):
+            ends = part.split("-")
+            if len(ends) == 2 and all(e.isdigit() and int(e) < n_modules for e in ends):
+                i, j = sorted(int(e) for e in ends)
+                if i != j:
+                    actions.append([name, i, j])
+                    continue
+            problems.append(
+                f"{name} {part[:40]!r} is not a link i-j between modules 0-{n_modules - 1}"
+            )
     for part in filter(None, query.get("knock", "").split(",")):
         if part.isdigit() and int(part) < n_modules:
             actions.append(["knock", int(part)])
@@ -68,18 +80,26 @@ def mark_edits(elements: list[dict], edit: Edit) -> list[dict]:
     those: the view's elements are cached and shared)."""
     if not edit:
         return elements
-    cut, knocked = set(edit.cut), {str(m) for m in edit.knocked_out}
-    marked = []
+    cut, forced = set(edit.cut), set(edit.forced)
+    knocked = {str(m) for m in edit.knocked_out}
+    marked, drawn = [], set()
     for element in elements:
         data, tag = element["data"], None
         if "source" in data:
-            ends = sorted((int(data["source"]), int(data["target"])))
-            tag = "cut" if tuple(ends) in cut else None
+            ends = tuple(sorted((int(data["source"]), int(data["target"]))))
+            drawn.add(ends)
+            tag = "cut" if ends in cut else "forced" if ends in forced else None
         elif data["id"] in knocked:
             tag = "knocked"
         if tag:
-            element = {**element, "classes": f"{element.get('classes', '')} {tag}".strip()}
+            classes = f"{element.get('classes', '')} {tag}".strip()
+            element = {**element, "data": {**data, "edit": tag}, "classes": classes}
         marked.append(element)
+    # a forced link below the threshold is not drawn: draw it, as forced
+    for i, j in sorted(forced - drawn - cut):
+        data = {"id": f"forced-{i}-{j}", "source": str(i), "target": str(j), "width": 2}
+        data.update(p=None, edit="forced")
+        marked.append({"data": data, "classes": "forced"})
     return marked
 
 
@@ -103,12 +123,20 @@ function (edge, node, undo, reset, mode, actions) {
     actions = actions || [];
     if (fired.includes("edit-reset.n_clicks")) { return []; }
     if (fired.includes("edit-undo.n_clicks")) { return actions.slice(0, -1); }
-    if (mode !== "edit") { return dash_clientside.no_update; }
-    if (fired.includes("graph.tapEdgeData") && edge) {
+    if (mode !== "edit" && mode !== "force") { return dash_clientside.no_update; }
+    if (fired.includes("graph.tapEdgeData") && edge && mode === "edit") {
         return actions.concat([["cut", Number(edge.source), Number(edge.target)]]);
     }
-    if (fired.includes("graph.tapNodeData") && node) {
+    if (fired.includes("graph.tapNodeData") && node && mode === "edit") {
         return actions.concat([["knock", Number(node.id)]]);
+    }
+    if (fired.includes("graph.tapNodeData") && node && mode === "force") {
+        const m = Number(node.id), last = actions[actions.length - 1];
+        if (last && last[0] === "pick") {
+            const rest = actions.slice(0, -1);
+            return last[1] === m ? rest : rest.concat([["force", last[1], m]]);
+        }
+        return actions.concat([["pick", m]]);
     }
     return dash_clientside.no_update;
 }
@@ -158,6 +186,11 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         edit = edit_of(actions)
         _, problems = parse_edits(query_of(search), view.n_modules)
         parts = [f"cut {len(edit.cut)} links", f"knocked out {len(edit.knocked_out)} modules"]
+        if edit.forced:
+            parts.append(f"forced {len(edit.forced)} links")
+        pick = pending_pick(actions)
+        if pick is not None:
+            problems = [f"forcing a link from module {pick}: click its other end", *problems]
         summary = "; ".join([", ".join(parts) if edit else "no edit", *problems])
         if not shows_circuit(circuit) or "typed" in circuit:
             return summary, "interventions run on a stored example with its scene"

@@ -607,6 +607,30 @@ def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
     no_console_errors(dash_duo)
 
 
+def test_force_a_link_by_clicking_both_ends(dash_duo, nlvr2_store):
+    root = nlvr2_store.parent
+    row = CircuitStore.open(root / "nlvr").frame.iloc[2]
+    dash_duo.start_server(create_app(root, checkpoint="checkpoints/nlvr"))
+    dash_duo.driver.set_window_size(1500, 2400)
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id={row['id']}&threshold=0.95")
+    dash_duo.wait_for_contains_text("#intervention", "the answer holds", timeout=30)
+    dash_duo.find_element("#click-mode input[value='force']").click()
+    tap(dash_duo, "node[id='2']")
+    dash_duo.wait_for_contains_text("#edit-summary", "forcing a link from module 2")
+    tap(dash_duo, "node[id='9']")
+    dash_duo.wait_for_text_to_equal(
+        "#edit-summary", "cut 0 links, knocked out 0 modules, forced 1 links"
+    )
+    wait_for_url(dash_duo, "force=2-9")
+    forced = "return document.getElementById('graph')._cyreg.cy.edges('.forced').length"
+    WebDriverWait(dash_duo.driver, 10).until(lambda d: d.execute_script(forced) == 1)
+    # a click on the same two ends again restores the link
+    tap(dash_duo, "node[id='9']")
+    tap(dash_duo, "node[id='2']")
+    dash_duo.wait_for_text_to_equal("#edit-summary", "no edit")
+    no_console_errors(dash_duo)
+
+
 def map_trace(driver, name: str) -> dict | None:
     """The map's trace called ``name`` (x, y, customdata), as the browser holds it."""
     script = (
