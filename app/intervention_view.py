@@ -147,6 +147,32 @@ class Intervener:
             n_probe=len(self.rows[:PROBE_SIZE]),
         )
 
+    def swapped(self, index: int, other: int) -> dict[str, float]:
+        """p(true) on store row ``index``'s scene with its own circuit and with store row
+        ``other``'s signatures (its codes kept), codes (its signatures kept) or both."""
+        from circuitlab.interventions import run_with_circuit
+
+        store, batch = self.view.store, self._scene_batch(index)
+        own, theirs = np.array([index]), np.array([other])
+        has_codes = store.codes is not None
+        p = {}
+        for name, sigs_from, codes_from in (
+            ("own", own, own),
+            ("signatures", theirs, own),
+            ("codes", own, theirs),
+            ("both", theirs, theirs),
+        ):
+            if not has_codes and name in ("codes", "both"):
+                continue
+            logits = run_with_circuit(
+                self.model,
+                batch,
+                signatures=_tensor(store.signatures[sigs_from]),
+                codes=_tensor(store.codes[codes_from]) if has_codes else None,
+            )
+            p[name] = float(logits.softmax(-1)[0, 1])
+        return p
+
     def scene_boxes(self, index: int) -> tuple[tuple[SceneObject, ...], ...]:
         """Store row ``index``'s scene, box by box."""
         return scene_from_json(self.view.frame["scene"].iloc[index])

@@ -151,6 +151,7 @@ def _compare_row() -> dbc.Row:
                         placeholder="or a category's mean circuit",
                     ),
                     html.Div(id="compare-summary", className="small mt-1"),
+                    _loading(html.Div(id="swap-outcome", className="small mt-1"), "swap-loading"),
                     html.Div(id="compare-hover", className="small text-muted mt-1"),
                 ],
                 width=3,

@@ -1,5 +1,6 @@
 """The compare panel: the shown circuit against another circuit or a category's mean circuit,
-drawn side by side with the links that grew stronger or weaker."""
+drawn side by side with the links that grew stronger or weaker; with a model and an NLVR store,
+the shown scene answered with the other circuit's signatures, codes or both."""
 
 from __future__ import annotations
 
@@ -51,6 +52,27 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         return elements, difference, summary
 
     @app.callback(
+        Output("swap-outcome", "children"),
+        Input("circuit", "data"),
+        Input("compare-id", "value"),
+        Input("compare-category", "value"),
+        State("store-key", "data"),
+    )
+    def swap(circuit, other_id, category, key):
+        """The shown scene answered with the compared circuit's signatures and codes."""
+        if category or other_id in (None, "") or not shows_circuit(circuit) or "typed" in circuit:
+            return ""
+        view = store_view(stores, key)
+        other = view.index_of(other_id)
+        try:
+            intervener = stores.intervener(key)
+        except ValueError:
+            return ""
+        if other is None or circuit["index"] not in set(intervener.rows.tolist()):
+            return ""
+        return swap_text(intervener.swapped(circuit["index"], other), other_id)
+
+    @app.callback(
         Output("compare-hover", "children"),
         Input("graph-b", "mouseoverEdgeData"),
         Input("graph-diff", "mouseoverEdgeData"),
@@ -64,3 +86,13 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             e = reference_edge
             return f"reference link {e['source']}-{e['target']}: p = {e['p']:.3f}"
         return ""
+
+
+def swap_text(p: dict[str, float], other_id: object) -> str:
+    """The shown scene's p(true) with parts of circuit ``other_id``, in words."""
+    parts = [f"{p['signatures']:.2f} with its signatures (the graph)"]
+    if "codes" in p:
+        parts += [f"{p['codes']:.2f} with its codes", f"{p['both']:.2f} with both"]
+    return f"this scene with circuit #{other_id}: p(true) {p['own']:.2f} with its own; " + (
+        "; ".join(parts)
+    )

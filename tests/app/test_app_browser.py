@@ -607,7 +607,7 @@ def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
     no_console_errors(dash_duo)
 
 
-def test_force_a_link_by_clicking_both_ends(dash_duo, nlvr2_store):
+def test_force_a_link_and_take_in_another_circuit(dash_duo, nlvr2_store):
     root = nlvr2_store.parent
     row = CircuitStore.open(root / "nlvr").frame.iloc[2]
     dash_duo.start_server(create_app(root, checkpoint="checkpoints/nlvr"))
@@ -628,6 +628,11 @@ def test_force_a_link_by_clicking_both_ends(dash_duo, nlvr2_store):
     tap(dash_duo, "node[id='9']")
     tap(dash_duo, "node[id='2']")
     dash_duo.wait_for_text_to_equal("#edit-summary", "no edit")
+    # another sentence's circuit, taken in through the compare box: the scene answered with it
+    other = CircuitStore.open(root / "nlvr").frame["id"].iloc[7]
+    dash_duo.find_element("#compare-id").send_keys(f"{other}\n")
+    dash_duo.wait_for_contains_text("#swap-outcome", f"this scene with circuit #{other}: p(true)")
+    assert "with its signatures (the graph)" in dash_duo.find_element("#swap-outcome").text
     no_console_errors(dash_duo)
 
 

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from circuitlab.app.callbacks.circuit import edge_text
+from circuitlab.app.callbacks.compare import swap_text
 from circuitlab.app.callbacks.intervene import (
     edit_of,
     edits_query,
@@ -185,3 +186,22 @@ def test_forcing_links_runs_the_library_edit_in_both_directions(nlvr_stores):
     assert outcome.p_after == pytest.approx(float(reference), abs=1e-6)
     # the shipped model barely uses its graph (docs/results.md), but the edit reaches it
     assert outcome.p_after != outcome.p_before
+
+
+def test_another_circuit_swapped_in_matches_the_library(nlvr_stores):
+    intervener = nlvr_stores.intervener("nlvr")
+    index, other = int(intervener.rows[5]), int(intervener.rows[9])
+    p = intervener.swapped(index, other)
+    stored = intervener.view.frame["p_true"].iloc[index]
+    assert p["own"] == pytest.approx(stored, abs=2e-4)
+    store = intervener.view.store
+    reference = run_with_circuit(
+        intervener.model,
+        intervener._scene_batch(index),
+        signatures=torch.from_numpy(np.asarray(store.signatures[[other]])).float(),
+    ).softmax(-1)[0, 1]
+    assert p["signatures"] == pytest.approx(float(reference), abs=1e-6)
+    same = intervener.swapped(index, index)
+    assert len(set(same.values())) == 1
+    text = swap_text(p, "17")
+    assert text.startswith("this scene with circuit #17: p(true) ") and "with both" in text
