@@ -112,14 +112,14 @@ def _filters() -> list:
     return controls
 
 
-def _graph_view(graph_id: str, stylesheet: list[dict]) -> cyto.Cytoscape:
+def _graph_view(graph_id: str, stylesheet: list[dict], height: str = "320px") -> cyto.Cytoscape:
     """An empty compare-sized cytoscape view on the preset (store) layout."""
     return cyto.Cytoscape(
         id=graph_id,
         elements=[],
         layout={"name": "preset"},
         stylesheet=stylesheet,
-        style={"width": "100%", "height": "320px", "border": "1px solid #ddd"},
+        style={"width": "100%", "height": height, "border": "1px solid #ddd"},
     )
 
 
@@ -154,31 +154,9 @@ def _compare_row() -> dbc.Row:
                     _loading(html.Div(id="swap-outcome", className="small mt-1"), "swap-loading"),
                     html.Div(id="compare-hover", className="small text-muted mt-1"),
                 ],
-                width=3,
+                width=4,
             ),
-            _graph_panel("graph-b", "reference", COMPARE_STYLE, width=4),
-            dbc.Col(
-                [
-                    html.Div(
-                        [
-                            html.Span(
-                                "difference (red gained, blue lost) of ",
-                                className="small text-muted",
-                            ),
-                            _radio(
-                                "diff-scale",
-                                [
-                                    {"label": "P z-scored within each circuit", "value": "z"},
-                                    {"label": "P", "value": "p"},
-                                ],
-                                small=True,
-                            ),
-                        ]
-                    ),
-                    _graph_view("graph-diff", DIFF_STYLE),
-                ],
-                width=5,
-            ),
+            _graph_panel("graph-b", "reference", COMPARE_STYLE, width=8),
         ],
         className="mt-3",
     )
@@ -353,7 +331,29 @@ def _details_panel() -> dbc.Col:
         [dbc.CardHeader("Prior fit"), dbc.CardBody([html.Div(id="prior-fit"), degree])],
         className="mt-2",
     )
-    return dbc.Col([example, module, prior], width=3)
+    return dbc.Col([_difference_card(), example, module, prior], width=3)
+
+
+def _difference_card() -> dbc.Card:
+    """The shown circuit's difference from the compared one, beside the circuit (hidden until
+    something is compared, below)."""
+    scale = _radio(
+        "diff-scale",
+        [
+            {"label": "P z-scored within each circuit", "value": "z"},
+            {"label": "P", "value": "p"},
+        ],
+        small=True,
+    )
+    return dbc.Card(
+        [
+            dbc.CardHeader("Difference from the compared circuit (red gained, blue lost)"),
+            dbc.CardBody([scale, _graph_view("graph-diff", DIFF_STYLE, height="300px")]),
+        ],
+        id="diff-card",
+        className="mb-2",
+        style={"display": "none"},
+    )
 
 
 def _map_row() -> dbc.Row:

@@ -11,12 +11,36 @@ from circuitlab.app.callbacks.common import shows_circuit, store_view, threshold
 from circuitlab.app.store_view import TooManyEdges
 from circuitlab.app.stores import AppStores
 
+HIDDEN, SHOWN = {"display": "none"}, {"display": "block"}  # the difference card's style
+
+
+# the difference card is hidden until something is compared, and a cytoscape view laid out while
+# hidden has no size: once it shows, let it measure itself and fit its graph
+FIT_WHEN_SHOWN = """
+function (elements) {
+    setTimeout(function () {
+        const graph = document.getElementById("graph-diff");
+        const cy = graph && graph._cyreg && graph._cyreg.cy;
+        if (cy) { cy.resize(); cy.fit(undefined, 10); }
+    }, 50);
+    return window.dash_clientside.no_update;
+}
+"""
+
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    app.clientside_callback(
+        FIT_WHEN_SHOWN,
+        Output("graph-diff", "className"),
+        Input("graph-diff", "elements"),
+        prevent_initial_call=True,
+    )
+
     @app.callback(
         Output("graph-b", "elements"),
         Output("graph-diff", "elements"),
         Output("compare-summary", "children"),
+        Output("diff-card", "style"),
         Input("circuit", "data"),
         Input("compare-id", "value"),
         Input("compare-category", "value"),
@@ -27,21 +51,21 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     def compare(circuit, other_id, category, threshold, scale, key):
         view = store_view(stores, key)
         if not shows_circuit(circuit):
-            return [], [], ""
+            return [], [], "", HIDDEN
         if category:
             reference, name = {"category": category}, f"the mean circuit of {category}"
         elif other_id not in (None, ""):
             index = view.index_of(other_id)
             if index is None:
-                return [], [], f"no circuit with id {str(other_id)[:40]!r} in this store"
+                return [], [], f"no circuit with id {str(other_id)[:40]!r} in this store", HIDDEN
             reference, name = {"index": index}, f"circuit #{other_id}"
         else:
-            return [], [], "pick a circuit id or a category to compare with"
+            return [], [], "pick a circuit id or a category to compare with", HIDDEN
         threshold = threshold_of(threshold)
         try:
             elements, n_links = view.reference_elements(reference, threshold)
         except TooManyEdges as err:
-            return [], [], str(err)
+            return [], [], str(err), HIDDEN
         scale = "p" if scale == "p" else "z"
         difference, gained, lost = view.difference_elements(circuit, reference, scale)
         by = "0.5 sd or more of its circuit's links" if scale == "z" else "0.05 or more in P"
@@ -49,7 +73,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             f"against {name}: {n_links} links at P > {threshold:g}; "
             f"{gained} links stronger, {lost} weaker by {by}"
         )
-        return elements, difference, summary
+        return elements, difference, summary, SHOWN
 
     @app.callback(
         Output("swap-outcome", "children"),

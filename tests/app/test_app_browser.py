@@ -379,12 +379,21 @@ def test_compare_with_a_circuit_and_a_category_mean(dash_duo, nlvr2_store, scree
     weaker = int(summary.split(", ")[-1].split(" weaker")[0])
     assert dash_duo.driver.execute_script(count, "graph-diff") == stronger + weaker
     assert "weaker by 0.5 sd or more of its circuit's links" in summary  # density factored out
+    # the difference is drawn beside the circuit: level with it, to its right
+    rect = "return document.getElementById(arguments[0]).getBoundingClientRect().toJSON()"
+    circuit, difference = (dash_duo.driver.execute_script(rect, g) for g in ("graph", "graph-diff"))
+    assert difference["left"] >= circuit["right"] and difference["top"] < circuit["bottom"]
+    screenshot(dash_duo, "compare_z")
     dash_duo.find_element("#diff-scale input[value='p']").click()
     dash_duo.wait_for_contains_text("#compare-summary", "weaker by 0.05 or more in P")
     dash_duo.select_dcc_dropdown("#compare-category", index=0)
     dash_duo.wait_for_contains_text("#compare-summary", "against the mean circuit of")
     assert "compare=2" in dash_duo.driver.current_url
     screenshot(dash_duo, "compare")
+    # nothing compared: no difference card
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?id=1")
+    dash_duo.wait_for_contains_text("#compare-summary", "pick a circuit id")
+    assert not dash_duo.find_element("#diff-card").is_displayed()
     no_console_errors(dash_duo)
 
 
