@@ -1,9 +1,12 @@
 """How long the app takes to serve one circuit (goal: < 100 ms): building its cytoscape
 elements (uncached) and its prior fit, for random circuits of a store; with ``--nlvr-store`` and
 ``--checkpoint``, how long a live intervention takes (goals: one scene < 300 ms, the accuracy
-over 256 stored examples < 2 s), cutting 3 random links and knocking out 2 random processors.
+over 256 stored examples < 2 s), cutting 3 random links and knocking out 2 random processors;
+with ``--browser``, the app in headless Chromium on a warm server (``bench/app_browser.py``):
+the first view with a drawn circuit (goal < 2 s) and the server time of a search, a switch to
+another circuit and a threshold step (goal < 300 ms each).
 
-    python bench/app_latency.py [STORE] [--circuits 50]
+    python bench/app_latency.py [STORE] [--circuits 50] [--browser]
         [--nlvr-store stores/nlvr/nlvr --checkpoint checkpoints/nlvr]
 """
 
@@ -27,6 +30,7 @@ def main() -> None:
     parser.add_argument("--circuits", type=int, default=50)
     parser.add_argument("--nlvr-store", type=Path, help="an NLVR store, for interventions")
     parser.add_argument("--checkpoint", type=Path, help="its model, for interventions")
+    parser.add_argument("--browser", action="store_true", help="time the app in Chromium too")
     args = parser.parse_args()
     view = StoreView(CircuitStore.open(args.store))
     picks = np.random.default_rng(0).choice(len(view.store), args.circuits, replace=False)
@@ -58,6 +62,12 @@ def main() -> None:
 
     if args.nlvr_store is not None and args.checkpoint is not None:
         intervention_latency(args.nlvr_store, args.checkpoint, args.circuits)
+    if args.browser:
+        from app_browser import browser_latency
+
+        frame = browser_latency(args.store)
+        print(f"\nthe app in headless Chromium on {args.store} (warm server; medians)")
+        print(frame.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
 
 
 def intervention_latency(store: Path, checkpoint: Path, n_edits: int) -> None:

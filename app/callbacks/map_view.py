@@ -3,7 +3,10 @@ column; the sentences this visitor typed as stars; the lasso selection as a tabl
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import dash
+import pandas as pd
 import plotly.graph_objects as go
 from dash import Input, Output, State, no_update
 from dash.exceptions import PreventUpdate
@@ -32,19 +35,11 @@ def default_map_color(columns: list[str]) -> str | None:
 METHOD_NAMES = {"tsne": "t-SNE", "pca": "PCA", "umap": "UMAP"}
 
 
-def embedding_figure(
-    view: StoreView,
-    color: str | None,
-    typed: list[str],
-    method: str = "tsne",
-    shown: int | None = None,
-    hits: list[int] | None = None,
-) -> go.Figure | dict:
-    """The store's circuits on the ``method`` map, points carrying their row index; the
-    search's listed hits ringed, the shown circuit ``shown`` marked, and the sentences this
-    visitor typed (``typed``) as stars."""
-    if view.embedding is None:
-        return {}
+@lru_cache(maxsize=16)
+def _base_map(view: StoreView, color: str | None, method: str) -> tuple[dict, pd.DataFrame]:
+    """The map's points coloured by ``color`` (a plotly figure as a dict) and the frame they
+    were drawn from (x, y, id = row index, text), made once per store, colour and method: a
+    circuit switch or a search only changes the rings drawn over them."""
     frame = view.map_frame(method).copy()
     frame["id"] = range(len(frame))  # customdata: the row index
     if "text" in view.frame:
@@ -57,52 +52,59 @@ def embedding_figure(
         frame[color] = view.frame[color].astype(str).to_numpy()
     figure = embedding_plotly(frame, color)
     figure.update_traces(marker_color="#c7c7c7", selector={"name": "several or none"})
+    return figure.to_plotly_json(), frame
+
+
+def _marks(x: list, y: list, text: list, rows: list, name: str, marker: dict) -> dict:
+    """A trace of marks drawn over the map's points, as a dict."""
+    trace = go.Scattergl(
+        x=x, y=y, text=text, customdata=rows, mode="markers", name=name, marker=marker
+    )
+    return trace.to_plotly_json()
+
+
+def embedding_figure(
+    view: StoreView,
+    color: str | None,
+    typed: list[str],
+    method: str = "tsne",
+    shown: int | None = None,
+    hits: list[int] | None = None,
+) -> dict:
+    """The store's circuits on the ``method`` map, points carrying their row index; the
+    search's listed hits ringed, the shown circuit ``shown`` marked, and the sentences this
+    visitor typed (``typed``) as stars."""
+    if view.embedding is None:
+        return {}
+    base, frame = _base_map(view, color, method)
+    traces = list(base["data"])
+    text = frame["text"] if "text" in frame else pd.Series([""] * len(frame))
     if hits:
         rows = frame.iloc[hits]
-        figure.add_trace(
-            go.Scattergl(
-                x=rows["x"],
-                y=rows["y"],
-                text=rows.get("text"),
-                customdata=rows["id"].tolist(),
-                mode="markers",
-                name="search hits",
-                marker={"size": 9, "symbol": "circle-open", "color": "#111", "line": {"width": 1}},
+        ring = {"size": 9, "symbol": "circle-open", "color": "#111", "line": {"width": 1}}
+        traces.append(
+            _marks(
+                rows["x"].tolist(),
+                rows["y"].tolist(),
+                text.iloc[hits].tolist(),
+                rows["id"].tolist(),
+                "search hits",
+                ring,
             )
         )
     if shown is not None and 0 <= shown < len(frame):
         row = frame.iloc[shown]
-        figure.add_trace(
-            go.Scattergl(
-                x=[row["x"]],
-                y=[row["y"]],
-                text=[row.get("text", "")],
-                customdata=[shown],
-                mode="markers",
-                name="shown",
-                marker={
-                    "size": 16,
-                    "symbol": "circle-open",
-                    "color": "#d62728",
-                    "line": {"width": 3},
-                },
-            )
-        )
+        ring = {"size": 16, "symbol": "circle-open", "color": "#d62728", "line": {"width": 3}}
+        traces.append(_marks([row["x"]], [row["y"]], [text.iloc[shown]], [shown], "shown", ring))
     if typed:
-        positions = [view.typed_position(text, method) for text in typed]
-        figure.add_trace(
-            go.Scattergl(
-                x=[x for x, _ in positions],
-                y=[y for _, y in positions],
-                text=typed,
-                mode="markers",
-                name="typed",
-                customdata=[-1 - k for k in range(len(typed))],
-                marker={"size": 12, "symbol": "star", "color": "black"},
-            )
+        positions = [view.typed_position(t, method) for t in typed]
+        star = {"size": 12, "symbol": "star", "color": "black"}
+        rows = [-1 - k for k in range(len(typed))]
+        traces.append(
+            _marks([x for x, _ in positions], [y for _, y in positions], typed, rows, "typed", star)
         )
-    figure.update_layout(uirevision=method)  # zoom and pan survive redraws of one map
-    return figure
+    # uirevision: zoom and pan survive redraws of one map
+    return {"data": traces, "layout": {**base["layout"], "uirevision": method}}
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
