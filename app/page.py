@@ -382,6 +382,7 @@ def _map_row() -> dbc.Row:
             html.H6("Nearest circuits to the shown one (PCA space of P)"),
             _table("neighbours", page_size=5),
             html.H6(id="selection-count", children="selection", className="mt-2"),
+            html.Div(id="selection-summary", className="small mb-1"),
             _table("selection", page_size=10),
         ],
         width=5,

@@ -75,6 +75,7 @@ class StoreView:
         self.embedding = embed(store, "tsne") if len(store) >= 3 else None
         self.texts = self.frame["text"].fillna("").astype(str) if "text" in self.frame else None
         self._strength = None
+        self._z_stack: np.ndarray | None = None
         self._category_rows: dict[str, np.ndarray] | None = None
         self._pca = None
         # a CircuitGenerator, set by AppStores when the app's model has this store's modules;
@@ -421,6 +422,43 @@ class StoreView:
                 for c in self.categories()
             }
         return self._category_rows
+
+    def z_stack(self) -> np.ndarray:
+        """(N, U, U) every circuit's P z-scored within itself (``within_z``; computed once)."""
+        if self._z_stack is None:
+            out = np.empty((len(self.store), self.n_modules, self.n_modules), dtype=np.float32)
+            for start, p in self.store.link_probability_batches(batch=1024):
+                for k, one in enumerate(p):
+                    out[start + k] = within_z(one)
+            self._z_stack = out
+        return self._z_stack
+
+    def selection_summary(self, rows: list[int], k: int = 3) -> dict:
+        """A selection of circuits against the rest of the store: per category the share of
+        each tagged with it (the ``k`` most over- and under-represented in the selection), and
+        the ``k`` links most stronger and weaker in the selection (mean within-circuit z of P,
+        selection minus rest). Empty lists when the selection is empty or the whole store."""
+        chosen = np.zeros(len(self.store), dtype=bool)
+        chosen[rows] = True
+        if not chosen.any() or chosen.all():
+            return {"categories": [], "stronger": [], "weaker": []}
+        shares = [
+            (c, float(mask[chosen].mean()), float(mask[~chosen].mean()))
+            for c, mask in self.category_rows().items()
+        ]
+        shares.sort(key=lambda item: item[2] - item[1])
+        z = self.z_stack()
+        difference = z[chosen].mean(0) - z[~chosen].mean(0)
+        i, j = np.triu_indices(self.n_modules, 1)
+        order = np.argsort(difference[i, j])
+        links = [(int(i[n]), int(j[n]), float(difference[i[n], j[n]])) for n in order]
+        over = [s for s in shares[:k] if s[1] > s[2]]
+        under = [s for s in shares[::-1][:k] if s[1] < s[2]]
+        return {
+            "categories": over + under,
+            "stronger": [link for link in links[::-1][:k] if link[2] > 0],
+            "weaker": [link for link in links[:k] if link[2] < 0],
+        }
 
     def module_details(self, key: dict, module: int, threshold: float) -> dict:
         """Role, degree, strongest links in the circuit ``key`` names, the store circuits where

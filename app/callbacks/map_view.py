@@ -199,13 +199,29 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     @app.callback(
         Output("selection", "data"),
         Output("selection-count", "children"),
+        Output("selection-summary", "children"),
         Input("embedding", "selectedData"),
         State("embedding", "figure"),
         State("store-key", "data"),
     )
     def select(selected, figure, key):
         if not selected or not selected.get("points"):
-            return [], "selection: lasso points on the map"
+            return [], "selection: lasso points on the map", ""
         rows = sorted({r for p in selected["points"] if (r := row_of(p, figure)) >= 0})
-        table = store_view(stores, key).table_rows(rows).to_dict("records")
-        return table, f"selection: {len(rows)} circuits"
+        view = store_view(stores, key)
+        table = view.table_rows(rows).to_dict("records")
+        summary = summary_text(view.selection_summary(rows))
+        return table, f"selection: {len(rows)} circuits", summary
+
+
+def summary_text(summary: dict) -> str:
+    """A selection against the rest of the store, in words."""
+    parts = []
+    if summary["categories"]:
+        shares = ", ".join(f"{c} {a:.0%} (rest {b:.0%})" for c, a, b in summary["categories"])
+        parts.append(f"categories against the rest: {shares}")
+    for name in ("stronger", "weaker"):
+        if summary[name]:
+            links = ", ".join(f"{i}-{j} ({d:+.2f} sd)" for i, j, d in summary[name])
+            parts.append(f"links {name} in the selection: {links}")
+    return "; ".join(parts)

@@ -159,6 +159,7 @@ def test_lasso_points_fill_the_selection_table(dash_duo, nlvr2_store, screenshot
     dash_duo.wait_for_contains_text("#selection-count", "circuits", timeout=10)
     rows = dash_duo.find_elements("#selection tbody tr")
     assert len(rows) > 1  # header row + at least one circuit
+    dash_duo.wait_for_contains_text("#selection-summary", "links stronger in the selection")
     screenshot(dash_duo, "embedding_selection")
     no_console_errors(dash_duo)
 

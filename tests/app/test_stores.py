@@ -15,6 +15,7 @@ from circuitlab import Circuit, CircuitStore
 from circuitlab.analysis.figures import embedding_plotly
 from circuitlab.app import create_app
 from circuitlab.app.callbacks.export import circuit_figure
+from circuitlab.app.callbacks.map_view import summary_text
 from circuitlab.app.callbacks.search import result_count
 from circuitlab.app.example_view import GAP, example_summary, scene_svg
 from circuitlab.app.store_view import MAX_SENTENCE, within_z
@@ -271,3 +272,30 @@ def test_the_z_difference_ignores_density_and_sees_structure():
     change = within_z(moved) - within_z(p)
     assert np.unravel_index(np.argmax(np.abs(np.triu(change, 1))), change.shape) == (0, 1)
     assert np.all(np.diag(within_z(p)) == 0)
+
+
+def test_a_selection_is_summarised_against_the_rest(nlvr2_store):
+    view = AppStores(nlvr2_store).view(".")
+    tagged = view.category_rows()["spatial relation"]
+    rows = np.flatnonzero(tagged)[:30].tolist()
+    summary = view.selection_summary(rows, k=3)
+    chosen = np.zeros(len(view.store), dtype=bool)
+    chosen[rows] = True
+    # reference: every circuit's P z-scored within itself, selection mean minus rest mean
+    z = np.stack([within_z(view.store[r].link_probability()) for r in range(len(chosen))])
+    difference = z[chosen].mean(0) - z[~chosen].mean(0)
+    i, j, d = summary["stronger"][0]
+    assert d == pytest.approx(difference[i, j], abs=1e-5)
+    assert d == pytest.approx(difference[np.triu_indices(len(z[0]), 1)].max(), abs=1e-5)
+    assert summary["weaker"][0][2] == pytest.approx(
+        difference[np.triu_indices(len(z[0]), 1)].min(), abs=1e-5
+    )
+    # every selected circuit has the category; the rest some of the time
+    category, share, rest = summary["categories"][0]
+    assert (category, share) == ("spatial relation", 1.0) and rest == pytest.approx(
+        tagged[~chosen].mean()
+    )
+    text = summary_text(summary)
+    assert text.startswith("categories against the rest: spatial relation 100% (rest ")
+    assert "links stronger in the selection: " in text and " sd)" in text
+    assert view.selection_summary([]) == {"categories": [], "stronger": [], "weaker": []}
