@@ -4,6 +4,7 @@ the URL's ``id``), its drawing at the chosen threshold or top-k, its prior fit a
 from __future__ import annotations
 
 import dash
+import numpy as np
 import plotly.graph_objects as go
 from dash import Input, Output, State, ctx, html, no_update
 
@@ -52,7 +53,11 @@ def prior_summary(fit: dict) -> list:
     return [
         html.B(fit["family"]),
         html.Div(f"best by length: {fit['best']}"),
-        html.Div(f"gap to runner-up: {fit['gap']:.1f} nats"),
+        html.Div(
+            f"gap to runner-up: {fit['gap']:.1f} nats"
+            if np.isfinite(fit["gap"])
+            else "no other family describes this graph"
+        ),
         html.Div(params, className="small text-muted"),
     ]
 

@@ -14,6 +14,7 @@ from matplotlib.collections import PathCollection
 from circuitlab import Circuit, CircuitStore
 from circuitlab.analysis.figures import embedding_plotly
 from circuitlab.app import create_app
+from circuitlab.app.callbacks.circuit import prior_summary
 from circuitlab.app.callbacks.export import circuit_figure
 from circuitlab.app.callbacks.map_view import summary_text
 from circuitlab.app.callbacks.search import result_count
@@ -299,3 +300,12 @@ def test_a_selection_is_summarised_against_the_rest(nlvr2_store):
     assert text.startswith("categories against the rest: spatial relation 100% (rest ")
     assert "links stronger in the selection: " in text and " sd)" in text
     assert view.selection_summary([]) == {"categories": [], "stronger": [], "weaker": []}
+
+
+def test_a_prior_fit_with_no_runner_up_says_so_instead_of_an_infinite_gap():
+    lines = prior_summary(
+        {"family": "erdos_renyi", "best": "erdos_renyi", "gap": float("inf"), "params": {"p": 1.0}}
+    )
+    assert lines[2].children == "no other family describes this graph"
+    finite = prior_summary({"family": "x", "best": "x", "gap": 2.54, "params": {}})
+    assert finite[2].children == "gap to runner-up: 2.5 nats"
