@@ -504,12 +504,19 @@ def test_a_fresh_page_shows_a_readable_circuit_and_map(dash_duo, nlvr2_store, sc
     no_console_errors(dash_duo)
 
 
-def test_an_nlvr_circuit_shows_its_scene_label_and_prediction(dash_duo, nlvr2_store, screenshot):
+def open_nlvr_example(dash_duo, nlvr2_store, position: int, query: str = "", checkpoint=True):
+    """The app on both test stores (with the shipped model unless ``checkpoint`` is False),
+    showing the NLVR store's example at ``position``; returns its store row."""
     root = nlvr2_store.parent
-    row = CircuitStore.open(root / "nlvr").frame.iloc[4]
-    dash_duo.start_server(create_app(root))
+    row = CircuitStore.open(root / "nlvr").frame.iloc[position]
+    dash_duo.start_server(create_app(root, checkpoint="checkpoints/nlvr" if checkpoint else None))
     dash_duo.driver.set_window_size(1500, 2400)
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id={row['id']}")
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id={row['id']}{query}")
+    return row
+
+
+def test_an_nlvr_circuit_shows_its_scene_label_and_prediction(dash_duo, nlvr2_store, screenshot):
+    row = open_nlvr_example(dash_duo, nlvr2_store, 4, checkpoint=False)
     dash_duo.wait_for_contains_text("#example-facts", "prediction")
     facts = dash_duo.find_element("#example-facts").text
     assert facts.startswith(f"label {str(row['label']).lower()} · prediction ")
@@ -536,11 +543,7 @@ def tap(dash_duo, selector: str):
 def test_a_clicked_processor_shows_what_it_reads_outlined_in_the_scene(
     dash_duo, nlvr2_store, screenshot
 ):
-    root = nlvr2_store.parent
-    row = CircuitStore.open(root / "nlvr").frame.iloc[4]
-    dash_duo.start_server(create_app(root, checkpoint="checkpoints/nlvr"))
-    dash_duo.driver.set_window_size(1500, 2400)
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id={row['id']}")
+    open_nlvr_example(dash_duo, nlvr2_store, 4)
     dash_duo.wait_for_contains_text("#example-facts", "prediction")
     image = dash_duo.find_element("#example-scene")
     assert (
@@ -566,11 +569,7 @@ def test_a_clicked_processor_shows_what_it_reads_outlined_in_the_scene(
 def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
     dash_duo, nlvr2_store, screenshot
 ):
-    root = nlvr2_store.parent
-    row = CircuitStore.open(root / "nlvr").frame.iloc[2]
-    dash_duo.start_server(create_app(root, checkpoint="checkpoints/nlvr"))
-    dash_duo.driver.set_window_size(1500, 2400)
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id={row['id']}")
+    row = open_nlvr_example(dash_duo, nlvr2_store, 2)
     before = f"p(true) {row['p_true']:.2f} -> {row['p_true']:.2f}, the answer holds"
     dash_duo.wait_for_contains_text("#intervention", before, timeout=30)
     unedited = dash_duo.find_element("#intervention").text
@@ -618,11 +617,7 @@ def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
 
 
 def test_force_a_link_and_take_in_another_circuit(dash_duo, nlvr2_store):
-    root = nlvr2_store.parent
-    row = CircuitStore.open(root / "nlvr").frame.iloc[2]
-    dash_duo.start_server(create_app(root, checkpoint="checkpoints/nlvr"))
-    dash_duo.driver.set_window_size(1500, 2400)
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id={row['id']}&threshold=0.95")
+    open_nlvr_example(dash_duo, nlvr2_store, 2, "&threshold=0.95")
     dash_duo.wait_for_contains_text("#intervention", "the answer holds", timeout=30)
     dash_duo.find_element("#click-mode input[value='force']").click()
     tap(dash_duo, "node[id='2']")
@@ -639,7 +634,7 @@ def test_force_a_link_and_take_in_another_circuit(dash_duo, nlvr2_store):
     tap(dash_duo, "node[id='2']")
     dash_duo.wait_for_text_to_equal("#edit-summary", "no edit")
     # another sentence's circuit, taken in through the compare box: the scene answered with it
-    other = CircuitStore.open(root / "nlvr").frame["id"].iloc[7]
+    other = CircuitStore.open(nlvr2_store.parent / "nlvr").frame["id"].iloc[7]
     dash_duo.find_element("#compare-id").send_keys(f"{other}\n")
     dash_duo.wait_for_contains_text("#swap-outcome", f"this scene with circuit #{other}: p(true)")
     assert "with its signatures (the graph)" in dash_duo.find_element("#swap-outcome").text
