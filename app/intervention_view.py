@@ -73,13 +73,21 @@ class Intervener:
             raise ValueError("this store holds no scenes: interventions need an NLVR store")
         self.model, self.task, self.view = generator.model, generator.task, view
         self.rows = np.flatnonzero(view.frame["scene"].map(lambda s: isinstance(s, str)))
+        self._with_scene = frozenset(self.rows.tolist())
         self._probe: Batch | None = None
         self._baseline: np.ndarray | None = None
         self._lock = threading.Lock()
+        # one model run at a time: the server answers callbacks in threads, and recording what
+        # modules read (read_in_weights) marks the shared model's read-ins while it runs
+        self._run_lock = threading.Lock()
         # one example's batch (its sentence encoded once): clicks on one scene reuse it
         self._scene_batch = lru_cache(maxsize=64)(lambda index: self._batch(np.array([index])))
         # the module panel and the scene both ask for the shown example's reads
         self.reads = lru_cache(maxsize=32)(self._reads)
+
+    def has_scene(self, index: int) -> bool:
+        """Whether store row ``index`` has a scene to run the model on."""
+        return index in self._with_scene
 
     def _batch(self, rows: np.ndarray) -> Batch:
         frame = self.view.frame.iloc[rows]
@@ -94,19 +102,29 @@ class Intervener:
         ]
         return self.task.batch_for(examples)
 
-    def _p_true(self, rows: np.ndarray, batch: Batch, edit: Edit) -> np.ndarray:
+    def _circuits(self, signature_rows: np.ndarray, code_rows: np.ndarray):  # noqa: ANN202
+        """The stored signatures of ``signature_rows`` and codes of ``code_rows`` (None when the
+        store keeps no codes), as tensors."""
+        store = self.view.store
+        codes = None if store.codes is None else _tensor(store.codes[code_rows])
+        return _tensor(store.signatures[signature_rows]), codes
+
+    def _p_true(
+        self, rows: np.ndarray, batch: Batch, edit: Edit, code_rows: np.ndarray | None = None
+    ) -> np.ndarray:
+        """p(true) on ``batch`` with the stored signatures of ``rows`` and codes of
+        ``code_rows`` (default: ``rows``), under ``edit``."""
         from circuitlab.interventions import run_with_circuit
 
-        store = self.view.store
-        signatures = _tensor(store.signatures[rows])
-        codes = None if store.codes is None else _tensor(store.codes[rows])
-        logits = run_with_circuit(
-            self.model,
-            batch,
-            signatures=signatures,
-            codes=codes,
-            edit=edit.link_edit(self.view.n_modules) if edit else None,
-        )
+        signatures, codes = self._circuits(rows, rows if code_rows is None else code_rows)
+        with self._run_lock:
+            logits = run_with_circuit(
+                self.model,
+                batch,
+                signatures=signatures,
+                codes=codes,
+                edit=edit.link_edit(self.view.n_modules) if edit else None,
+            )
         return logits.softmax(-1)[:, 1].numpy()
 
     def probe(self) -> tuple[np.ndarray, Batch, np.ndarray]:
@@ -150,28 +168,14 @@ class Intervener:
     def swapped(self, index: int, other: int) -> dict[str, float]:
         """p(true) on store row ``index``'s scene with its own circuit and with store row
         ``other``'s signatures (its codes kept), codes (its signatures kept) or both."""
-        from circuitlab.interventions import run_with_circuit
-
-        store, batch = self.view.store, self._scene_batch(index)
-        own, theirs = np.array([index]), np.array([other])
-        has_codes = store.codes is not None
-        p = {}
-        for name, sigs_from, codes_from in (
-            ("own", own, own),
-            ("signatures", theirs, own),
-            ("codes", own, theirs),
-            ("both", theirs, theirs),
-        ):
-            if not has_codes and name in ("codes", "both"):
-                continue
-            logits = run_with_circuit(
-                self.model,
-                batch,
-                signatures=_tensor(store.signatures[sigs_from]),
-                codes=_tensor(store.codes[codes_from]) if has_codes else None,
-            )
-            p[name] = float(logits.softmax(-1)[0, 1])
-        return p
+        batch, own, theirs = self._scene_batch(index), np.array([index]), np.array([other])
+        choices = {"own": (own, own), "signatures": (theirs, own)}
+        if self.view.store.codes is not None:
+            choices.update(codes=(own, theirs), both=(theirs, theirs))
+        return {
+            name: float(self._p_true(signature_rows, batch, Edit(), code_rows)[0])
+            for name, (signature_rows, code_rows) in choices.items()
+        }
 
     def scene_boxes(self, index: int) -> tuple[tuple[SceneObject, ...], ...]:
         """Store row ``index``'s scene, box by box."""
@@ -183,14 +187,16 @@ class Intervener:
         (n_processors, n_objects [+1: the null token, last, when the model has one])."""
         from circuitlab.interventions import read_in_weights
 
-        store, one = self.view.store, np.array([index])
-        weights = read_in_weights(
-            self.model,
-            self._scene_batch(index),
-            signatures=_tensor(store.signatures[one]),
-            codes=None if store.codes is None else _tensor(store.codes[one]),
-            edit=edit.link_edit(self.view.n_modules) if edit else None,
-        )
+        one = np.array([index])
+        signatures, codes = self._circuits(one, one)
+        with self._run_lock:
+            weights = read_in_weights(
+                self.model,
+                self._scene_batch(index),
+                signatures=signatures,
+                codes=codes,
+                edit=edit.link_edit(self.view.n_modules) if edit else None,
+            )
         return weights[:, 0].mean(0).numpy()
 
     def knockout(self, module: int) -> list[tuple[str, int, float, float]]:

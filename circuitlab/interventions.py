@@ -217,7 +217,9 @@ def recording_read_in(model: NAC) -> Iterator[list[torch.Tensor]]:
     """Inside the block, each read-in ``model`` runs appends its attention weights, averaged
     over heads, to the yielded list: (B, n_processors, N) each, N the input tokens (+1, last,
     with ``null_token``), in the order they run (the first read-in, then one per propagation
-    round with ``read_in_every_round``)."""
+    round with ``read_in_every_round``). The model's read-ins are marked while the block
+    runs: any other run of the same model meanwhile (another thread) would write into the
+    same list, so run one at a time."""
     log: list[torch.Tensor] = []
     read_ins = [m for m in model.modules() if isinstance(m, ReadIn)]
     for read_in in read_ins:

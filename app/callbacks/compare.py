@@ -92,7 +92,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             intervener = stores.intervener(key)
         except ValueError:
             return ""
-        if other is None or circuit["index"] not in set(intervener.rows.tolist()):
+        if other is None or not intervener.has_scene(circuit["index"]):
             return ""
         return swap_text(intervener.swapped(circuit["index"], other), other_id)
 

@@ -42,7 +42,8 @@ def toggle(chosen: dict, item) -> None:
 
 
 def edits_query(actions: list) -> dict[str, str]:
-    """The URL's ``cut`` ("1-2,3-4") and ``knock`` ("5,6") for an edit; empty when none."""
+    """The URL's ``cut`` and ``force`` ("1-2,3-4") and ``knock`` ("5,6") for an edit; empty
+    when none."""
     edit, query = edit_of(actions), {}
     for name, links in (("cut", edit.cut), ("force", edit.forced)):
         if links:
@@ -76,8 +77,9 @@ def parse_edits(query: dict[str, str], n_modules: int) -> tuple[list, list[str]]
 
 
 def mark_edits(elements: list[dict], edit: Edit) -> list[dict]:
-    """The drawing's elements with cut links and knocked-out modules classed (new dicts for
-    those: the view's elements are cached and shared)."""
+    """The drawing's elements with cut and forced links and knocked-out modules classed (new
+    dicts for those: the view's elements are cached and shared); forced links below the
+    threshold added."""
     if not edit:
         return elements
     cut, forced = set(edit.cut), set(edit.forced)
@@ -116,7 +118,8 @@ def outcome_text(outcome: Outcome) -> str:
     )
 
 
-# edits as toggles appended in order ("cut", i, j) / ("knock", m); undo drops the last, reset all
+# edits as toggles appended in order ("cut", i, j) / ("knock", m) / ("force", i, j), a force
+# preceded by ("pick", i) until its second end is clicked; undo drops the last, reset all
 RECORD_EDIT = """
 function (edge, node, undo, reset, mode, actions) {
     const fired = dash_clientside.callback_context.triggered.map(t => t.prop_id);
@@ -198,6 +201,6 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             intervener = stores.intervener(key)
         except ValueError as err:
             return summary, str(err)
-        if circuit["index"] not in set(intervener.rows.tolist()):
+        if not intervener.has_scene(circuit["index"]):
             return summary, "this circuit's example has no scene to run the model on"
         return summary, outcome_text(intervener.outcome(circuit["index"], edit))

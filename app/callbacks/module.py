@@ -77,7 +77,7 @@ def module_reads(
     except ValueError:
         return None
     index = circuit["index"]
-    if index not in set(intervener.rows.tolist()):
+    if not intervener.has_scene(index):
         return None
     weights = intervener.reads(index, Edit())[module]
     n_objects = sum(len(box) for box in intervener.scene_boxes(index))
