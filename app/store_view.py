@@ -302,10 +302,10 @@ class StoreView:
     # ----------------------------------------------------------------------------- comparing
     def mean_p(self, category: str) -> np.ndarray:
         """(U, U) mean P of the store circuits tagged ``category``."""
-        rows = np.flatnonzero(self.frame["categories"].map(lambda cats: category in cats))
-        if len(rows) == 0:
+        rows = self.category_rows().get(category) if "categories" in self.frame else None
+        if rows is None or not rows.any():
             raise ValueError(f"no circuit is tagged {category!r}")
-        return self.store.mean_link_probability(rows)
+        return self.store.mean_link_probability(np.flatnonzero(rows))
 
     def reference_elements(self, reference: dict, threshold: float) -> tuple[list[dict], int]:
         """Elements of the circuit to compare with: ``{"index": row}`` or ``{"category": c}``
