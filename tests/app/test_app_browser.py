@@ -28,8 +28,10 @@ pytestmark = pytest.mark.timeout(300)
 
 def start(dash_duo, store_path, query: str = "", checkpoint=None):
     app = create_app(store_path, checkpoint=checkpoint)
+    # the whole page fits (no scrolling), from the first draw: a graph fitted in a smaller
+    # window keeps that window's zoom
+    dash_duo.driver.set_window_size(1500, 2400)
     dash_duo.start_server(app)
-    dash_duo.driver.set_window_size(1500, 2400)  # the whole page fits: no scrolling
     if query:
         dash_duo.wait_for_page(url=f"{dash_duo.server_url}/{query}")
     dash_duo.wait_for_element("#graph")
@@ -120,8 +122,8 @@ def test_click_a_module_and_see_its_details(dash_duo, nlvr2_store):
 
 
 def test_a_modules_knockout_cost_is_shown_by_category(dash_duo, nlvr2_store):
-    dash_duo.start_server(create_app(nlvr2_store.parent, checkpoint="checkpoints/nlvr"))
     dash_duo.driver.set_window_size(1500, 2400)
+    dash_duo.start_server(create_app(nlvr2_store.parent, checkpoint="checkpoints/nlvr"))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id=1&module=4")
     dash_duo.wait_for_contains_text("#module-knockout", "over 256 examples", timeout=30)
     text = dash_duo.find_element("#module-knockout").text
@@ -400,8 +402,8 @@ def test_compare_with_a_circuit_and_a_category_mean(dash_duo, nlvr2_store, scree
 
 
 def test_the_edge_guard_refuses_a_dense_view_and_says_what_to_do(dash_duo, nlvr2_store):
-    dash_duo.start_server(create_app(nlvr2_store, max_edges=20))
     dash_duo.driver.set_window_size(1500, 2400)
+    dash_duo.start_server(create_app(nlvr2_store, max_edges=20))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?id=0&threshold=0.1")
     dash_duo.wait_for_contains_text("#graph-message", "the view draws at most 20")
     assert "raise the threshold or use top-k" in dash_duo.find_element("#graph-message").text
@@ -417,8 +419,8 @@ def test_the_url_and_the_menu_pick_a_store_under_the_root(dash_duo, nlvr2_store)
     cid = next(i for i in shared if texts["nlvr"][i] != texts["nlvr2"][i])
     app = create_app(root)
     assert app.circuit_stores.keys == ["nlvr", "nlvr2"]
-    dash_duo.start_server(app)
     dash_duo.driver.set_window_size(1500, 2400)
+    dash_duo.start_server(app)
     brand = "#navbar .navbar-brand"
 
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr2&id={cid}")
@@ -510,8 +512,8 @@ def open_nlvr_example(dash_duo, nlvr2_store, position: int, query: str = "", che
     showing the NLVR store's example at ``position``; returns its store row."""
     root = nlvr2_store.parent
     row = CircuitStore.open(root / "nlvr").frame.iloc[position]
-    dash_duo.start_server(create_app(root, checkpoint="checkpoints/nlvr" if checkpoint else None))
     dash_duo.driver.set_window_size(1500, 2400)
+    dash_duo.start_server(create_app(root, checkpoint="checkpoints/nlvr" if checkpoint else None))
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id={row['id']}{query}")
     return row
 
