@@ -115,6 +115,13 @@ def train(
     resume: Annotated[
         bool, typer.Option(help="Continue the run in OUT from its last checkpoint.")
     ] = False,
+    init_from: Annotated[
+        Path | None,
+        typer.Option(
+            help="Start from this checkpoint's weights (run directory or file), with a fresh "
+            "optimiser and schedule: to train a model further. Same model options needed."
+        ),
+    ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
     """Train a NAC. Options override the --config file, which overrides the defaults."""
@@ -146,6 +153,7 @@ def train(
         seed=seed,
         device=device,
         compile=compile_step,
+        init_from=None if init_from is None else str(init_from),
     )
     values.update({k: v for k, v in cli.items() if v is not None})
     if features is not None:

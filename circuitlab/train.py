@@ -92,6 +92,10 @@ class TrainConfig:
     # compiled code draws the kernel samples from its own random stream, so its numbers differ
     # from an eager run's. A run may be resumed with it switched either way.
     compile: bool = False
+    # a checkpoint (file or run directory) whose model weights start this run: a warm start,
+    # with a fresh optimiser and schedule (to train a model further, or fine-tune it). The
+    # model options must build the same architecture.
+    init_from: str | None = None
     model: dict[str, Any] = field(default_factory=lambda: dict(TOY_MODEL))
 
     def __post_init__(self) -> None:
@@ -141,6 +145,22 @@ def parameter_groups(model: NAC, lr: float, signature_lr_scale: float) -> list[d
     rest = [p for p in model.parameters() if p.requires_grad and id(p) not in chosen]
     groups = [{"params": rest, "lr": lr}, {"params": signatures, "lr": lr * signature_lr_scale}]
     return [g for g in groups if g["params"]]
+
+
+def warm_start(model: NAC, path: str | os.PathLike, device: torch.device | str) -> None:
+    """Load the weights of the checkpoint at ``path`` into ``model``; a clear error names the
+    options that differ when the checkpoint holds another architecture."""
+    state = read_checkpoint(path, device)
+    saved = state["model_config"]
+    asked = model.config.to_dict()
+    differ = {k: (saved.get(k), v) for k, v in asked.items() if k in saved and saved[k] != v}
+    try:
+        model.load_state_dict(state["model"])
+    except RuntimeError as err:
+        raise ValueError(
+            f"init_from {path}: its model does not fit this run's (options that differ, "
+            f"checkpoint vs this run: {differ}); build the same model to warm-start from it"
+        ) from err
 
 
 def step_seed(seed: int, step: int) -> int:
@@ -317,6 +337,8 @@ def train(
     if resume:
         state = read_checkpoint(run_dir, device)
         start_step, elapsed_before = restore_training(state, model, optimizer, scheduler)
+    elif config.init_from is not None:
+        warm_start(model, config.init_from, device)
 
     log = _MetricsLog(run_dir / METRICS, start_step) if rank.is_main else None
     started = time.perf_counter()

@@ -16,7 +16,13 @@ import torch
 from circuitlab import CircuitStore
 from circuitlab.model import NAC
 from circuitlab.tasks import ToySets
-from circuitlab.train import TrainConfig, cosine_with_warmup, parameter_groups, train
+from circuitlab.train import (
+    TrainConfig,
+    cosine_with_warmup,
+    parameter_groups,
+    train,
+    warm_start,
+)
 
 TINY_MODEL = dict(
     n_processors=8,
@@ -390,3 +396,40 @@ def test_signature_learning_rate_scale_moves_only_the_signatures_faster():
     assert len(parameter_groups(frozen, 1e-3, 10.0)) == 1  # nothing to speed up
     with pytest.raises(ValueError, match="signature_lr_scale"):
         TrainConfig(signature_lr_scale=0)
+
+
+def test_init_from_starts_a_new_run_from_a_checkpoints_weights(tmp_path):
+    config = TrainConfig(
+        steps=4,
+        eval_every=4,
+        eval_size=32,
+        checkpoint_every=4,
+        warmup_steps=1,
+        batch_size=16,
+        device="cpu",
+        model=dict(TINY_MODEL),
+    )
+    train(config, tmp_path / "first", progress=False)
+    saved = torch.load(tmp_path / "first" / "checkpoint.pt", weights_only=False)["model"]
+
+    torch.manual_seed(123)
+    fresh = NAC(config.model_config(ToySets()))
+    assert any(not torch.equal(fresh.state_dict()[k], saved[k]) for k in saved)
+    warm_start(fresh, tmp_path / "first", "cpu")
+    for name, value in fresh.state_dict().items():
+        assert torch.equal(value, saved[name]), name
+
+    # a run that starts there (at a vanishing learning rate) ends where the first one stopped,
+    # at its own step count, with the warm start recorded in its config.json
+    second = dataclasses.replace(config, steps=2, lr=1e-12, init_from=str(tmp_path / "first"))
+    assert train(second, tmp_path / "second", progress=False)["steps"] == 2
+    state = torch.load(tmp_path / "second" / "checkpoint.pt", weights_only=False)
+    assert state["step"] == 2
+    for name, value in state["model"].items():
+        torch.testing.assert_close(value, saved[name], rtol=0, atol=1e-9)
+    recorded = json.loads((tmp_path / "second" / "config.json").read_text())
+    assert recorded["init_from"] == str(tmp_path / "first")
+
+    wider = NAC(TrainConfig(model=dict(TINY_MODEL, dim=16)).model_config(ToySets()))
+    with pytest.raises(ValueError, match="'dim': \\(32, 16\\)"):
+        warm_start(wider, tmp_path / "first", "cpu")
