@@ -3,7 +3,8 @@
 A checkpoint (``RUN/checkpoint.pt``, written atomically by ``torch.save``) is a dict:
 
 - ``format_version``: ``CHECKPOINT_VERSION``; a file of another version is refused;
-- ``model``: the NAC's state dict; ``model_config``: its ``NACConfig`` as a dict;
+- ``model``: the model's state dict; ``model_config``: its config as a dict; ``model_kind``:
+  "nac" (``NACConfig``) or "ni" (a Neural Interpreter, ``NIConfig``); absent means "nac";
 - ``train_config``: the run's ``TrainConfig`` as a dict;
 - ``optimizer``, ``scheduler``: their state dicts; ``step`` (steps done) and ``elapsed_s``
   (training seconds so far): what ``--resume`` needs to continue the run exactly.
@@ -20,6 +21,7 @@ import torch
 from circuitlab.config import NACConfig
 from circuitlab.files import write_atomic
 from circuitlab.model import NAC
+from circuitlab.ni import NeuralInterpreter, NIConfig
 
 CHECKPOINT = "checkpoint.pt"
 CHECKPOINT_VERSION = 1  # bump when a checkpoint's contents change meaning
@@ -56,6 +58,7 @@ def save_checkpoint(
         "optimizer": optimizer.state_dict(),
         "scheduler": scheduler.state_dict(),
         "model_config": model.config.to_dict(),
+        "model_kind": getattr(model, "kind", "nac"),
         "train_config": train_config,
     }
     write_atomic(path, lambda tmp: torch.save(state, tmp))
@@ -85,9 +88,17 @@ def read_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu")
     return state
 
 
-def model_from_checkpoint(state: dict[str, Any]) -> NAC:
-    """A NAC built from a checkpoint's config, with its weights (train mode, on the CPU)."""
-    model = NAC(NACConfig.from_dict(state["model_config"]))
+def model_from_checkpoint(state: dict[str, Any]) -> NAC | NeuralInterpreter:
+    """The model (a NAC, or the kind the checkpoint names) built from a checkpoint's config,
+    with its weights (train mode, on the CPU)."""
+    kind = state.get("model_kind", "nac")
+    if kind == "ni":
+        config = NIConfig.from_dict(state["model_config"])
+        model: NAC | NeuralInterpreter = NeuralInterpreter(config)
+    elif kind == "nac":
+        model = NAC(NACConfig.from_dict(state["model_config"]))
+    else:
+        raise ValueError(f"checkpoint of model kind {kind!r}: this circuitlab reads nac and ni")
     model.load_state_dict(state["model"])
     return model
 

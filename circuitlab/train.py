@@ -38,7 +38,9 @@ from circuitlab.checkpoint import (
 from circuitlab.config import NACConfig, from_dict
 from circuitlab.files import write_atomic
 from circuitlab.model import NAC
+from circuitlab.ni import NeuralInterpreter, NIConfig
 from circuitlab.tasks import Batch, Task, make_task
+from circuitlab.tasks.boolean import r_squared
 
 CONFIG, METRICS, SUMMARY = "config.json", "metrics.csv", "summary.json"
 METRIC_COLUMNS = [
@@ -52,6 +54,8 @@ METRIC_COLUMNS = [
     "val_acc",
     "elapsed_s",
 ]
+MODEL_KINDS = ("nac", "ni")  # a NAC, or a Neural Interpreter (circuitlab.ni)
+Model = NAC | NeuralInterpreter
 # Compact defaults for the toy task: trains to >= 95 % in a few minutes on 2 CPU cores.
 TOY_MODEL = dict(
     n_processors=16,
@@ -96,6 +100,8 @@ class TrainConfig:
     # with a fresh optimiser and schedule (to train a model further, or fine-tune it). The
     # model options must build the same architecture.
     init_from: str | None = None
+    # "nac", or "ni" for a Neural Interpreter (``model`` then holds NIConfig fields)
+    model_kind: str = "nac"
     model: dict[str, Any] = field(default_factory=lambda: dict(TOY_MODEL))
 
     def __post_init__(self) -> None:
@@ -104,13 +110,25 @@ class TrainConfig:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.signature_lr_scale <= 0:
             raise ValueError(f"signature_lr_scale must be > 0, got {self.signature_lr_scale}")
+        if self.model_kind not in MODEL_KINDS:
+            raise ValueError(f"model_kind must be one of {MODEL_KINDS}, got {self.model_kind!r}")
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
         return from_dict(cls, values)
 
-    def model_config(self, task: Task) -> NACConfig:
-        """The NACConfig: the task fixes inputs, classes and conditioning; ``model`` the rest."""
+    def model_config(self, task: Task) -> NACConfig | NIConfig:
+        """The model's config: the task fixes inputs, classes and conditioning; ``model`` the
+        rest. A regression task gives a Neural Interpreter one CLS token per target."""
+        if self.model_kind == "ni":
+            values = dict(self.model, input_dim=task.input_dim)
+            if objective(task) == "regression":
+                values.update(n_cls=task.n_outputs, n_outputs=1)
+            else:
+                values.update(n_outputs=task.n_classes)
+            return NIConfig.from_dict(values)
+        if objective(task) != "classification":
+            raise ValueError(f"task {task.name!r} is a regression: train it with model_kind 'ni'")
         values = dict(self.model)
         values.update(
             input_dim=task.input_dim,
@@ -134,20 +152,65 @@ class TrainConfig:
 SPEED_ONLY_FIELDS = ("compile",)  # TrainConfig fields that change no number of a run
 
 
-def parameter_groups(model: NAC, lr: float, signature_lr_scale: float) -> list[dict[str, Any]]:
+def objective(task: Task) -> str:
+    """ "classification" (cross-entropy, accuracy) or "regression" (MSE, R^2, one target per
+    output: fuzzy-boolean)."""
+    return getattr(task, "objective", "classification")
+
+
+def build_model(config: TrainConfig, task: Task) -> Model:
+    """The untrained model a run of ``config`` on ``task`` trains."""
+    model_config = config.model_config(task)
+    if isinstance(model_config, NIConfig):
+        return NeuralInterpreter(model_config)
+    return NAC(model_config)
+
+
+def objective_loss(task: Task, outputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """The training loss: cross-entropy, or the mean squared error for a regression task."""
+    if objective(task) == "regression":
+        return F.mse_loss(outputs, labels)
+    return F.cross_entropy(outputs, labels)
+
+
+def score_name(task: Task) -> str:
+    """The score's name in metrics.csv (train_NAME, val_NAME) and summary.json (val_NAME)."""
+    return "r2" if objective(task) == "regression" else "acc"
+
+
+def metric_columns(task: Task) -> list[str]:
+    """metrics.csv's columns for ``task``: METRIC_COLUMNS, with r2 for acc on a regression."""
+    name = score_name(task)
+    return [c.replace("_acc", f"_{name}") for c in METRIC_COLUMNS]
+
+
+def task_score(task: Task, outputs: torch.Tensor, labels: torch.Tensor) -> float:
+    """The score logged as train_acc / val_acc: accuracy; R^2 (train_r2 / val_r2) for a
+    regression task."""
+    if objective(task) == "regression":
+        return r_squared(outputs.detach().float(), labels.float())
+    return (outputs.argmax(-1) == labels).float().mean().item()
+
+
+def parameter_groups(model: Model, lr: float, signature_lr_scale: float) -> list[dict[str, Any]]:
     """AdamW groups: the trainable signature parameters at ``lr * signature_lr_scale``, the
     rest at ``lr`` (an empty group is left out). At scale 1, one group, as checkpoints from
     before the option hold."""
     if signature_lr_scale == 1.0:
         return [{"params": [p for p in model.parameters() if p.requires_grad], "lr": lr}]
-    signatures = [p for p in model.generator.signature_parameters() if p.requires_grad]
+    source = (
+        model.signature_parameters()
+        if isinstance(model, NeuralInterpreter)
+        else model.generator.signature_parameters()
+    )
+    signatures = [p for p in source if p.requires_grad]
     chosen = {id(p) for p in signatures}
     rest = [p for p in model.parameters() if p.requires_grad and id(p) not in chosen]
     groups = [{"params": rest, "lr": lr}, {"params": signatures, "lr": lr * signature_lr_scale}]
     return [g for g in groups if g["params"]]
 
 
-def warm_start(model: NAC, path: str | os.PathLike, device: torch.device | str) -> None:
+def warm_start(model: Model, path: str | os.PathLike, device: torch.device | str) -> None:
     """Load the weights of the checkpoint at ``path`` into ``model``; a clear error names the
     options that differ when the checkpoint holds another architecture."""
     state = read_checkpoint(path, device)
@@ -214,7 +277,7 @@ def evaluate(
     model: NAC, task: Task, config: TrainConfig, device: torch.device
 ) -> tuple[float, float]:
     """(mean loss, accuracy) on the run's fixed validation set (seed independent of training)."""
-    return batch_metrics(model, validation_batch(task, config), device)
+    return batch_metrics(model, validation_batch(task, config), device, task)
 
 
 def validation_batch(task: Task, config: TrainConfig) -> Batch:
@@ -223,10 +286,14 @@ def validation_batch(task: Task, config: TrainConfig) -> Batch:
 
 
 def batch_metrics(
-    model: NAC, batch: Batch, device: torch.device | str = "cpu"
+    model: Model, batch: Batch, device: torch.device | str = "cpu", task: Task | None = None
 ) -> tuple[float, float]:
-    """(mean loss, accuracy) of ``model`` on ``batch``, in eval mode."""
+    """(mean loss, accuracy) of ``model`` on ``batch``, in eval mode; for a regression
+    ``task``, (mean squared error, R^2)."""
     logits = predict_logits(model, batch, device)
+    if task is not None and objective(task) == "regression":
+        loss = objective_loss(task, logits, batch.labels).item()
+        return loss, task_score(task, logits, batch.labels)
     loss = F.cross_entropy(logits, batch.labels).item()
     return loss, (logits.argmax(-1) == batch.labels).float().mean().item()
 
@@ -234,7 +301,7 @@ def batch_metrics(
 class _MetricsLog:
     """metrics.csv, appended one row per step; rows past a resumed checkpoint are dropped."""
 
-    def __init__(self, path: Path, resume_step: int) -> None:
+    def __init__(self, path: Path, resume_step: int, columns: list[str]) -> None:
         self.path = path
         rows = []
         if resume_step > 0 and path.exists():
@@ -243,13 +310,13 @@ class _MetricsLog:
 
         def rewrite(tmp: Path) -> None:
             with tmp.open("w", newline="") as f:
-                writer = csv.DictWriter(f, METRIC_COLUMNS)
+                writer = csv.DictWriter(f, columns)
                 writer.writeheader()
                 writer.writerows(rows)
 
         write_atomic(path, rewrite)
         self.file = path.open("a", newline="")
-        self.writer = csv.DictWriter(self.file, METRIC_COLUMNS)
+        self.writer = csv.DictWriter(self.file, columns)
 
     def append(self, row: dict[str, Any]) -> None:
         self.writer.writerow(row)
@@ -318,7 +385,7 @@ def train(
     rows = distributed.shard(config.batch_size, rank)
     task = make_task(config.task, conditional=config.conditional, **config.task_options)
     torch.manual_seed(config.seed)
-    model = NAC(config.model_config(task)).to(device)
+    model = build_model(config, task).to(device)
     if rank.is_main:  # only a config that builds a model gets a run directory
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / CONFIG).write_text(json.dumps(dataclasses.asdict(config), indent=2))
@@ -340,7 +407,7 @@ def train(
     elif config.init_from is not None:
         warm_start(model, config.init_from, device)
 
-    log = _MetricsLog(run_dir / METRICS, start_step) if rank.is_main else None
+    log = _MetricsLog(run_dir / METRICS, start_step, metric_columns(task)) if rank.is_main else None
     started = time.perf_counter()
     bar = tqdm(
         range(start_step, config.steps),
@@ -350,7 +417,8 @@ def train(
         desc="train",
         mininterval=1.0,
     )
-    val_loss = val_acc = float("nan")
+    val_loss = val_acc = float("nan")  # val_acc holds R^2 for a regression task
+    name = score_name(task)
     model.train()
     stop = _StopOnInterrupt()
     try:
@@ -358,9 +426,9 @@ def train(
             torch.manual_seed(step_seed(config.seed, step) + rank.rank)
             batch = task.sample(config.batch_size, seed=step_seed(config.seed, step))
             batch = batch.rows(rows).to(device)
-            logits, signatures, _ = forward_batch(net, batch, return_circuit=True)
-            task_loss = F.cross_entropy(logits, batch.labels)
-            structure_loss = model.structure_loss(signatures)
+            logits, circuit, _ = forward_batch(net, batch, return_circuit=True)
+            task_loss = objective_loss(task, logits, batch.labels)
+            structure_loss = model.structure_loss(circuit)
             loss = task_loss + structure_loss
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -369,9 +437,9 @@ def train(
             scheduler.step()
 
             done = step + 1
-            accuracy = (logits.argmax(-1) == batch.labels).float().mean()
+            score = task_score(task, logits, batch.labels)
             means = distributed.mean_over_ranks(
-                [loss.item(), task_loss.item(), structure_loss.item(), accuracy.item()],
+                [loss.item(), task_loss.item(), structure_loss.item(), score],
                 rank,
                 device,
             )
@@ -385,17 +453,17 @@ def train(
                 "loss": f"{means[0]:.6f}",
                 "task_loss": f"{means[1]:.6f}",
                 "structure_loss": f"{means[2]:.6f}",
-                "train_acc": f"{means[3]:.4f}",
+                f"train_{name}": f"{means[3]:.4f}",
                 "val_loss": "",
-                "val_acc": "",
+                f"val_{name}": "",
             }
             if done % config.eval_every == 0 or done == config.steps:
                 val_loss, val_acc = evaluate(model, task, config, device)
-                row.update(val_loss=f"{val_loss:.6f}", val_acc=f"{val_acc:.4f}")
+                row.update({"val_loss": f"{val_loss:.6f}", f"val_{name}": f"{val_acc:.4f}"})
             elapsed = elapsed_before + time.perf_counter() - started
             row["elapsed_s"] = f"{elapsed:.2f}"
             log.append(row)
-            bar.set_postfix(loss=f"{means[0]:.3f}", val_acc=f"{val_acc:.3f}")
+            bar.set_postfix({"loss": f"{means[0]:.3f}", f"val_{name}": f"{val_acc:.3f}"})
             if done % config.checkpoint_every == 0 or done == config.steps or stop.requested:
                 save_checkpoint(
                     run_dir / CHECKPOINT,
@@ -423,7 +491,7 @@ def train(
         "conditional": config.conditional,
         "steps": config.steps,
         "val_loss": val_loss,
-        "val_acc": val_acc,
+        f"val_{name}": val_acc,
         "wall_time_s": round(elapsed_before + time.perf_counter() - started, 2),
         "parameters": model.n_parameters(),
         "device": str(device),

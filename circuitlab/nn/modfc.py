@@ -5,6 +5,9 @@ ModFC(x; c) = W (x * (1 + alpha * LayerNorm(W_c c))) + b
 The code ``c`` of a module scales every input feature before the shared weight ``W``, so modules
 share parameters but compute different functions. ``alpha`` is learnable (initialised to 0.1);
 alpha = 0, or ``conditioned=False``, makes the layer a plain ``nn.Linear``.
+
+With ``residual=False`` the layer is Neural Interpreters' ModLin, W (x * LayerNorm(W_c c)) + b:
+the code's mask replaces the input scale instead of perturbing it around 1.
 """
 
 from __future__ import annotations
@@ -30,21 +33,39 @@ class ModFC(nn.Module):
         conditioned: bool = True,
         alpha_init: float = 0.1,
         bias: bool = True,
+        residual: bool = True,
     ) -> None:
         super().__init__()
         self.in_features = in_features
         self.conditioned = conditioned
+        self.residual = residual
         self.linear = nn.Linear(in_features, out_features, bias=bias)
         if conditioned:
             self.code_proj = nn.Linear(code_dim, in_features, bias=False)
-            self.alpha = nn.Parameter(torch.tensor(float(alpha_init)))
+            if residual:
+                self.alpha = nn.Parameter(torch.tensor(float(alpha_init)))
 
     def modulation(self, code: torch.Tensor) -> torch.Tensor | None:
-        """The multiplicative mask m = 1 + alpha * LN(W_c c): (..., in_features), or None."""
+        """The multiplicative mask m = 1 + alpha * LN(W_c c) (``residual=False``: LN(W_c c)):
+        (..., in_features), or None."""
         if not self.conditioned:
             return None
         projected = F.layer_norm(self.code_proj(code), (self.in_features,))
-        return 1.0 + self.alpha * projected
+        return 1.0 + self.alpha * projected if self.residual else projected
+
+    def per_module(self, x: torch.Tensor, codes: torch.Tensor) -> torch.Tensor:
+        """Every module's layer on every token: x (B, V, in) shared by all modules, or
+        (B, U, V, in) one per module; codes (U, code_dim) -> (B, U, V, out).
+
+        Each module's mask is folded into its weight once, W_u = W diag(m_u), (U, out, in),
+        so the modulated inputs x * m_u (B, U, V, in) are never built.
+        """
+        weight = self.linear.weight
+        mask = self.modulation(codes)
+        weight = weight.expand(len(codes), -1, -1) if mask is None else weight * mask[:, None]
+        pattern = "bvi,uoi->buvo" if x.dim() == 3 else "buvi,uoi->buvo"
+        out = torch.einsum(pattern, x, weight)
+        return out if self.linear.bias is None else out + self.linear.bias
 
     def modulate(self, x: torch.Tensor, code: torch.Tensor) -> torch.Tensor:
         """The modulated input x * m, or x itself when unconditioned: (..., in_features)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from circuitlab.tasks.base import Batch, Task
+from circuitlab.tasks.boolean import FuzzyBoolean
 from circuitlab.tasks.nlvr import NLVRWorld
 from circuitlab.tasks.nlvr2 import NLVR2Features
 from circuitlab.tasks.pairs import PairWorldTask
@@ -15,6 +16,7 @@ TASKS = {
     "nlvr": NLVRWorld,
     "nlvr2": NLVR2Features,
     "pairs": PairWorldTask,
+    "fuzzy-boolean": FuzzyBoolean,
 }
 
 
@@ -31,6 +33,7 @@ def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
 __all__ = [
     "TASKS",
     "Batch",
+    "FuzzyBoolean",
     "NLVR2Features",
     "NLVRWorld",
     "PairWorldTask",
