@@ -34,7 +34,11 @@ def lower_triangle(p: np.ndarray) -> np.ndarray:
 
 
 def circuit_features(store: CircuitStore, batch: int = 512) -> np.ndarray:
-    """(N, U (U - 1) / 2) float32: the strict lower triangle of every circuit's P."""
+    """(N, U (U - 1) / 2) float32: the strict lower triangle of every circuit's P; for a
+    Neural Interpreter's store, every input's routing flattened, (N, steps U V)."""
+    if store.kind == "ni":
+        routing = store.array("routing")
+        return np.asarray(routing, dtype=np.float32).reshape(len(store), -1)
     u = store.meta["n_modules"]
     out = np.empty((len(store), u * (u - 1) // 2), dtype=np.float32)
     n_batches = -(-len(store) // batch)

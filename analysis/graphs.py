@@ -20,8 +20,14 @@ def to_graph(
     sample: bool = False,
     seed: int | None = None,
     roles: Sequence[str] | None = None,
+    directed: bool = False,
 ) -> nx.Graph:
     """Undirected graph of a circuit (its P) or of a (U, U) link-probability matrix.
+
+    ``directed=True`` takes a (U, U) matrix of weights in [0, 1] that need not be symmetric
+    (W_ij: from i to j, e.g. a Neural Interpreter's function transitions,
+    ``circuitlab.analysis.routing``) and returns a ``nx.DiGraph`` with an edge i -> j, self
+    loops included, where W_ij > ``threshold`` (default 0.5); edges carry ``weight``.
 
     Pick the links one way: ``threshold`` (P > threshold; the default, 0.5 as in the paper),
     ``top_k`` (each module's k strongest links, kept if either end chose it), or ``sample``
@@ -37,6 +43,10 @@ def to_graph(
     chosen = sum([threshold is not None, top_k is not None, sample])
     if chosen > 1:
         raise ValueError("pick one of threshold, top_k and sample")
+    if directed:
+        if top_k is not None or sample:
+            raise ValueError("a directed graph is picked by threshold only")
+        return directed_graph(source, 0.5 if threshold is None else threshold)
     p = link_matrix(source)
     n = p.shape[0]
     if top_k is not None:
@@ -60,3 +70,20 @@ def to_graph(
     if len(roles) != n:
         raise LinkMatrixError(f"{len(roles)} roles given for {n} modules")
     return links_graph(p, keep, roles)
+
+
+def directed_graph(weights: np.ndarray, threshold: float = 0.5) -> nx.DiGraph:
+    """``nx.DiGraph`` with an edge i -> j (self loops included) where ``weights[i, j]`` (a
+    (U, U) matrix in [0, 1], not necessarily symmetric) exceeds ``threshold``."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 2 or w.shape[0] != w.shape[1] or w.shape[0] == 0:
+        raise LinkMatrixError(f"weights must be a non-empty square matrix, got shape {w.shape}")
+    if not np.isfinite(w).all() or w.min() < -1e-6 or w.max() > 1 + 1e-6:
+        raise LinkMatrixError("weights must be finite and lie in [0, 1]")
+    if not 0 <= threshold <= 1:
+        raise ValueError(f"threshold must be in [0, 1], got {threshold}")
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(len(w)))
+    for i, j in zip(*np.nonzero(w > threshold), strict=True):
+        graph.add_edge(int(i), int(j), weight=float(w[i, j]))
+    return graph

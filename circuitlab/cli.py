@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import numpy as np
 import pandas as pd
 import typer
 import yaml
+
+if TYPE_CHECKING:
+    from circuitlab.store import CircuitStore
 
 app = typer.Typer(
     help="circuitlab: train Neural Attentive Circuits and export the circuits they learn.",
@@ -185,7 +188,7 @@ def export(
     run_dir: Annotated[Path, typer.Argument(help="Run directory written by `circuitlab train`.")],
     out: Annotated[Path, typer.Option(help="Circuit store directory to write.")],
     n_circuits: Annotated[
-        int, typer.Option(help="Conditional models: distinct conditioning inputs to export.")
+        int, typer.Option(help="Conditional models and Neural Interpreters: inputs to export.")
     ] = 256,
     seed: Annotated[int, typer.Option(help="Seed of the conditioning inputs.")] = 0,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing store.")] = False,
@@ -199,7 +202,12 @@ def export(
     try:
         checkpoint = checkpoint_file(run_dir)
         model, config = load_model(checkpoint)  # once, whichever stores it makes
-        if config.task == "nlvr" and model.config.conditional:
+        if config.model_kind == "ni":
+            from circuitlab.ni.export import write_ni_store
+
+            options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
+            stores = {"": write_ni_store(model, config, checkpoint, out, **options)}
+        elif config.task == "nlvr" and model.config.conditional:
             stores = write_nlvr_stores(model, config, checkpoint, out, overwrite=overwrite)
         elif config.task == "pairs" and model.config.conditional:
             stores = write_pair_stores(model, config, checkpoint, out, overwrite=overwrite)
@@ -363,13 +371,17 @@ def info(
     store_path: Annotated[Path, typer.Argument(help="A circuit store directory.")],
     threshold: Annotated[float, typer.Option(help="Link threshold on P for the graph.")] = 0.5,
 ) -> None:
-    """Summarise a circuit store: size, modules, and the graph of its first circuit."""
+    """Summarise a circuit store: size, modules, and the graph of its first circuit (a
+    Neural Interpreter's store: its arrays and the routing of its first input)."""
     from circuitlab.store import CircuitStore, CircuitStoreError
 
     try:
         store = CircuitStore.open(store_path)
     except CircuitStoreError as err:
         _exit_with(err)
+    if store.kind == "ni":
+        typer.echo(_ni_summary(store))
+        return
     graph = store[0].to_networkx(threshold)
     typer.echo(repr(store))
     typer.echo(f"columns: {list(store.frame.columns)}")
@@ -384,6 +396,24 @@ def info(
         summary = pd.DataFrame({"label": store.frame["label"], "links": links})
         typer.echo(f"links at P > {threshold} per label (mean, std over circuits):")
         typer.echo(summary.groupby("label")["links"].agg(["count", "mean", "std"]).round(1))
+
+
+def _ni_summary(store: CircuitStore) -> str:
+    """A Neural Interpreter store's arrays, and which function handles each token of input 0
+    at each step (its largest routing weight)."""
+    lines = [repr(store), f"columns: {list(store.frame.columns)}", "arrays:"]
+    for spec in store.meta["arrays"]:
+        lines.append(
+            f"  {spec['name']}: {spec['dtype']} {spec['shape']} ({', '.join(spec['axes'])})"
+        )
+    routing = np.asarray(store.array("routing")[0], dtype=np.float32)  # (steps, U, V)
+    tokens = store.meta["tokens"]
+    lines.append("input 0, the function that handles each token most, per step:")
+    for k, step in enumerate(store.meta["steps"]):
+        best = routing[k].argmax(0)
+        cells = " ".join(f"{t}:f{u}" for t, u in zip(tokens, best, strict=True))
+        lines.append(f"  script {step['script']} iteration {step['iteration']}: {cells}")
+    return "\n".join(lines)
 
 
 @app.command()

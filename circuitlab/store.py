@@ -1,11 +1,17 @@
 """CircuitStore: a directory of circuits that any tool can read without circuitlab's model code.
 
-Layout (format version 1):
-- ``store.json``: format version, model config, U, d_sig, d_code, eps, truncation, module roles,
-  checkpoint hash, creation time, number of samples;
+Layout (format version 2):
+- ``store.json``: format version, the model ``kind`` ("nac", "ni"), model config, checkpoint
+  hash, creation time, number of samples, and ``arrays``: one entry per array file, with its
+  ``name``, ``file``, ``dtype``, ``shape`` and ``axes`` (an array whose first axis is
+  ``"sample"`` holds one entry per row of samples.parquet; others describe the model);
 - ``samples.parquet``: one row per circuit (column ``id`` at least; text, label, ... as given);
-- ``signatures.npy``: (N, U, d_sig) float32, opened memory-mapped;
-- ``codes.npy``: (N, U, d_code) float32, optional.
+- the array files (``.npy``), opened memory-mapped: ``CircuitStore.array(name)``.
+
+Kind "nac" also records U, d_sig, d_code, eps, truncation and module roles; its arrays are
+``signatures`` (N, U, d_sig) float32 and, optionally, ``codes`` (N, U, d_code) float32. Kind "ni"
+(a Neural Interpreter, ``circuitlab.ni.export``) holds per input its ``routing`` and per model
+its functions' signatures and codes. Version 1 stores (no kind, no array list) open as kind "nac".
 
 Writing is atomic: everything goes to a temporary sibling directory that is then renamed.
 """
@@ -33,7 +39,10 @@ from circuitlab.files import (
     write_atomic,
 )
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+KINDS = ("nac", "ni")
+SAMPLE_AXIS = "sample"  # the first axis of an array with one entry per circuit
 META, SAMPLES, SIGNATURES, CODES = "store.json", "samples.parquet", "signatures.npy", "codes.npy"
 # the key, in every analysis record of store.json, of the data fingerprint it was computed from
 FINGERPRINT = "data_fingerprint"
@@ -47,26 +56,63 @@ class CircuitStoreError(ValueError):
         super().__init__(f"{self.path}: {problem}")
 
 
+def array_spec(name: str, array: np.ndarray, axes: Sequence[str]) -> dict[str, Any]:
+    """store.json's entry for ``array`` saved as NAME.npy, its axes named by ``axes``."""
+    if len(axes) != array.ndim:
+        raise ValueError(f"array {name!r} has {array.ndim} axes but {len(axes)} axis names")
+    return {
+        "name": name,
+        "file": f"{name}.npy",
+        "dtype": str(array.dtype),
+        "shape": [int(n) for n in array.shape],
+        "axes": list(axes),
+    }
+
+
 class CircuitStore:
-    """Read access to a circuit store: ``len(store)``, ``store[i] -> Circuit``, ``store.frame``."""
+    """Read access to a circuit store: ``len(store)``, ``store.frame``, ``store.array(name)``;
+    for kind "nac" also ``store[i] -> Circuit``, ``store.signatures``, link probabilities."""
 
     def __init__(
         self,
         path: Path,
         meta: dict[str, Any],
         frame: pd.DataFrame,
-        signatures: np.ndarray,
-        codes: np.ndarray | None,
+        arrays: dict[str, np.ndarray],
     ) -> None:
         self.path = path
         self.meta = meta
         self.frame = frame
-        self.signatures = signatures
-        self.codes = codes
-        self.roles = np.asarray(meta["roles"], dtype=str)
-        self.eps = float(meta["eps"])
+        self.kind: str = meta.get("kind", "nac")
+        self._arrays = arrays
+        self.signatures = arrays.get("signatures") if self.kind == "nac" else None
+        self.codes = arrays.get("codes") if self.kind == "nac" else None
+        self.roles = np.asarray(meta.get("roles", []), dtype=str)
+        self.eps = float(meta["eps"]) if "eps" in meta else float("nan")
         self.truncation = meta.get("truncation")
         self._fingerprint: str | None = None
+
+    @property
+    def array_names(self) -> list[str]:
+        return list(self._arrays)
+
+    def array(self, name: str) -> np.ndarray:
+        """The array ``name`` (memory-mapped; see store.json's ``arrays`` for its axes)."""
+        if name not in self._arrays:
+            raise KeyError(f"{self.path} holds no array {name!r}; it holds {self.array_names}")
+        return self._arrays[name]
+
+    def axes(self, name: str) -> list[str]:
+        """The names of array ``name``'s axes."""
+        self.array(name)
+        return next(spec["axes"] for spec in self.meta["arrays"] if spec["name"] == name)
+
+    def _require_nac(self, what: str) -> None:
+        if self.kind != "nac":
+            raise TypeError(
+                f"{self.path} is a store of kind {self.kind!r}, which has no {what} (a NAC's "
+                f"module graph); read its arrays with store.array(name): {self.array_names}"
+            )
 
     # ----------------------------------------------------------------------------- reading
     @classmethod
@@ -79,23 +125,26 @@ class CircuitStore:
             raise CircuitStoreError(path, "no such store directory")
         meta = _read_meta(path / META)
         frame = _read_frame(path / SAMPLES)
-        n, u, d_sig = len(frame), meta["n_modules"], meta["d_sig"]
+        n = len(frame)
         if n == 0:
             raise CircuitStoreError(path / SAMPLES, "holds no circuits; export the store again")
-        signatures = _read_array(path / SIGNATURES, (n, u, d_sig))
-        codes = None
-        if meta.get("d_code") is not None:
-            codes = _read_array(path / CODES, (n, u, meta["d_code"]))
-        if len(meta["roles"]) != u:
-            raise CircuitStoreError(
-                path / META, f"{len(meta['roles'])} roles listed for {u} modules"
-            )
-        return cls(path, meta, frame, signatures, codes)
+        if meta["kind"] == "nac":
+            _check_nac_arrays(path / META, meta, n)
+        arrays = {}
+        for spec in meta["arrays"]:
+            shape = tuple(spec["shape"])
+            if spec["axes"][:1] == [SAMPLE_AXIS] and shape[0] != n:
+                raise CircuitStoreError(
+                    path / META, f"array {spec['name']!r} lists {shape[0]} samples for {n} rows"
+                )
+            arrays[spec["name"]] = _read_array(path / spec["file"], shape, spec["dtype"])
+        return cls(path, meta, frame, arrays)
 
     def __len__(self) -> int:
         return len(self.frame)
 
     def __getitem__(self, index: int) -> Circuit:
+        self._require_nac("circuit per row")
         if not -len(self) <= index < len(self):
             raise IndexError(f"circuit {index} out of range for a store of {len(self)}")
         return Circuit(
@@ -108,6 +157,7 @@ class CircuitStore:
 
     def link_probabilities(self, indices: Sequence[int] | np.ndarray | slice) -> np.ndarray:
         """P for many circuits at once: (len(indices), U, U) float32."""
+        self._require_nac("link probabilities")
         return link_probabilities(np.asarray(self.signatures[indices]), self.eps, self.truncation)
 
     def link_probability_batches(
@@ -135,11 +185,18 @@ class CircuitStore:
     # ----------------------------------------------------------------------------- analysis cache
     @property
     def fingerprint(self) -> str:
-        """A hash of what every analysis reads: the signatures, eps, truncation and roles.
-        Computed once per opened store (it reads the signatures once)."""
+        """A hash of what every analysis reads: a NAC store's signatures, eps, truncation and
+        roles; another kind's arrays. Computed once per opened store (it reads them once)."""
         if self._fingerprint is None:
-            digest = hashlib.sha256(np.ascontiguousarray(self.signatures).tobytes())
-            digest.update(json.dumps([self.eps, self.truncation, self.roles.tolist()]).encode())
+            if self.kind == "nac":
+                digest = hashlib.sha256(np.ascontiguousarray(self.signatures).tobytes())
+                extra: list[Any] = [self.eps, self.truncation, self.roles.tolist()]
+            else:
+                digest = hashlib.sha256(self.kind.encode())
+                for name in sorted(self._arrays):
+                    digest.update(np.ascontiguousarray(self._arrays[name]).tobytes())
+                extra = self.meta["arrays"]
+            digest.update(json.dumps(extra).encode())
             self._fingerprint = digest.hexdigest()[:16]
         return self._fingerprint
 
@@ -209,6 +266,12 @@ class CircuitStore:
         return self.meta.get("config", {})
 
     def __repr__(self) -> str:
+        if self.kind != "nac":
+            arrays = ", ".join(self.array_names)
+            return (
+                f"CircuitStore({str(self.path)!r}, kind={self.kind}, circuits={len(self)}, "
+                f"arrays: {arrays})"
+            )
         u, d = self.meta["n_modules"], self.meta["d_sig"]
         return f"CircuitStore({str(self.path)!r}, circuits={len(self)}, U={u}, d_sig={d})"
 
@@ -245,26 +308,79 @@ class CircuitStore:
             duplicated = frame["id"][frame["id"].duplicated()].iloc[0]
             raise ValueError(f"frame column 'id' must be unique; {duplicated} repeats")
         with_codes = first.codes is not None
-        meta = {
-            "format_version": FORMAT_VERSION,
-            "config": config or {},
+        arrays = {"signatures": np.stack([c.signatures for c in circuits]).astype(np.float32)}
+        if with_codes:
+            arrays["codes"] = np.stack([c.codes for c in circuits]).astype(np.float32)
+        axes = {"signatures": [SAMPLE_AXIS, "module", "signature"]}
+        axes["codes"] = [SAMPLE_AXIS, "module", "code"]
+        nac_meta = {
             "n_modules": first.n_modules,
             "d_sig": int(first.signatures.shape[1]),
             "d_code": int(first.codes.shape[1]) if with_codes else None,
             "eps": float(first.eps),
             "truncation": first.truncation,
             "roles": [str(r) for r in first.roles],
+        }
+        return CircuitStore.write_arrays(
+            path,
+            "nac",
+            {name: (array, axes[name]) for name, array in arrays.items()},
+            frame,
+            config,
+            extra_meta=nac_meta,
+            checkpoint_hash=checkpoint_hash,
+            overwrite=overwrite,
+        )
+
+    @staticmethod
+    def write_arrays(
+        path: str | os.PathLike,
+        kind: str,
+        arrays: dict[str, tuple[np.ndarray, Sequence[str]]],
+        frame: pd.DataFrame,
+        config: dict[str, Any] | None = None,
+        *,
+        extra_meta: dict[str, Any] | None = None,
+        checkpoint_hash: str | None = None,
+        overwrite: bool = False,
+    ) -> CircuitStore:
+        """Write a store of ``kind`` atomically: ``arrays`` maps each name to (array, axis
+        names), one row of ``frame`` per sample (an array whose first axis is "sample" has one
+        entry per row); ``extra_meta`` joins store.json. Returns the opened store."""
+        path = Path(path)
+        recover_leftovers(path)
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        if path.exists() and not overwrite:
+            raise FileExistsError(f"{path} exists; pass overwrite=True (CLI: --overwrite)")
+        frame = frame.reset_index(drop=True)
+        if "id" not in frame.columns:
+            frame.insert(0, "id", np.arange(len(frame)))
+        if not frame["id"].is_unique:
+            duplicated = frame["id"][frame["id"].duplicated()].iloc[0]
+            raise ValueError(f"frame column 'id' must be unique; {duplicated} repeats")
+        specs = [array_spec(name, array, axes) for name, (array, axes) in arrays.items()]
+        for spec in specs:
+            if spec["axes"][0] == SAMPLE_AXIS and spec["shape"][0] != len(frame):
+                raise ValueError(
+                    f"array {spec['name']!r} has {spec['shape'][0]} samples for {len(frame)} rows"
+                )
+        meta = {
+            "format_version": FORMAT_VERSION,
+            "kind": kind,
+            "config": config or {},
+            **(extra_meta or {}),
+            "arrays": specs,
             "checkpoint_sha256": checkpoint_hash,
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
-            "n_samples": len(circuits),
+            "n_samples": len(frame),
         }
         tmp = temporary_dir_beside(path)
         try:
             (tmp / META).write_text(json.dumps(meta, indent=2))
             frame.to_parquet(tmp / SAMPLES, index=False)
-            np.save(tmp / SIGNATURES, np.stack([c.signatures for c in circuits]))
-            if with_codes:
-                np.save(tmp / CODES, np.stack([c.codes for c in circuits]))
+            for spec, (array, _) in zip(specs, arrays.values(), strict=True):
+                np.save(tmp / spec["file"], np.ascontiguousarray(array))
             written = CircuitStore.open(tmp)  # it must read back before the old store goes
             meta, frame = written.meta, written.frame
             del written  # its arrays are memory-mapped from tmp
@@ -273,9 +389,8 @@ class CircuitStore:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         # the files were checked when read back: map them again where they now are
-        signatures = np.load(path / SIGNATURES, mmap_mode="r")
-        codes = np.load(path / CODES, mmap_mode="r") if with_codes else None
-        return CircuitStore(path, meta, frame, signatures, codes)
+        mapped = {spec["name"]: np.load(path / spec["file"], mmap_mode="r") for spec in specs}
+        return CircuitStore(path, meta, frame, mapped)
 
 
 def _check_alike(circuits: Sequence[Circuit]) -> None:
@@ -311,12 +426,25 @@ def _read_meta(path: Path) -> dict[str, Any]:
     if not isinstance(meta, dict):
         raise CircuitStoreError(path, f"holds a JSON {type(meta).__name__}, not an object")
     version = meta.get("format_version")
-    if version != FORMAT_VERSION:
+    if version not in READABLE_VERSIONS:
         raise CircuitStoreError(
             path,
-            f"format version {version!r}, but this circuitlab reads version {FORMAT_VERSION}; "
-            "re-export the store with this version",
+            f"format version {version!r}, but this circuitlab reads versions "
+            f"{list(READABLE_VERSIONS)}; re-export the store with this version",
         )
+    if version == 1:  # no kind, no array list: a NAC's signatures (and codes)
+        meta = {**meta, "kind": "nac", "arrays": _nac_array_specs(meta)}
+    kind = meta.get("kind")
+    if kind not in KINDS:
+        raise CircuitStoreError(path, f"kind {kind!r}; this circuitlab reads kinds {list(KINDS)}")
+    arrays = meta.get("arrays")
+    keys = {"name", "file", "dtype", "shape", "axes"}
+    if not isinstance(arrays, list) or not all(
+        isinstance(a, dict) and keys <= set(a) for a in arrays
+    ):
+        raise CircuitStoreError(path, f"'arrays' must list entries with keys {sorted(keys)}")
+    if kind != "nac":
+        return meta
     for key in ("n_modules", "d_sig", "eps", "roles"):
         if key not in meta:
             raise CircuitStoreError(path, f"has no {key!r} entry")
@@ -324,6 +452,51 @@ def _read_meta(path: Path) -> dict[str, Any]:
     if not (isinstance(eps, int | float) and np.isfinite(eps) and eps > 0):
         raise CircuitStoreError(path, f"eps must be a positive number, got {eps!r}")
     return meta
+
+
+def _nac_array_specs(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The array list of a version 1 (NAC) store, from its shape entries; the sample count
+    is checked against samples.parquet on opening."""
+    n = meta.get("n_samples", 0)
+    u, d_sig = meta.get("n_modules"), meta.get("d_sig")
+    specs = [
+        {
+            "name": "signatures",
+            "file": SIGNATURES,
+            "dtype": "float32",
+            "shape": [n, u, d_sig],
+            "axes": [SAMPLE_AXIS, "module", "signature"],
+        }
+    ]
+    if meta.get("d_code") is not None:
+        specs.append(
+            {
+                "name": "codes",
+                "file": CODES,
+                "dtype": "float32",
+                "shape": [n, u, meta["d_code"]],
+                "axes": [SAMPLE_AXIS, "module", "code"],
+            }
+        )
+    return specs
+
+
+def _check_nac_arrays(path: Path, meta: dict[str, Any], n: int) -> None:
+    """A NAC store's arrays: signatures (and codes) of the shapes its U, d_sig, d_code say,
+    one per sample; roles for every module. Version 1 specs take n from samples.parquet."""
+    u, d_sig, d_code = meta["n_modules"], meta["d_sig"], meta.get("d_code")
+    expected = {"signatures": [n, u, d_sig]}
+    if d_code is not None:
+        expected["codes"] = [n, u, d_code]
+    listed = {spec["name"]: spec for spec in meta["arrays"]}
+    if set(listed) != set(expected):
+        raise CircuitStoreError(
+            path, f"a NAC store lists arrays {sorted(listed)}; expected {sorted(expected)}"
+        )
+    for name, shape in expected.items():
+        listed[name]["shape"] = shape  # version 1: the sample count comes from the frame
+    if len(meta["roles"]) != u:
+        raise CircuitStoreError(path, f"{len(meta['roles'])} roles listed for {u} modules")
 
 
 def _read_frame(path: Path) -> pd.DataFrame:
@@ -338,7 +511,7 @@ def _read_frame(path: Path) -> pd.DataFrame:
     return frame
 
 
-def _read_array(path: Path, shape: tuple[int, ...]) -> np.ndarray:
+def _read_array(path: Path, shape: tuple[int, ...], dtype: str = "float32") -> np.ndarray:
     if not path.is_file():
         raise CircuitStoreError(path, "missing")
     try:
@@ -349,11 +522,10 @@ def _read_array(path: Path, shape: tuple[int, ...]) -> np.ndarray:
         raise CircuitStoreError(
             path, f"has shape {array.shape}; store.json and samples say {shape}"
         )
-    if array.dtype != np.float32:
-        raise CircuitStoreError(path, f"has dtype {array.dtype}; expected float32")
-    bad = first_non_finite(array)
+    if array.dtype != np.dtype(dtype):
+        raise CircuitStoreError(path, f"has dtype {array.dtype}; expected {dtype}")
+    bad = first_non_finite(array) if array.dtype.kind == "f" else None
     if bad is not None:
-        raise CircuitStoreError(
-            path, f"has NaN or inf entries (the first in circuit {bad[0]}, module {bad[1]})"
-        )
+        where = f"circuit {bad[0]}" + (f", module {bad[1]}" if len(bad) > 1 else "")
+        raise CircuitStoreError(path, f"has NaN or inf entries (the first in {where})")
     return array

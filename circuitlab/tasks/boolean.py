@@ -90,6 +90,9 @@ class FuzzyBoolean:
         self.n_classes = self.n_outputs  # one output per function (a regression target each)
         self.input_dim = 1 + n_variables
 
+    def token_names(self) -> list[str]:
+        return [f"x{k}" for k in range(self.n_variables)]
+
     def tokens(self, x: torch.Tensor) -> torch.Tensor:
         """x (B, n) -> tokens (B, n, 1 + n): the value and the variable's one-hot."""
         eye = torch.eye(self.n_variables).expand(len(x), -1, -1)

@@ -1,0 +1,105 @@
+"""Neural Interpreters on fuzzy Boolean recomposition (the NI paper's section 4.1, Table 1 and
+Fig. 5b/5c), small, on the CPU.
+
+For each seed: pre-train a Neural Interpreter on the 20 pre-training functions
+(configs/ni/fuzzy-boolean.yaml, through ``circuitlab train``'s trainer; the run is kept in
+RUNS/seedS and resumed or reused), then adapt copies of it to the 10 held-out functions, new
+CLS tokens each:
+
+- (a) ``cls``: only the new CLS tokens learn; (b) ``cls+types``: also the type inference;
+  (c) ``all``: every parameter (signatures stay frozen);
+- function dropping (Fig. 5b): k functions removed from every script of the pre-trained
+  model, nothing retrained, R^2 on the pre-training functions (mean over 5 random choices);
+- function adding (Fig. 5c): k new functions in every script, adapted as (a) with the new
+  functions' codes learning too, R^2 on the held-out functions.
+
+R^2 is on 4,096 fresh inputs. Rows go to bench/results/ni_boolean.csv (one per seed and
+measure) and the summary (mean and spread over seeds) is printed.
+
+    python bench/ni_boolean.py [--seeds 0 1 2] [--runs runs/ni-boolean] [--adapt-steps 600]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import time
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from common import RESULTS, pipe_table, trained_run
+
+from circuitlab.ni.adapt import ADAPT_SETTINGS, adapt, r_squared_on, without_functions
+from circuitlab.tasks import make_task
+from circuitlab.train import TrainConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "configs" / "ni" / "fuzzy-boolean.yaml"
+NAME = "ni_boolean"
+
+
+def pretrain_config(seed: int) -> TrainConfig:
+    values = yaml.safe_load(CONFIG.read_text())
+    return TrainConfig.from_dict({**values, "seed": seed})
+
+
+def measure_seed(
+    seed: int, run: Path, adapt_steps: int, drops: list[int], adds: list[int]
+) -> list[dict]:
+    """Every measure of one seed, as rows (seed, measure, k, r2, wall_s)."""
+    model, config, summary = trained_run(run, pretrain_config(seed))
+    pre_task = make_task(config.task, **config.task_options)
+    new_task = make_task(config.task, **{**config.task_options, "functions": "adapt"})
+
+    def row(measure: str, k: int, r2: float, wall_s: float | None = None) -> dict:
+        return dict(seed=seed, measure=measure, k=k, r2=r2, wall_s=wall_s)
+
+    rows = [row("pretrain", 0, r_squared_on(model, pre_task), summary.get("wall_time_s"))]
+    for setting in ADAPT_SETTINGS:
+        started = time.perf_counter()
+        adapted = copy.deepcopy(model)
+        adapt(adapted, new_task, setting=setting, steps=adapt_steps, seed=seed)
+        r2 = r_squared_on(adapted, new_task)
+        rows.append(row(f"adapt {setting}", 0, r2, time.perf_counter() - started))
+    for k in drops:
+        scores = [r_squared_on(without_functions(model, k, seed=r), pre_task) for r in range(5)]
+        rows.append(row("drop", k, sum(scores) / len(scores)))
+    for k in adds:
+        started = time.perf_counter()
+        grown = copy.deepcopy(model)
+        adapt(grown, new_task, setting="cls", steps=adapt_steps, seed=seed, add_functions=k)
+        rows.append(row("add", k, r_squared_on(grown, new_task), time.perf_counter() - started))
+    return rows
+
+
+def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean and spread (min-max) over seeds of each measure."""
+    grouped = frame.groupby(["measure", "k"], sort=False)["r2"]
+    out = grouped.agg(["mean", "min", "max", "count"]).reset_index()
+    return out.rename(columns={"count": "seeds"})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--runs", type=Path, default=ROOT / "runs" / "ni-boolean")
+    parser.add_argument("--adapt-steps", type=int, default=600)
+    parser.add_argument("--out", type=Path, default=RESULTS / f"{NAME}.csv")
+    parser.add_argument("--drops", type=int, nargs="*", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--adds", type=int, nargs="*", default=[1, 2, 4])
+    args = parser.parse_args()
+    rows = []
+    for seed in args.seeds:
+        rows += measure_seed(
+            seed, args.runs / f"seed{seed}", args.adapt_steps, args.drops, args.adds
+        )
+        frame = pd.DataFrame(rows)
+        RESULTS.mkdir(exist_ok=True)
+        frame.to_csv(args.out, index=False)  # after every seed: nothing lost
+    print(pipe_table(summary_table(frame)))
+    print(f"written: {args.out}")
+
+
+if __name__ == "__main__":
+    main()
