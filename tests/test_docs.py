@@ -57,6 +57,8 @@ def test_user_guide_python_runs(demo_folder, monkeypatch):
     assert ns["verdict"].family == ns["table"]["verdict"].iloc[0]
     assert int(ns["stats"]["edges"].iloc[0]) == ns["graph"].number_of_edges()
     assert len(ns["scenes"]) == 989 and len(ns["categories"]) == 800
+    assert ns["ni_outputs"].shape == (16, 20) and ns["tokens_together"].shape == (25, 25)
+    assert ns["x0_path"].number_of_nodes() >= 4  # x0 is handled by some function at each step
 
 
 def test_store_format_python_matches_the_store(demo_folder, monkeypatch):
