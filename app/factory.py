@@ -30,7 +30,7 @@ def create_app(
     cached, the first time) when a page first asks for it. With ``checkpoint`` (the conditional
     NLVR model of the stores) typed sentences get circuits live."""
     stores = AppStores(path, root=root, checkpoint=checkpoint, max_edges=max_edges)
-    stores.view(stores.default)  # open the default store now: a bad store fails at start
+    stores.open(stores.default)  # open the default store now: a bad store fails at start
     cyto.load_extra_layouts()  # the bundle with cytoscape-svg: the SVG export needs cy.svg()
     app = dash.Dash(
         __name__,

@@ -390,6 +390,81 @@ def _map_row() -> dbc.Row:
     return dbc.Row([embedding, selection], className="mt-3")
 
 
+TRANSITION_STYLE = [
+    {
+        "selector": "node",
+        "style": {
+            "label": "data(label)",
+            "background-color": "#1f77b4",
+            "color": "#fff",
+            "text-valign": "center",
+            "font-size": 14,
+            "width": 34,
+            "height": 34,
+        },
+    },
+    {
+        "selector": "edge",
+        "style": {
+            "width": "data(width)",
+            "line-color": "#888",
+            "target-arrow-color": "#888",
+            "target-arrow-shape": "triangle",
+            "curve-style": "bezier",
+            "loop-direction": "0deg",
+            "loop-sweep": "-45deg",
+        },
+    },
+]
+
+
+def _routing_body() -> dbc.Container:
+    """A Neural Interpreter's store (kind "ni"): its inputs, the routing of the chosen one per
+    step (tokens x functions), how its functions hand tokens on, and the map of all inputs.
+    Hidden unless the page's store is of that kind."""
+    inputs = dbc.Col(
+        [
+            html.H6("Inputs (click one)"),
+            dash_table.DataTable(
+                id="ni-inputs",
+                columns=[{"name": c, "id": c} for c in ("id", "text", "error")],
+                data=[],
+                page_size=15,
+                style_cell={"textAlign": "left", "fontSize": 12},
+            ),
+        ],
+        width=3,
+    )
+    routing = dbc.Col(
+        [
+            html.H6(id="ni-title", children="Routing"),
+            dcc.Dropdown(id="ni-step", options=[], clearable=False),
+            dcc.Graph(id="ni-heatmap", style={"height": "360px"}, config={"displaylogo": False}),
+        ],
+        width=6,
+    )
+    hand_on = dbc.Col(
+        [
+            html.H6("Functions -> the functions their tokens go to next"),
+            cyto.Cytoscape(
+                id="ni-transitions",
+                elements=[],
+                layout={"name": "circle"},
+                stylesheet=TRANSITION_STYLE,
+                style={"width": "100%", "height": "360px", "border": "1px solid #ddd"},
+            ),
+        ],
+        width=3,
+    )
+    overview = dcc.Graph(id="ni-map", style={"height": "420px"}, config={"displaylogo": False})
+    return dbc.Container(
+        [dbc.Row([inputs, routing, hand_on], className="mt-2"), overview],
+        id="ni-body",
+        fluid=True,
+        style={"display": "none"},
+    )
+
+
 def page(store_keys: list[str]) -> html.Div:
     """The whole page; every control starts empty and is filled from the URL and the store it
     names (one of ``store_keys``)."""
@@ -404,6 +479,7 @@ def page(store_keys: list[str]) -> html.Div:
         dcc.Store(id="edits", data=[]),
         # the sentences typed in this page, in order: the visitor's own, never the server's
         dcc.Store(id="typed-sentences", data=[]),
+        dcc.Store(id="ni-input"),  # the row of a Neural Interpreter's store shown
     ]
     navbar = dbc.NavbarSimple(
         _store_choice(store_keys),
@@ -414,5 +490,5 @@ def page(store_keys: list[str]) -> html.Div:
         fluid=True,
     )
     panels = dbc.Row([_search_panel(), _circuit_panel(), _details_panel()], className="mt-2")
-    body = dbc.Container([panels, _compare_row(), _map_row()], fluid=True)
-    return html.Div([*state, navbar, body])
+    body = dbc.Container([panels, _compare_row(), _map_row()], id="nac-body", fluid=True)
+    return html.Div([*state, navbar, body, _routing_body()])

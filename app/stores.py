@@ -5,17 +5,29 @@ onto a path: a URL cannot reach a folder outside the root."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
 
 from circuitlab.app.intervention_view import Intervener
+from circuitlab.app.routing_view import RoutingView
 from circuitlab.app.store_view import MAX_EDGES, StoreView, load_circuit_generator
 from circuitlab.app.world_view import WorldProbe
 from circuitlab.store import META, CircuitStore, CircuitStoreError
 
 MAX_DEPTH = 3  # folders below the root searched for stores
 MAX_STORES = 200
+
+
+def store_kind(path: Path) -> str:
+    """The model kind a store's store.json names ("nac" when it names none, or cannot be
+    read: opening it then says what is wrong)."""
+    try:
+        meta = json.loads((path / META).read_text())
+    except (OSError, ValueError):
+        return "nac"
+    return meta.get("kind", "nac") if isinstance(meta, dict) else "nac"
 
 
 def find_stores(root: Path) -> list[Path]:
@@ -69,9 +81,11 @@ class AppStores:
         self.paths = {self._key(s): s for s in stores}
         self.paths.setdefault(self._key(default), default)
         self.default = self._key(default)
+        self.kinds = {key: store_kind(p) for key, p in self.paths.items()}
         self.max_edges = max_edges
         self.generator = load_circuit_generator(checkpoint) if checkpoint is not None else None
         self._views: dict[str, StoreView] = {}
+        self._routing_views: dict[str, RoutingView] = {}
         self._interveners: dict[str, Intervener] = {}
         self._world: WorldProbe | None = None
         self._lock = threading.Lock()
@@ -90,19 +104,41 @@ class AppStores:
             return self.default, None
         if requested in self.paths:
             try:
-                self.view(requested)
+                self.open(requested)
             except (CircuitStoreError, ValueError) as err:
                 return self.default, f"store {requested!r} cannot be opened: {err}"
             return requested, None
         shown = ", ".join(self.keys[:10])
         return self.default, f"no store {requested[:60]!r} under the app's root (stores: {shown})"
 
+    def kind(self, key: str | None) -> str:
+        """The model kind of the store ``key`` (the default for None): "nac" or "ni"."""
+        return self.kinds.get(self.default if key is None else key, "nac")
+
+    def open(self, key: str | None) -> StoreView | RoutingView:
+        """The view of the store ``key`` whatever its kind (opened on first use)."""
+        return self.routing_view(key) if self.kind(key) == "ni" else self.view(key)
+
+    def routing_view(self, key: str | None) -> RoutingView:
+        """The view of a Neural Interpreter's store (kind "ni"), opened on first use. Raises
+        KeyError for a key that is not one of ``keys`` or names another kind."""
+        key = self.default if key is None else key
+        if key not in self.paths or self.kind(key) != "ni":
+            raise KeyError(f"no Neural Interpreter store {key!r} under the app's root")
+        with self._lock:
+            if key not in self._routing_views:
+                self._routing_views[key] = RoutingView(CircuitStore.open(self.paths[key]))
+            return self._routing_views[key]
+
     def view(self, key: str | None) -> StoreView:
-        """The view of the store ``key`` (the default for None), opened on first use. Raises
-        KeyError for a key that is not one of ``keys``."""
+        """The view of the NAC store ``key`` (the default for None), opened on first use.
+        Raises KeyError for a key that is not one of ``keys``, or that names a store of
+        another kind (whose panels are not the NAC's: ``open`` gives any kind's view)."""
         key = self.default if key is None else key
         if key not in self.paths:
             raise KeyError(f"no store {key!r} under the app's root")
+        if self.kind(key) != "nac":
+            raise KeyError(f"store {key!r} is of kind {self.kind(key)!r}: it has no NAC view")
         with self._lock:  # the server answers on several threads; open each store once
             if key not in self._views:
                 view = StoreView(CircuitStore.open(self.paths[key]), max_edges=self.max_edges)

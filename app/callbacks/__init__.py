@@ -8,7 +8,8 @@
 - ``compare``: the shown circuit against another or a category's mean circuit;
 - ``map_view``: the embedding of all circuits, typed sentences and the lasso selection;
 - ``export``: image, CSV, JSON and figure downloads of the shown circuit;
-- ``url_state``: the view settings read from and written to the URL.
+- ``url_state``: the view settings read from and written to the URL;
+- ``routing``: a Neural Interpreter's store (kind "ni"): its routing in place of the above.
 """
 
 from __future__ import annotations
@@ -23,12 +24,24 @@ from circuitlab.app.callbacks import (
     intervene,
     map_view,
     module,
+    routing,
     search,
     url_state,
 )
 from circuitlab.app.stores import AppStores
 
-PANELS = (search, url_state, circuit, example, intervene, compare, module, map_view, export)
+PANELS = (
+    search,
+    url_state,
+    circuit,
+    example,
+    intervene,
+    compare,
+    module,
+    map_view,
+    export,
+    routing,
+)
 
 
 def register_all(app: dash.Dash, stores: AppStores) -> None:

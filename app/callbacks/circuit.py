@@ -92,6 +92,8 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     def choose_circuit(
         result_cell, selection_cell, neighbour_cell, click, search, current, figure, typed, key
     ):
+        if key is None:  # a fresh page: the store key has not landed yet, the URL names it
+            key = stores.resolve(query_of(search).get("store"))[0]
         view = store_view(stores, key)
         trigger = ctx.triggered_id
         cells = {"results": result_cell, "selection": selection_cell, "neighbours": neighbour_cell}
@@ -105,8 +107,6 @@ def register(app: dash.Dash, stores: AppStores) -> None:
                 return {"typed": k, "text": typed[k]} if k < len(typed or []) else no_update
         else:
             query = query_of(search)
-            # on a fresh page the store key may not have landed yet: the URL names the store
-            view = stores.view(stores.resolve(query.get("store"))[0])
             if "typed" in query and "id" not in query:  # open_typed (map_view) shows it
                 return no_update
             if "id" not in query:  # a fresh page opens on the store's first circuit

@@ -170,7 +170,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     )
     def restore_edits(search, actions, key):
         query = query_of(search)
-        view = stores.view(stores.resolve(query.get("store"))[0])
+        view = store_view(stores, stores.resolve(query.get("store"))[0])
         restored, _ = parse_edits(query, view.n_modules)
         if edit_of(restored) == edit_of(actions):
             raise PreventUpdate

@@ -41,6 +41,11 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         key, _ = stores.resolve(query.get("store"))
         if key == current:
             raise PreventUpdate
+        if stores.kind(key) == "ni":  # the routing panel (callbacks/routing.py) shows it
+            name = stores.paths[key].name if key == "." else key
+            empty = ([],) * len(FILTER_COLUMNS)
+            disabled = (True,) * len(FILTER_COLUMNS)
+            return key, key, f"circuitlab: {name}", [], [], None, *empty, *disabled, [], None
         view = stores.view(key)
         categories, options, colors = view.categories(), view.filter_options(), color_columns(view)
         name = view.store.path.name if key == "." else key

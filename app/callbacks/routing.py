@@ -1,0 +1,69 @@
+"""The routing panel: a Neural Interpreter's store (kind "ni") in place of the NAC panels."""
+
+from __future__ import annotations
+
+import dash
+from dash import Input, Output, State, ctx, no_update
+from dash.exceptions import PreventUpdate
+
+from circuitlab.app.callbacks.common import query_of, row_of
+from circuitlab.app.stores import AppStores
+
+SHOWN, HIDDEN = {}, {"display": "none"}
+
+
+def register(app: dash.Dash, stores: AppStores) -> None:
+    @app.callback(
+        Output("nac-body", "style"),
+        Output("ni-body", "style"),
+        Output("ni-inputs", "data"),
+        Output("ni-step", "options"),
+        Output("ni-step", "value"),
+        Input("store-key", "data"),
+    )
+    def show_kind(key):
+        if key is None:
+            raise PreventUpdate
+        if stores.kind(key) != "ni":
+            return SHOWN, HIDDEN, [], [], None
+        view = stores.routing_view(key)
+        steps = [{"label": name, "value": k} for k, name in enumerate(view.step_names)]
+        return HIDDEN, SHOWN, view.rows(), steps, 0
+
+    @app.callback(
+        Output("ni-input", "data"),
+        Input("ni-inputs", "active_cell"),
+        Input("ni-map", "clickData"),
+        Input("store-key", "data"),
+        State("ni-map", "figure"),
+        State("url-read", "search"),
+    )
+    def choose_input(cell, click, key, figure, search):
+        if key is None or stores.kind(key) != "ni":
+            raise PreventUpdate
+        view = stores.routing_view(key)
+        if ctx.triggered_id == "ni-inputs" and cell:
+            return int(view.frame.index[view.frame["id"] == cell["row_id"]][0])
+        if ctx.triggered_id == "ni-map" and click:
+            return row_of(click["points"][0], figure)
+        wanted = query_of(search).get("id")  # a fresh page: the URL's input, else the first
+        matches = view.frame.index[view.frame["id"].astype(str) == wanted]
+        return int(matches[0]) if len(matches) else 0
+
+    @app.callback(
+        Output("ni-heatmap", "figure"),
+        Output("ni-transitions", "elements"),
+        Output("ni-title", "children"),
+        Output("ni-map", "figure"),
+        Input("ni-input", "data"),
+        Input("ni-step", "value"),
+        State("store-key", "data"),
+    )
+    def show_input(index, step, key):
+        if index is None or step is None or key is None or stores.kind(key) != "ni":
+            raise PreventUpdate
+        view = stores.routing_view(key)
+        text = view.frame["text"].iloc[index] if "text" in view.frame else ""
+        title = f"Input {view.frame['id'].iloc[index]}: {text}"
+        figure = view.map_figure(index) if ctx.triggered_id == "ni-input" else no_update
+        return view.heatmap(index, step), view.transition_elements(index), title, figure
