@@ -14,7 +14,9 @@ CLS tokens each:
   functions' codes learning too, R^2 on the held-out functions.
 
 R^2 is on 4,096 fresh inputs. Rows go to bench/results/ni_boolean.csv (one per seed and
-measure) and the summary (mean and spread over seeds) is printed.
+measure), the summary (mean and spread over seeds) is printed and the dropping and adding
+curves are drawn to docs/figures/ni_function_curves.png. Seeds can run in separate processes
+(``--out`` a file each) and be joined with ``--from-csv FILE ...``.
 
     python bench/ni_boolean.py [--seeds 0 1 2] [--runs runs/ni-boolean] [--adapt-steps 600]
 """
@@ -37,6 +39,7 @@ from circuitlab.train import TrainConfig
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "ni" / "fuzzy-boolean.yaml"
 NAME = "ni_boolean"
+FIGURE = "ni_function_curves.png"
 
 
 def pretrain_config(seed: int) -> TrainConfig:
@@ -80,15 +83,52 @@ def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns={"count": "seeds"})
 
 
+def curves_figure(frame: pd.DataFrame, path: Path) -> None:
+    """R^2 against functions dropped (pre-training functions, nothing retrained) and against
+    functions added (held-out functions, adapted as setting cls; 0 added is ``adapt cls``):
+    mean over seeds, the range shaded."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dropped = frame[frame["measure"] == "drop"]
+    base = frame[frame["measure"] == "adapt cls"].assign(measure="add", k=0)
+    added = pd.concat([base, frame[frame["measure"] == "add"]])
+    panels = [
+        (dropped, "functions dropped per script", "pre-training functions"),
+        (added, "functions added per script", "held-out functions"),
+    ]
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
+    for ax, (rows, xlabel, what) in zip(axes, panels, strict=True):
+        stats = rows.groupby("k")["r2"].agg(["mean", "min", "max"])
+        ax.plot(stats.index, stats["mean"], marker="o")
+        ax.fill_between(stats.index, stats["min"], stats["max"], alpha=0.25)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(f"R^2 on the {what}")
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--runs", type=Path, default=ROOT / "runs" / "ni-boolean")
     parser.add_argument("--adapt-steps", type=int, default=600)
     parser.add_argument("--out", type=Path, default=RESULTS / f"{NAME}.csv")
+    parser.add_argument("--from-csv", type=Path, nargs="*", help="join these rows, run nothing")
+    parser.add_argument("--figure", type=Path, default=ROOT / "docs" / "figures" / FIGURE)
     parser.add_argument("--drops", type=int, nargs="*", default=[0, 1, 2, 3, 4])
     parser.add_argument("--adds", type=int, nargs="*", default=[1, 2, 4])
     args = parser.parse_args()
+    if args.from_csv:
+        frame = pd.concat([pd.read_csv(path) for path in args.from_csv], ignore_index=True)
+        frame.to_csv(args.out, index=False)
+        report(frame, args)
+        return
     rows = []
     for seed in args.seeds:
         rows += measure_seed(
@@ -97,8 +137,13 @@ def main() -> None:
         frame = pd.DataFrame(rows)
         RESULTS.mkdir(exist_ok=True)
         frame.to_csv(args.out, index=False)  # after every seed: nothing lost
+    report(frame, args)
+
+
+def report(frame: pd.DataFrame, args: argparse.Namespace) -> None:
     print(pipe_table(summary_table(frame)))
-    print(f"written: {args.out}")
+    curves_figure(frame, args.figure)
+    print(f"written: {args.out}, {args.figure}")
 
 
 if __name__ == "__main__":
