@@ -2,10 +2,13 @@
 
 import csv
 import json
+import subprocess
+import sys
 
 import pytest
 import torch
 
+from circuitlab import CircuitStore
 from circuitlab.ni import NeuralInterpreter
 from circuitlab.tasks import make_task
 from circuitlab.tasks.boolean import corners, fuzzy_evaluate, r_squared, truth_tables
@@ -75,3 +78,27 @@ def test_the_trainer_trains_a_neural_interpreter_on_a_regression(tmp_path):
     assert train(longer, tmp_path / "ni", resume=True, progress=False)["steps"] == 6
     with pytest.raises(ValueError, match="model_kind 'ni'"):
         TrainConfig(task="fuzzy-boolean").model_config(make_task("fuzzy-boolean"))
+
+
+def test_the_cli_trains_exports_and_describes_a_neural_interpreter(tmp_path):
+    config = tmp_path / "ni.yaml"
+    config.write_text(
+        "task: fuzzy-boolean\nmodel_kind: ni\nsteps: 2\neval_every: 2\neval_size: 32\n"
+        "checkpoint_every: 2\nbatch_size: 8\ndevice: cpu\n"
+        "model: {dim: 16, n_functions: 3, iterations: 1, heads: 2, head_dim: 4, code_dim: 8}\n"
+    )
+    run, store_path = tmp_path / "run", tmp_path / "store"
+    cli = [sys.executable, "-m", "circuitlab"]
+    subprocess.run(
+        [*cli, "train", "--config", str(config), "--out", str(run), "--no-progress"], check=True
+    )
+    subprocess.run(
+        [*cli, "export", str(run), "--out", str(store_path), "--n-circuits", "12"], check=True
+    )
+    store = CircuitStore.open(store_path)
+    assert store.kind == "ni" and store.array("routing").shape == (12, 2, 3, 25)
+    info = subprocess.run(
+        [*cli, "info", str(store_path)], check=True, capture_output=True, text=True
+    )
+    assert "routing: float16 [12, 2, 3, 25] (sample, step, function, token)" in info.stdout
+    assert "script 1 iteration 0: cls 0:f" in info.stdout
