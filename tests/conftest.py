@@ -22,3 +22,25 @@ def demo_folder(tmp_path_factory) -> Path:
     (folder / "checkpoints").symlink_to(ROOT / "checkpoints")
     export_nlvr(ROOT / "checkpoints" / "nlvr", folder / "stores" / "nlvr", limit=150)
     return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_ni_run(tmp_path_factory) -> Path:
+    """A run directory of a small Neural Interpreter trained 2 steps on fuzzy-boolean
+    (2 scripts x 2 iterations, 3 functions, 20 CLS tokens + 5 variable tokens)."""
+    from circuitlab.train import TrainConfig, train
+
+    config = TrainConfig(
+        task="fuzzy-boolean",
+        model_kind="ni",
+        steps=2,
+        eval_every=2,
+        eval_size=32,
+        checkpoint_every=2,
+        batch_size=8,
+        device="cpu",
+        model=dict(dim=16, n_functions=3, iterations=2, heads=2, head_dim=4, code_dim=8),
+    )
+    run = tmp_path_factory.mktemp("tiny-ni") / "run"
+    train(config, run, progress=False)
+    return run

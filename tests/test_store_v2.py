@@ -11,7 +11,7 @@ from circuitlab.analysis.embedding import circuit_features
 from circuitlab.ni.export import write_ni_store
 from circuitlab.store import META
 from circuitlab.tasks import make_task
-from circuitlab.train import TrainConfig, load_model, train
+from circuitlab.train import load_model
 
 
 def _nac_store(tmp_path):
@@ -98,23 +98,10 @@ def test_writing_and_opening_refuse_inconsistent_arrays(tmp_path):
         CircuitStore.open(store.path)
 
 
-def test_a_neural_interpreter_exports_its_routing(tmp_path):
-    config = TrainConfig(
-        task="fuzzy-boolean",
-        model_kind="ni",
-        steps=2,
-        eval_every=2,
-        eval_size=32,
-        checkpoint_every=2,
-        batch_size=8,
-        device="cpu",
-        model=dict(dim=16, n_functions=3, iterations=2, heads=2, head_dim=4, code_dim=8),
-    )
-    train(config, tmp_path / "run", progress=False)
-    model, config = load_model(tmp_path / "run")
-    store = write_ni_store(
-        model, config, tmp_path / "run" / "checkpoint.pt", tmp_path / "ni", n_circuits=10
-    )
+def test_a_neural_interpreter_exports_its_routing(tmp_path, tiny_ni_run):
+    model, config = load_model(tiny_ni_run)
+    checkpoint = tiny_ni_run / "checkpoint.pt"
+    store = write_ni_store(model, config, checkpoint, tmp_path / "ni", n_circuits=10)
     assert store.kind == "ni" and len(store) == 10
     routing = store.array("routing")
     assert routing.shape == (10, 2 * 2, 3, 20 + 5)  # 2 scripts x 2 iterations; CLS + x0..x4

@@ -9,31 +9,18 @@ from test_app_browser import no_console_errors, wait_for_url
 
 from circuitlab.app.factory import create_app
 from circuitlab.ni.export import write_ni_store
-from circuitlab.train import TrainConfig, load_model, train
+from circuitlab.train import load_model
 
 pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture(scope="module")
-def mixed_root(tmp_path_factory, nlvr2_store):
+def mixed_root(tmp_path_factory, nlvr2_store, tiny_ni_run):
     """A root holding the NLVR2 store (kind nac) and a small Neural Interpreter's (kind ni)."""
     root = tmp_path_factory.mktemp("mixed")
     shutil.copytree(nlvr2_store, root / "nlvr2")
-    config = TrainConfig(
-        task="fuzzy-boolean",
-        model_kind="ni",
-        steps=2,
-        eval_every=2,
-        eval_size=32,
-        checkpoint_every=2,
-        batch_size=8,
-        device="cpu",
-        model=dict(dim=16, n_functions=3, iterations=2, heads=2, head_dim=4, code_dim=8),
-    )
-    run = tmp_path_factory.mktemp("ni-run")
-    train(config, run, progress=False)
-    model, config = load_model(run)
-    write_ni_store(model, config, run / "checkpoint.pt", root / "ni", n_circuits=40)
+    model, config = load_model(tiny_ni_run)
+    write_ni_store(model, config, tiny_ni_run / "checkpoint.pt", root / "ni", n_circuits=40)
     return root
 
 
