@@ -121,6 +121,11 @@ class TrainConfig:
         """The model's config: the task fixes inputs, classes and conditioning; ``model`` the
         rest. A regression task gives a Neural Interpreter one CLS token per target."""
         if self.model_kind == "ni":
+            if task.conditional:
+                raise ValueError(
+                    "a Neural Interpreter has no circuit generator and reads no sentence: "
+                    "train it unconditional (conditional: false)"
+                )
             values = dict(self.model, input_dim=task.input_dim)
             if objective(task) == "regression":
                 values.update(n_cls=task.n_outputs, n_outputs=1)

@@ -78,6 +78,8 @@ def test_the_trainer_trains_a_neural_interpreter_on_a_regression(tmp_path):
     assert train(longer, tmp_path / "ni", resume=True, progress=False)["steps"] == 6
     with pytest.raises(ValueError, match="model_kind 'ni'"):
         TrainConfig(task="fuzzy-boolean").model_config(make_task("fuzzy-boolean"))
+    with pytest.raises(ValueError, match="reads no sentence"):
+        TrainConfig(model_kind="ni").model_config(make_task("toy-sets", conditional=True))
 
 
 def test_the_cli_trains_exports_and_describes_a_neural_interpreter(tmp_path):
