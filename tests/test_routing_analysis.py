@@ -59,6 +59,9 @@ def test_to_graph_learns_directed_graphs():
     assert graph.edges[1, 0]["weight"] == pytest.approx(0.7)
     with pytest.raises(ValueError, match="threshold only"):
         to_graph(w, top_k=1, directed=True)
+    # co-routing is symmetric in [0, 1]: an undirected graph, as the prior fits read
+    together = to_graph(co_routing(ROUTING), threshold=0.4)
+    assert not together.is_directed() and sorted(together.edges) == [(0, 1)]
     # the undirected path still refuses an asymmetric matrix
     with pytest.raises(ValueError, match="symmetric"):
         to_graph(w)
