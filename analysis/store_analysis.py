@@ -92,7 +92,7 @@ def analyze_store(
 ) -> tuple[CircuitStore, pd.DataFrame]:
     """Run every cached analysis on the store at ``path``; returns it and a summary table
     (one row per prior verdict: circuits, share, mean links, density, transitivity)."""
-    store = CircuitStore.open(path)
+    store = _nac_store(path)
     graphs = analyze_graphs(store, threshold=threshold, check=check, seed=seed, recompute=recompute)
     if len(store) >= 3:
         embed(store, method, seed=seed, recompute=recompute)
@@ -122,7 +122,7 @@ def write_figures(
     samples; the degree distribution of the store's mean circuit with its fitted prior; the
     embedding by category with example circuits (stores with categories); accuracy and speed
     against modules dropped when a ``dropping`` CSV is given (see ``dropping_figure``)."""
-    store = CircuitStore.open(path)
+    store = _nac_store(path)
     written = save_figure(prior_samples_figure(seed=seed), out, "prior_samples")
     mean_graph = to_graph(store.mean_link_probability(), threshold=threshold)
     if mean_graph.number_of_nodes() >= 3 and mean_graph.number_of_edges():
@@ -136,3 +136,15 @@ def write_figures(
         results = pd.read_csv(dropping)
         written += save_figure(dropping_figure(results), out, "dropping")
     return written
+
+
+def _nac_store(path: str | os.PathLike) -> CircuitStore:
+    """The NAC store at ``path``; a store of another kind is refused with where to look."""
+    store = CircuitStore.open(path)
+    if store.kind != "nac":
+        raise ValueError(
+            f"{store.path} is a store of kind {store.kind!r}: graph statistics, prior fits and "
+            "figures read a NAC's module graphs; read a Neural Interpreter's routing with "
+            "circuitlab.analysis.routing, or open it in `circuitlab app`"
+        )
+    return store

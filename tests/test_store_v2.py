@@ -8,6 +8,7 @@ import pytest
 
 from circuitlab import Circuit, CircuitStore, CircuitStoreError
 from circuitlab.analysis.embedding import circuit_features
+from circuitlab.analysis.store_analysis import analyze_store
 from circuitlab.ni.export import write_ni_store
 from circuitlab.store import META
 from circuitlab.tasks import make_task
@@ -81,6 +82,8 @@ def test_another_kind_round_trips_its_arrays_and_refuses_nac_questions(tmp_path)
     with pytest.raises(TypeError, match="kind 'ni'"):
         reopened.link_probabilities([0])
     assert circuit_features(reopened).shape == (4, 2 * 3 * 5)
+    with pytest.raises(ValueError, match="kind 'ni': graph statistics"):
+        analyze_store(tmp_path / "ni")
 
 
 def test_writing_and_opening_refuse_inconsistent_arrays(tmp_path):
