@@ -316,6 +316,11 @@ def causality(
         _exit_with(ValueError("nothing to score: give --world N > 0 or --nlvr FILE"))
     try:
         model, config = load_model(checkpoint, str(pick_device(device)))
+        if config.model_kind != "nac":
+            raise ValueError(
+                f"{checkpoint} is a Neural Interpreter: interventions swap and cut a NAC's "
+                "circuits; read its routing in its store (circuitlab export, circuitlab app)"
+            )
         if not model.config.conditional:
             raise ValueError(
                 f"{checkpoint} is an unconditional model: it has one circuit, nothing to swap"
