@@ -164,3 +164,49 @@ def test_functions_can_be_added_and_removed_after_training():
     assert model(torch.randn(B, 5, 3)).shape == (B, 2)
     with pytest.raises(ValueError, match="no functions"):
         script.remove_functions([99])
+
+
+def _snapshot(model: NeuralInterpreter) -> dict:
+    return {k: v.detach().clone() for k, v in model.named_parameters()}
+
+
+@pytest.mark.parametrize("setting", ["cls", "cls+types", "all"])
+def test_adaptation_trains_only_what_its_setting_names(setting):
+    from circuitlab.ni.adapt import adapt
+    from circuitlab.tasks import make_task
+
+    task = make_task("fuzzy-boolean", functions="adapt")
+    model = NeuralInterpreter(_tiny(input_dim=task.input_dim, n_cls=20))
+    before = _snapshot(model)
+    adapt(model, task, setting=setting, steps=3, batch_size=8, progress=False)
+    after = _snapshot(model)
+    assert model.cls_tokens.shape[0] == task.n_outputs == 10
+    # the CLS tokens are new ones (10 for the 10 held-out functions); the rest may move
+    moved = {k for k in before if k != "cls_tokens" and not torch.equal(before[k], after[k])}
+    types = {k for k in before if ".type_inference." in k}
+    assert not any("signatures" in k for k in moved)
+    if setting == "cls":
+        assert moved == set()
+    elif setting == "cls+types":
+        assert moved and moved <= types
+    else:
+        assert moved - types  # the LOCs learn too
+    # afterwards every parameter is trainable again but the frozen signatures
+    assert all(p.requires_grad != ("signatures" in k) for k, p in model.named_parameters())
+
+
+def test_added_functions_learn_while_the_old_ones_keep_their_codes():
+    from circuitlab.ni.adapt import adapt
+    from circuitlab.tasks import make_task
+
+    task = make_task("fuzzy-boolean", functions="adapt")
+    model = NeuralInterpreter(_tiny(input_dim=task.input_dim, n_cls=20))
+    old_codes = model.scripts[0].codes.detach().clone()
+    adapt(model, task, setting="cls", steps=3, batch_size=8, add_functions=2, progress=False)
+    codes = model.scripts[0].codes.detach()
+    assert codes.shape[0] == U + 2
+    torch.testing.assert_close(codes[:U], old_codes)
+    # the hook that held the old rows is gone: training the codes again moves them all
+    model.scripts[0].codes.grad = None
+    model(torch.randn(2, 5, task.input_dim)).sum().backward()
+    assert model.scripts[0].codes.grad[:U].abs().sum() > 0

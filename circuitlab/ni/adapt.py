@@ -14,6 +14,7 @@ gracefully it degrades.
 from __future__ import annotations
 
 import copy
+import math
 import random
 
 import torch
@@ -38,7 +39,7 @@ def _trainable(model: NeuralInterpreter, setting: str, add_functions: int) -> li
     return chosen
 
 
-def _keep_old_rows(parameter: torch.Tensor, n_old: int) -> None:
+def _keep_old_rows(parameter: torch.Tensor, n_old: int) -> torch.utils.hooks.RemovableHandle:
     """Zero the gradient of rows [0, n_old): only the functions added later learn."""
 
     def hook(grad: torch.Tensor) -> torch.Tensor:
@@ -46,7 +47,7 @@ def _keep_old_rows(parameter: torch.Tensor, n_old: int) -> None:
         grad[:n_old] = 0.0
         return grad
 
-    parameter.register_hook(hook)
+    return parameter.register_hook(hook)
 
 
 def adapt(
@@ -67,19 +68,21 @@ def adapt(
     if setting not in ADAPT_SETTINGS:
         raise ValueError(f"setting must be one of {ADAPT_SETTINGS}, got {setting!r}")
     model.set_cls_tokens(task.n_outputs)
+    hooks = []
     for script in model.scripts:
         if add_functions:
             n_old = script.n_functions
             script.add_functions(add_functions)
             if setting != "all":
-                _keep_old_rows(script.codes, n_old)
+                hooks.append(_keep_old_rows(script.codes, n_old))
     chosen = _trainable(model, setting, add_functions)
     chosen_ids = {id(p) for p in chosen}
+    trainable_before = {id(p): p.requires_grad for p in model.parameters()}
     for p in model.parameters():
         p.requires_grad_(id(p) in chosen_ids)
     optimizer = torch.optim.Adam(chosen, lr=lr)
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: 0.5 * (1 + torch.cos(torch.tensor(torch.pi * s / steps)).item())
+        optimizer, lambda s: 0.5 * (1 + math.cos(math.pi * s / steps))
     )
     model.train()
     losses = []
@@ -92,6 +95,10 @@ def adapt(
         optimizer.step()
         schedule.step()
         losses.append(loss.item())
+    for p in model.parameters():  # what was trainable before stays so (new parameters are)
+        p.requires_grad_(trainable_before.get(id(p), True))
+    for hook in hooks:
+        hook.remove()
     model.eval()
     return losses
 
