@@ -300,13 +300,7 @@ class CircuitStore:
         frame = pd.DataFrame(index=range(len(circuits))) if frame is None else frame.copy()
         if len(frame) != len(circuits):
             raise ValueError(f"frame has {len(frame)} rows for {len(circuits)} circuits")
-        frame = frame.reset_index(drop=True)
-        if "id" not in frame.columns:
-            frame.insert(0, "id", np.arange(len(frame)))
-        _check_alike(circuits)
-        if not frame["id"].is_unique:
-            duplicated = frame["id"][frame["id"].duplicated()].iloc[0]
-            raise ValueError(f"frame column 'id' must be unique; {duplicated} repeats")
+        _check_alike(circuits)  # ids and the arrays' lengths are checked by write_arrays
         with_codes = first.codes is not None
         arrays = {"signatures": np.stack([c.signatures for c in circuits]).astype(np.float32)}
         if with_codes:
