@@ -66,8 +66,8 @@ class RoutingView:
     def transition_elements(self, index: int) -> list[dict]:
         """Cytoscape elements: one node per function, an arrow u -> w where, averaged over
         consecutive steps, more than TRANSITION_THRESHOLD of u's tokens go to w next."""
-        mean = transitions(np.asarray(self.routing[index], dtype=np.float64)).mean(0)
-        load = np.asarray(self.routing[index], dtype=np.float64).sum(axis=(0, 2))
+        routing = np.asarray(self.routing[index], dtype=np.float64)  # (steps, U, V)
+        mean, load = transitions(routing).mean(0), routing.sum(axis=(0, 2))
         nodes = [
             {"data": {"id": f"f{u}", "label": f"f{u}", "load": float(load[u])}}
             for u in range(self.n_functions)

@@ -62,6 +62,17 @@ def load_circuit_generator(checkpoint: str | os.PathLike) -> CircuitGenerator:
     return CircuitGenerator(model, nlvr_task(config))
 
 
+def row_of_id(frame: pd.DataFrame, circuit_id: object) -> int | None:
+    """Position in ``frame`` of the row whose ``id`` is ``circuit_id`` (an int or its text),
+    else None."""
+    try:
+        wanted = int(str(circuit_id))
+    except ValueError:
+        return None
+    hits = np.flatnonzero(frame["id"].to_numpy() == wanted)
+    return int(hits[0]) if len(hits) else None
+
+
 class StoreView:
     """Read-only view of a store for the app. ``max_edges`` is the drawing guard."""
 
@@ -136,12 +147,7 @@ class StoreView:
 
     def index_of(self, circuit_id: object) -> int | None:
         """Row of the circuit whose ``id`` is ``circuit_id`` (an int or its text), else None."""
-        try:
-            wanted = int(str(circuit_id))
-        except ValueError:
-            return None
-        hits = np.flatnonzero(self.frame["id"].to_numpy() == wanted)
-        return int(hits[0]) if len(hits) else None
+        return row_of_id(self.frame, circuit_id)
 
     # ----------------------------------------------------------------------------- typed sentences
     def typed_circuit(self, text: str | None) -> Circuit:

@@ -43,6 +43,11 @@ FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 KINDS = ("nac", "ni")
 SAMPLE_AXIS = "sample"  # the first axis of an array with one entry per circuit
+# the axes of a NAC store's arrays (their files are SIGNATURES and CODES)
+NAC_AXES = {
+    "signatures": [SAMPLE_AXIS, "module", "signature"],
+    "codes": [SAMPLE_AXIS, "module", "code"],
+}
 META, SAMPLES, SIGNATURES, CODES = "store.json", "samples.parquet", "signatures.npy", "codes.npy"
 # the key, in every analysis record of store.json, of the data fingerprint it was computed from
 FINGERPRINT = "data_fingerprint"
@@ -302,11 +307,9 @@ class CircuitStore:
             raise ValueError(f"frame has {len(frame)} rows for {len(circuits)} circuits")
         _check_alike(circuits)  # ids and the arrays' lengths are checked by write_arrays
         with_codes = first.codes is not None
-        arrays = {"signatures": np.stack([c.signatures for c in circuits]).astype(np.float32)}
+        stacked = {"signatures": np.stack([c.signatures for c in circuits])}
         if with_codes:
-            arrays["codes"] = np.stack([c.codes for c in circuits]).astype(np.float32)
-        axes = {"signatures": [SAMPLE_AXIS, "module", "signature"]}
-        axes["codes"] = [SAMPLE_AXIS, "module", "code"]
+            stacked["codes"] = np.stack([c.codes for c in circuits])
         nac_meta = {
             "n_modules": first.n_modules,
             "d_sig": int(first.signatures.shape[1]),
@@ -318,7 +321,7 @@ class CircuitStore:
         return CircuitStore.write_arrays(
             path,
             "nac",
-            {name: (array, axes[name]) for name, array in arrays.items()},
+            {name: (a.astype(np.float32), NAC_AXES[name]) for name, a in stacked.items()},
             frame,
             config,
             extra_meta=nac_meta,
@@ -453,26 +456,14 @@ def _nac_array_specs(meta: dict[str, Any]) -> list[dict[str, Any]]:
     is checked against samples.parquet on opening."""
     n = meta.get("n_samples", 0)
     u, d_sig = meta.get("n_modules"), meta.get("d_sig")
-    specs = [
-        {
-            "name": "signatures",
-            "file": SIGNATURES,
-            "dtype": "float32",
-            "shape": [n, u, d_sig],
-            "axes": [SAMPLE_AXIS, "module", "signature"],
-        }
-    ]
+    shapes = {"signatures": [n, u, d_sig]}
     if meta.get("d_code") is not None:
-        specs.append(
-            {
-                "name": "codes",
-                "file": CODES,
-                "dtype": "float32",
-                "shape": [n, u, meta["d_code"]],
-                "axes": [SAMPLE_AXIS, "module", "code"],
-            }
-        )
-    return specs
+        shapes["codes"] = [n, u, meta["d_code"]]
+    files = {"signatures": SIGNATURES, "codes": CODES}
+    return [
+        {"name": k, "file": files[k], "dtype": "float32", "shape": v, "axes": NAC_AXES[k]}
+        for k, v in shapes.items()
+    ]
 
 
 def _check_nac_arrays(path: Path, meta: dict[str, Any], n: int) -> None:

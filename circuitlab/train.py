@@ -157,9 +157,9 @@ class TrainConfig:
 SPEED_ONLY_FIELDS = ("compile",)  # TrainConfig fields that change no number of a run
 
 
-def objective(task: Task) -> str:
-    """ "classification" (cross-entropy, accuracy) or "regression" (MSE, R^2, one target per
-    output: fuzzy-boolean)."""
+def objective(task: Task | None) -> str:
+    """ "classification" (cross-entropy, accuracy; also for no task) or "regression" (MSE, R^2,
+    one target per output: fuzzy-boolean)."""
     return getattr(task, "objective", "classification")
 
 
@@ -171,7 +171,7 @@ def build_model(config: TrainConfig, task: Task) -> Model:
     return NAC(model_config)
 
 
-def objective_loss(task: Task, outputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def objective_loss(task: Task | None, outputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """The training loss: cross-entropy, or the mean squared error for a regression task."""
     if objective(task) == "regression":
         return F.mse_loss(outputs, labels)
@@ -189,7 +189,7 @@ def metric_columns(task: Task) -> list[str]:
     return [c.replace("_acc", f"_{name}") for c in METRIC_COLUMNS]
 
 
-def task_score(task: Task, outputs: torch.Tensor, labels: torch.Tensor) -> float:
+def task_score(task: Task | None, outputs: torch.Tensor, labels: torch.Tensor) -> float:
     """The score logged as train_acc / val_acc: accuracy; R^2 (train_r2 / val_r2) for a
     regression task."""
     if objective(task) == "regression":
@@ -296,11 +296,7 @@ def batch_metrics(
     """(mean loss, accuracy) of ``model`` on ``batch``, in eval mode; for a regression
     ``task``, (mean squared error, R^2)."""
     logits = predict_logits(model, batch, device)
-    if task is not None and objective(task) == "regression":
-        loss = objective_loss(task, logits, batch.labels).item()
-        return loss, task_score(task, logits, batch.labels)
-    loss = F.cross_entropy(logits, batch.labels).item()
-    return loss, (logits.argmax(-1) == batch.labels).float().mean().item()
+    return objective_loss(task, logits, batch.labels).item(), task_score(task, logits, batch.labels)
 
 
 class _MetricsLog:

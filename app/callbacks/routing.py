@@ -7,6 +7,7 @@ from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from circuitlab.app.callbacks.common import query_of, row_of
+from circuitlab.app.store_view import row_of_id
 from circuitlab.app.stores import AppStores
 
 SHOWN, HIDDEN = {}, {"display": "none"}
@@ -43,12 +44,11 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             raise PreventUpdate
         view = stores.routing_view(key)
         if ctx.triggered_id == "ni-inputs" and cell:
-            return int(view.frame.index[view.frame["id"] == cell["row_id"]][0])
+            return row_of_id(view.frame, cell["row_id"])
         if ctx.triggered_id == "ni-map" and click:
             return row_of(click["points"][0], figure)
-        wanted = query_of(search).get("id")  # a fresh page: the URL's input, else the first
-        matches = view.frame.index[view.frame["id"].astype(str) == wanted]
-        return int(matches[0]) if len(matches) else 0
+        # a fresh page: the URL's input, else the first
+        return row_of_id(view.frame, query_of(search).get("id")) or 0
 
     @app.callback(
         Output("ni-heatmap", "figure"),

@@ -41,14 +41,13 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         key, _ = stores.resolve(query.get("store"))
         if key == current:
             raise PreventUpdate
+        name = stores.paths[key].name if key == "." else key
         if stores.kind(key) == "ni":  # the routing panel (callbacks/routing.py) shows it
-            name = stores.paths[key].name if key == "." else key
             empty = ([],) * len(FILTER_COLUMNS)
             disabled = (True,) * len(FILTER_COLUMNS)
             return key, key, f"circuitlab: {name}", [], [], None, *empty, *disabled, [], None
         view = stores.view(key)
         categories, options, colors = view.categories(), view.filter_options(), color_columns(view)
-        name = view.store.path.name if key == "." else key
         # the URL's map colour and compared category where this store has them (set here,
         # with their options, so that no dropdown holds a value before its options exist)
         color = query["map"] if query.get("map") in colors else default_map_color(colors)

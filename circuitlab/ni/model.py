@@ -87,9 +87,9 @@ class Script(nn.Module):
         dev = self.codes.device
         new_sig = torch.randn(n, self.signatures.shape[1], device=dev)
         new_code = torch.randn(n, self.codes.shape[1], device=dev)
-        frozen = not self.signatures.requires_grad
         self.signatures = nn.Parameter(
-            torch.cat([self.signatures.data, new_sig]), requires_grad=not frozen
+            torch.cat([self.signatures.data, new_sig]),
+            requires_grad=self.signatures.requires_grad,
         )
         self.codes = nn.Parameter(torch.cat([self.codes.data, new_code]))
 
@@ -102,8 +102,9 @@ class Script(nn.Module):
         keep = [i for i in range(self.n_functions) if i not in drop]
         if not keep:
             raise ValueError("cannot remove every function of a script")
-        frozen = not self.signatures.requires_grad
-        self.signatures = nn.Parameter(self.signatures.data[keep], requires_grad=not frozen)
+        self.signatures = nn.Parameter(
+            self.signatures.data[keep], requires_grad=self.signatures.requires_grad
+        )
         self.codes = nn.Parameter(self.codes.data[keep])
 
 
