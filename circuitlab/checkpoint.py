@@ -4,7 +4,9 @@ A checkpoint (``RUN/checkpoint.pt``, written atomically by ``torch.save``) is a 
 
 - ``format_version``: ``CHECKPOINT_VERSION``; a file of another version is refused;
 - ``model``: the model's state dict; ``model_config``: its config as a dict; ``model_kind``:
-  "nac" (``NACConfig``) or "ni" (a Neural Interpreter, ``NIConfig``); absent means "nac";
+  "nac" (``NACConfig``), "ni" (a Neural Interpreter, ``NIConfig``) or "mn" (a Modular
+  Network, ``MNConfig``; its state dict holds the Viterbi EM table ``best_paths``); absent
+  means "nac";
 - ``train_config``: the run's ``TrainConfig`` as a dict;
 - ``optimizer``, ``scheduler``: their state dicts; ``step`` (steps done) and ``elapsed_s``
   (training seconds so far): what ``--resume`` needs to continue the run exactly.
@@ -20,6 +22,7 @@ import torch
 
 from circuitlab.config import NACConfig
 from circuitlab.files import write_atomic
+from circuitlab.mn import MNConfig, ModularNetwork
 from circuitlab.model import NAC
 from circuitlab.ni import NeuralInterpreter, NIConfig
 
@@ -88,17 +91,23 @@ def read_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu")
     return state
 
 
-def model_from_checkpoint(state: dict[str, Any]) -> NAC | NeuralInterpreter:
+MODELS = {
+    "nac": (NAC, NACConfig),
+    "ni": (NeuralInterpreter, NIConfig),
+    "mn": (ModularNetwork, MNConfig),
+}
+
+
+def model_from_checkpoint(state: dict[str, Any]) -> NAC | NeuralInterpreter | ModularNetwork:
     """The model (a NAC, or the kind the checkpoint names) built from a checkpoint's config,
     with its weights (train mode, on the CPU)."""
     kind = state.get("model_kind", "nac")
-    if kind == "ni":
-        config = NIConfig.from_dict(state["model_config"])
-        model: NAC | NeuralInterpreter = NeuralInterpreter(config)
-    elif kind == "nac":
-        model = NAC(NACConfig.from_dict(state["model_config"]))
-    else:
-        raise ValueError(f"checkpoint of model kind {kind!r}: this circuitlab reads nac and ni")
+    if kind not in MODELS:
+        raise ValueError(
+            f"checkpoint of model kind {kind!r}: this circuitlab reads kinds {sorted(MODELS)}"
+        )
+    model_class, config_class = MODELS[kind]
+    model = model_class(config_class.from_dict(state["model_config"]))
     model.load_state_dict(state["model"])
     return model
 

@@ -108,7 +108,15 @@ def train(
         typer.Option(
             "--model",
             "-m",
-            help="Model option KEY=VALUE, any NACConfig field (-m dim=128 -m depth=3); repeatable.",
+            help="Model option KEY=VALUE, any field of the model's config (NACConfig, NIConfig, "
+            "MNConfig: -m dim=128 -m depth=3); repeatable.",
+        ),
+    ] = None,
+    model_kind: Annotated[
+        str | None,
+        typer.Option(
+            help="nac [default], ni (Neural Interpreter) or mn (Modular Network); a kind other "
+            "than nac starts from its own config's defaults, not the toy NAC's."
         ),
     ] = None,
     features: Annotated[
@@ -127,7 +135,8 @@ def train(
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
 ) -> None:
-    """Train a NAC. Options override the --config file, which overrides the defaults."""
+    """Train a model (a NAC unless the config's model_kind says otherwise). Options override
+    the --config file, which overrides the defaults."""
     from circuitlab.device import keep_freed_memory, pick_device
     from circuitlab.train import TrainConfig
     from circuitlab.train import train as run_training
@@ -139,7 +148,8 @@ def train(
             _exit_with(ValueError(f"{out / 'config.json'} is not valid JSON ({err}); restore it"))
     else:
         values = _read_config_file(config) if config else {}
-    model = dict(values.pop("model", None) or TrainConfig().model)
+    kind = model_kind or values.get("model_kind", "nac")
+    model = dict(values.pop("model", None) or (TrainConfig().model if kind == "nac" else {}))
     cli = dict(
         task=task,
         conditional=conditional,
@@ -157,6 +167,7 @@ def train(
         device=device,
         compile=compile_step,
         init_from=None if init_from is None else str(init_from),
+        model_kind=model_kind,
     )
     values.update({k: v for k, v in cli.items() if v is not None})
     if features is not None:

@@ -37,6 +37,8 @@ from circuitlab.checkpoint import (
 )
 from circuitlab.config import NACConfig, from_dict
 from circuitlab.files import write_atomic
+from circuitlab.mn import MNConfig, ModularNetwork
+from circuitlab.mn.training import training_losses
 from circuitlab.model import NAC
 from circuitlab.ni import NeuralInterpreter, NIConfig
 from circuitlab.tasks import Batch, Task, make_task
@@ -54,8 +56,9 @@ METRIC_COLUMNS = [
     "val_acc",
     "elapsed_s",
 ]
-MODEL_KINDS = ("nac", "ni")  # a NAC, or a Neural Interpreter (circuitlab.ni)
-Model = NAC | NeuralInterpreter
+# a NAC, a Neural Interpreter (circuitlab.ni) or a Modular Network (circuitlab.mn)
+MODEL_KINDS = ("nac", "ni", "mn")
+Model = NAC | NeuralInterpreter | ModularNetwork
 # Compact defaults for the toy task: trains to >= 95 % in a few minutes on 2 CPU cores.
 TOY_MODEL = dict(
     n_processors=16,
@@ -100,7 +103,8 @@ class TrainConfig:
     # with a fresh optimiser and schedule (to train a model further, or fine-tune it). The
     # model options must build the same architecture.
     init_from: str | None = None
-    # "nac", or "ni" for a Neural Interpreter (``model`` then holds NIConfig fields)
+    # "nac"; "ni" for a Neural Interpreter, "mn" for a Modular Network (``model`` then holds
+    # NIConfig or MNConfig fields)
     model_kind: str = "nac"
     model: dict[str, Any] = field(default_factory=lambda: dict(TOY_MODEL))
 
@@ -117,9 +121,11 @@ class TrainConfig:
     def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
         return from_dict(cls, values)
 
-    def model_config(self, task: Task) -> NACConfig | NIConfig:
+    def model_config(self, task: Task) -> NACConfig | NIConfig | MNConfig:
         """The model's config: the task fixes inputs, classes and conditioning; ``model`` the
         rest. A regression task gives a Neural Interpreter one CLS token per target."""
+        if self.model_kind == "mn":
+            return _modular_network_config(self.model, task)
         if self.model_kind == "ni":
             if task.conditional:
                 raise ValueError(
@@ -154,6 +160,27 @@ class TrainConfig:
         return NACConfig.from_dict(values)
 
 
+def _modular_network_config(values: dict[str, Any], task: Task) -> MNConfig:
+    """A Modular Network's config for ``task``: inputs, outputs, objective, image shape and the
+    size of the training set (the rows of Viterbi EM's table) come from the task."""
+    if task.conditional:
+        raise ValueError("a Modular Network reads no sentence: train it unconditional")
+    regression = objective(task) == "regression"
+    values = dict(values, input_dim=task.input_dim, objective=objective(task))
+    values["n_outputs"] = task.n_outputs if regression else task.n_classes
+    if getattr(task, "image_shape", None) is not None:
+        values["image_shape"] = list(task.image_shape)
+    n_train = getattr(task, "n_train", None)
+    if n_train is None and values.get("method", "em") == "em":
+        raise ValueError(
+            f"task {task.name!r} is an endless stream of examples, and Viterbi EM keeps one "
+            "best path per training example: train a finite task (mixture-regression, digits), "
+            "or the method 'reinforce' or 'topk'"
+        )
+    values["n_examples"] = n_train or 0
+    return MNConfig.from_dict(values)
+
+
 SPEED_ONLY_FIELDS = ("compile",)  # TrainConfig fields that change no number of a run
 
 
@@ -168,6 +195,8 @@ def build_model(config: TrainConfig, task: Task) -> Model:
     model_config = config.model_config(task)
     if isinstance(model_config, NIConfig):
         return NeuralInterpreter(model_config)
+    if isinstance(model_config, MNConfig):
+        return ModularNetwork(model_config)
     return NAC(model_config)
 
 
@@ -183,10 +212,12 @@ def score_name(task: Task) -> str:
     return "r2" if objective(task) == "regression" else "acc"
 
 
-def metric_columns(task: Task) -> list[str]:
-    """metrics.csv's columns for ``task``: METRIC_COLUMNS, with r2 for acc on a regression."""
+def metric_columns(task: Task, model: Model | None = None) -> list[str]:
+    """metrics.csv's columns for ``task``: METRIC_COLUMNS, with r2 for acc on a regression,
+    then the model's own (``metric_names``: a Modular Network's h_a, h_b)."""
     name = score_name(task)
-    return [c.replace("_acc", f"_{name}") for c in METRIC_COLUMNS]
+    columns = [c.replace("_acc", f"_{name}") for c in METRIC_COLUMNS]
+    return columns + list(getattr(model, "metric_names", ()))
 
 
 def task_score(task: Task | None, outputs: torch.Tensor, labels: torch.Tensor) -> float:
@@ -203,6 +234,8 @@ def parameter_groups(model: Model, lr: float, signature_lr_scale: float) -> list
     before the option hold."""
     if signature_lr_scale == 1.0:
         return [{"params": [p for p in model.parameters() if p.requires_grad], "lr": lr}]
+    if isinstance(model, ModularNetwork):
+        raise ValueError("a Modular Network has no signatures: leave signature_lr_scale at 1")
     source = (
         model.signature_parameters()
         if isinstance(model, NeuralInterpreter)
@@ -387,6 +420,11 @@ def train(
     task = make_task(config.task, conditional=config.conditional, **config.task_options)
     torch.manual_seed(config.seed)
     model = build_model(config, task).to(device)
+    if isinstance(model, ModularNetwork) and (rank.distributed or config.compile):
+        raise ValueError(
+            "a Modular Network trains in one eager process (its E-step updates a table): "
+            "run it without torchrun and without --compile"
+        )
     if rank.is_main:  # only a config that builds a model gets a run directory
         run_dir.mkdir(parents=True, exist_ok=True)
         (run_dir / CONFIG).write_text(json.dumps(dataclasses.asdict(config), indent=2))
@@ -408,7 +446,8 @@ def train(
     elif config.init_from is not None:
         warm_start(model, config.init_from, device)
 
-    log = _MetricsLog(run_dir / METRICS, start_step, metric_columns(task)) if rank.is_main else None
+    columns = metric_columns(task, model)
+    log = _MetricsLog(run_dir / METRICS, start_step, columns) if rank.is_main else None
     started = time.perf_counter()
     bar = tqdm(
         range(start_step, config.steps),
@@ -427,9 +466,19 @@ def train(
             torch.manual_seed(step_seed(config.seed, step) + rank.rank)
             batch = task.sample(config.batch_size, seed=step_seed(config.seed, step))
             batch = batch.rows(rows).to(device)
-            logits, circuit, _ = forward_batch(net, batch, return_circuit=True)
-            task_loss = objective_loss(task, logits, batch.labels)
-            structure_loss = model.structure_loss(circuit)
+            extra: dict[str, float] = {}
+            if isinstance(model, ModularNetwork):
+                losses = training_losses(model, batch, step)
+                logits, task_loss, structure_loss = (
+                    losses.outputs,
+                    losses.task_loss,
+                    losses.structure_loss,
+                )
+                extra = losses.metrics
+            else:
+                logits, circuit, _ = forward_batch(net, batch, return_circuit=True)
+                task_loss = objective_loss(task, logits, batch.labels)
+                structure_loss = model.structure_loss(circuit)
             loss = task_loss + structure_loss
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -457,6 +506,7 @@ def train(
                 f"train_{name}": f"{means[3]:.4f}",
                 "val_loss": "",
                 f"val_{name}": "",
+                **{key: f"{value:.4f}" for key, value in extra.items()},
             }
             if done % config.eval_every == 0 or done == config.steps:
                 val_loss, val_acc = evaluate(model, task, config, device)

@@ -6,6 +6,8 @@ from typing import Any
 
 from circuitlab.tasks.base import Batch, Task
 from circuitlab.tasks.boolean import FuzzyBoolean
+from circuitlab.tasks.digits import Digits
+from circuitlab.tasks.mixture import MixtureRegression
 from circuitlab.tasks.nlvr import NLVRWorld
 from circuitlab.tasks.nlvr2 import NLVR2Features
 from circuitlab.tasks.pairs import PairWorldTask
@@ -17,6 +19,8 @@ TASKS = {
     "nlvr2": NLVR2Features,
     "pairs": PairWorldTask,
     "fuzzy-boolean": FuzzyBoolean,
+    "mixture-regression": MixtureRegression,
+    "digits": Digits,
 }
 
 
@@ -33,7 +37,9 @@ def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
 __all__ = [
     "TASKS",
     "Batch",
+    "Digits",
     "FuzzyBoolean",
+    "MixtureRegression",
     "NLVR2Features",
     "NLVRWorld",
     "PairWorldTask",

@@ -14,13 +14,15 @@ import torch
 @dataclass
 class Batch:
     """inputs (B, N, input_dim); labels (B,); input_mask (B, N), True for real tokens, or None;
-    conditioning (B, T) token ids or (B, T, cond_dim) vectors, or None; conditioning_mask (B, T)."""
+    conditioning (B, T) token ids or (B, T, cond_dim) vectors, or None; conditioning_mask (B, T);
+    index (B,): each example's row in a finite training set (tasks with ``n_train``), or None."""
 
     inputs: torch.Tensor
     labels: torch.Tensor
     conditioning: torch.Tensor | None = None
     conditioning_mask: torch.Tensor | None = None
     input_mask: torch.Tensor | None = None
+    index: torch.Tensor | None = None
 
     def _map(self, fn: Callable[[torch.Tensor], torch.Tensor]) -> Batch:
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

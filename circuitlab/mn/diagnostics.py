@@ -1,0 +1,60 @@
+"""Module collapse diagnostics: selection entropies and module usage.
+
+H_a, the mean entropy of the controller's choice for one input, goes to 0 as each input gets a
+definite module; H_b, the entropy of the batch-mean choice, stays near log M while the modules
+share the inputs and falls when a few modules take them all (collapse). Both are averaged over
+layers and over a layer's K categoricals, as in the authors' code.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+# a module counts as used when it is picked for at least this share of the inputs
+USED_SHARE = 0.01
+
+
+def _entropy(probabilities: torch.Tensor) -> torch.Tensor:
+    return -(probabilities * probabilities.clamp_min(1e-30).log()).sum(-1)
+
+
+def selection_entropy(probabilities: torch.Tensor) -> torch.Tensor:
+    """H_a: the mean over inputs, layers and categoricals of H[p(a | x)]; ``probabilities``
+    (B, L, C, M) -> scalar."""
+    return _entropy(probabilities).mean()
+
+
+def batch_selection_entropy(probabilities: torch.Tensor) -> torch.Tensor:
+    """H_b: the mean over layers and categoricals of H[mean over inputs of p(a | x)];
+    (B, L, C, M) -> scalar. Differentiable: the balancing term uses it."""
+    return _entropy(probabilities.mean(0)).mean()
+
+
+def module_usage(paths: np.ndarray | torch.Tensor, n_modules: int) -> np.ndarray:
+    """The share of inputs whose path picks each module, per layer: paths (N, L, K) -> (L, M)."""
+    paths = np.asarray(paths)
+    picked = np.zeros((paths.shape[0], paths.shape[1], n_modules), dtype=bool)
+    for k in range(paths.shape[2]):
+        np.put_along_axis(picked, paths[:, :, k : k + 1].astype(np.int64), True, axis=2)
+    return picked.mean(0)
+
+
+def modules_used(paths: np.ndarray | torch.Tensor, n_modules: int) -> np.ndarray:
+    """Per layer, how many modules are picked for at least USED_SHARE of the inputs: (L,)."""
+    return (module_usage(paths, n_modules) >= USED_SHARE).sum(1)
+
+
+def collapsed(used: np.ndarray, h_b_per_layer: np.ndarray, n_modules: int) -> bool:
+    """Module collapse: some layer uses fewer than its M modules, or its batch selection's
+    perplexity exp(H_b) is below M / 2 (H_b more than log 2 below log M)."""
+    return bool((np.asarray(used) < n_modules).any()) or bool(
+        (np.asarray(h_b_per_layer) < math.log(n_modules) - math.log(2)).any()
+    )
+
+
+def batch_entropy_per_layer(probabilities: torch.Tensor) -> np.ndarray:
+    """H_b of each layer (mean over its categoricals): (B, L, C, M) -> (L,)."""
+    return _entropy(probabilities.mean(0)).mean(-1).detach().cpu().numpy()

@@ -1,0 +1,93 @@
+"""A modular layer: a pool of modules, and a controller that picks which of them run."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class DenseModules(nn.Module):
+    """M dense modules run on every input: (B, in_features) -> (B, M, out_features). Each is a
+    linear map, or with ``hidden`` units a two-layer MLP (ReLU)."""
+
+    def __init__(
+        self, n_modules: int, in_features: int, out_features: int, hidden: int | None = None
+    ) -> None:
+        super().__init__()
+        sizes = (
+            [in_features, out_features] if hidden is None else [in_features, hidden, out_features]
+        )
+        self.weights = nn.ParameterList()
+        self.biases = nn.ParameterList()
+        for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+            bound = 1.0 / math.sqrt(fan_in)  # nn.Linear's default initialisation, per module
+            self.weights.append(
+                nn.Parameter(torch.empty(n_modules, fan_in, fan_out).uniform_(-bound, bound))
+            )
+            self.biases.append(
+                nn.Parameter(torch.empty(n_modules, fan_out).uniform_(-bound, bound))
+            )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.einsum("bi,mio->bmo", x, self.weights[0]) + self.biases[0]
+        for weight, bias in zip(self.weights[1:], self.biases[1:], strict=True):
+            h = torch.einsum("bmi,mio->bmo", F.relu(h), weight) + bias
+        return h
+
+
+class ConvModules(nn.Module):
+    """M 3x3 convolutions (padding 1) run on every input: (B, C, H, W) -> (B, M, width, H, W),
+    computed as one convolution with M * width output channels."""
+
+    def __init__(self, n_modules: int, in_channels: int, width: int) -> None:
+        super().__init__()
+        self.n_modules, self.width = n_modules, width
+        self.conv = nn.Conv2d(in_channels, n_modules * width, kernel_size=3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.conv(x)
+        return h.view(x.shape[0], self.n_modules, self.width, *h.shape[-2:])
+
+
+def selection_mask(selection: torch.Tensor, n_modules: int) -> torch.Tensor:
+    """(B, K) module indices -> (B, M) float mask, 1 where a module is picked (once, however
+    many of the K picks name it)."""
+    return F.one_hot(selection, n_modules).amax(dim=1).to(torch.get_default_dtype())
+
+
+class ModularLayer(nn.Module):
+    """A pool of M modules and its controller.
+
+    The controller is a linear map of the layer's (flattened) input to ``n_categoricals``
+    independent categoricals over the M modules: logits (B, n_categoricals, M). The layer's
+    output is sum_m gates[b, m] * module_m(x_b): with a 0/1 selection mask, the sum of the
+    picked modules. With ``noisy``, a second linear map gives the per-module noise scale of
+    noisy top-k gating.
+    """
+
+    def __init__(
+        self, pool: nn.Module, controller_in: int, n_modules: int, n_categoricals: int, noisy: bool
+    ) -> None:
+        super().__init__()
+        self.pool = pool
+        self.n_modules, self.n_categoricals = n_modules, n_categoricals
+        self.controller = nn.Linear(controller_in, n_categoricals * n_modules)
+        self.noise = nn.Linear(controller_in, n_modules) if noisy else None
+
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        """The controller's logits (B, n_categoricals, M) for the layer's input ``x``."""
+        return self.controller(x.flatten(1)).view(x.shape[0], self.n_categoricals, self.n_modules)
+
+    def noise_scale(self, x: torch.Tensor) -> torch.Tensor:
+        """Noisy top-k's noise standard deviation per module, softplus(W_noise x): (B, M)."""
+        if self.noise is None:
+            raise RuntimeError("this layer has no noise map: build it with noisy=True")
+        return F.softplus(self.noise(x.flatten(1)))
+
+    def forward(self, x: torch.Tensor, gates: torch.Tensor) -> torch.Tensor:
+        """sum_m gates[:, m] * module_m(x): (B, ...) -> (B, *module output)."""
+        out = self.pool(x)  # (B, M, ...)
+        return (gates.view(*gates.shape, *[1] * (out.dim() - 2)) * out).sum(1)
