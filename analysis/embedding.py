@@ -35,10 +35,16 @@ def lower_triangle(p: np.ndarray) -> np.ndarray:
 
 def circuit_features(store: CircuitStore, batch: int = 512) -> np.ndarray:
     """(N, U (U - 1) / 2) float32: the strict lower triangle of every circuit's P; for a
-    Neural Interpreter's store, every input's routing flattened, (N, steps U V)."""
+    Neural Interpreter's store, every input's routing flattened, (N, steps U V); for a Modular
+    Network's, its path one-hot and its controllers' probabilities (analysis.paths)."""
     if store.kind == "ni":
         routing = store.array("routing")
         return np.asarray(routing, dtype=np.float32).reshape(len(store), -1)
+    if store.kind == "mn":
+        from circuitlab.analysis.paths import path_features
+
+        n_modules = store.meta["n_modules"]
+        return path_features(store.array("paths"), store.array("probabilities"), n_modules)
     u = store.meta["n_modules"]
     out = np.empty((len(store), u * (u - 1) // 2), dtype=np.float32)
     n_batches = -(-len(store) // batch)

@@ -145,6 +145,7 @@ def _nac_store(path: str | os.PathLike) -> CircuitStore:
         raise ValueError(
             f"{store.path} is a store of kind {store.kind!r}: graph statistics, prior fits and "
             "figures read a NAC's module graphs; read a Neural Interpreter's routing with "
-            "circuitlab.analysis.routing, or open it in `circuitlab app`"
+            "circuitlab.analysis.routing, a Modular Network's paths with "
+            "circuitlab.analysis.paths, or open either in `circuitlab app`"
         )
     return store

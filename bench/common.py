@@ -223,13 +223,15 @@ def prior_overrides(prior: str | None, weight: float | None = None) -> dict[str,
     return fields if weight is None else {**fields, "prior_weight": weight}
 
 
-def trained_run(run: Path, config: TrainConfig) -> tuple[NAC, TrainConfig, dict]:
+def trained_run(
+    run: Path, config: TrainConfig, progress: bool = True
+) -> tuple[NAC, TrainConfig, dict]:
     """(model, its TrainConfig, its summary) of the run kept in ``run``, training it first
     (or finishing an interrupted one) unless its summary says it ran ``config.steps``."""
     summary_path = run / "summary.json"
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     if summary.get("steps") != config.steps:
-        summary = train(config, run, resume=(run / CHECKPOINT).is_file())
+        summary = train(config, run, resume=(run / CHECKPOINT).is_file(), progress=progress)
     model, config = load_model(run)
     return model, config, summary
 

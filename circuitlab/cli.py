@@ -199,7 +199,10 @@ def export(
     run_dir: Annotated[Path, typer.Argument(help="Run directory written by `circuitlab train`.")],
     out: Annotated[Path, typer.Option(help="Circuit store directory to write.")],
     n_circuits: Annotated[
-        int, typer.Option(help="Conditional models and Neural Interpreters: inputs to export.")
+        int,
+        typer.Option(
+            help="Conditional models, Neural Interpreters, Modular Networks: inputs to export."
+        ),
     ] = 256,
     seed: Annotated[int, typer.Option(help="Seed of the conditioning inputs.")] = 0,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing store.")] = False,
@@ -218,6 +221,11 @@ def export(
 
             options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
             stores = {"": write_ni_store(model, config, checkpoint, out, **options)}
+        elif config.model_kind == "mn":
+            from circuitlab.mn.export import write_mn_store
+
+            options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
+            stores = {"": write_mn_store(model, config, checkpoint, out, **options)}
         elif config.task == "nlvr" and model.config.conditional:
             stores = write_nlvr_stores(model, config, checkpoint, out, overwrite=overwrite)
         elif config.task == "pairs" and model.config.conditional:
@@ -388,7 +396,8 @@ def info(
     threshold: Annotated[float, typer.Option(help="Link threshold on P for the graph.")] = 0.5,
 ) -> None:
     """Summarise a circuit store: size, modules, and the graph of its first circuit (a
-    Neural Interpreter's store: its arrays and the routing of its first input)."""
+    Neural Interpreter's store: its arrays and the routing of its first input; a Modular
+    Network's: module usage and the path of its first input)."""
     from circuitlab.store import CircuitStore, CircuitStoreError
 
     try:
@@ -397,6 +406,9 @@ def info(
         _exit_with(err)
     if store.kind == "ni":
         typer.echo(_ni_summary(store))
+        return
+    if store.kind == "mn":
+        typer.echo(_mn_summary(store))
         return
     graph = store[0].to_networkx(threshold)
     typer.echo(repr(store))
@@ -414,14 +426,33 @@ def info(
         typer.echo(summary.groupby("label")["links"].agg(["count", "mean", "std"]).round(1))
 
 
-def _ni_summary(store: CircuitStore) -> str:
-    """A Neural Interpreter store's arrays, and which function handles each token of input 0
-    at each step (its largest routing weight)."""
+def _arrays_summary(store: CircuitStore) -> list[str]:
+    """A store's repr, frame columns and one line per array."""
     lines = [repr(store), f"columns: {list(store.frame.columns)}", "arrays:"]
     for spec in store.meta["arrays"]:
         lines.append(
             f"  {spec['name']}: {spec['dtype']} {spec['shape']} ({', '.join(spec['axes'])})"
         )
+    return lines
+
+
+def _mn_summary(store: CircuitStore) -> str:
+    """A Modular Network store's arrays, each layer's module usage and input 0's path."""
+    lines = _arrays_summary(store)
+    usage = np.asarray(store.array("usage"))
+    lines.append(f"method {store.meta['method']}; share of inputs picking each module:")
+    for layer, shares in enumerate(usage):
+        lines.append(f"  layer {layer}: " + " ".join(f"m{m}:{v:.2f}" for m, v in enumerate(shares)))
+    path = np.asarray(store.array("paths")[0])
+    steps = " -> ".join("+".join(f"m{m}" for m in sorted(set(layer))) for layer in path.tolist())
+    lines.append(f"input 0 ({store.frame['text'].iloc[0]}): {steps}")
+    return "\n".join(lines)
+
+
+def _ni_summary(store: CircuitStore) -> str:
+    """A Neural Interpreter store's arrays, and which function handles each token of input 0
+    at each step (its largest routing weight)."""
+    lines = _arrays_summary(store)
     routing = np.asarray(store.array("routing")[0], dtype=np.float32)  # (steps, U, V)
     tokens = store.meta["tokens"]
     lines.append("input 0, the function that handles each token most, per step:")

@@ -13,6 +13,8 @@ import math
 import numpy as np
 import torch
 
+from circuitlab.analysis.paths import module_usage
+
 # a module counts as used when it is picked for at least this share of the inputs
 USED_SHARE = 0.01
 
@@ -33,15 +35,6 @@ def batch_selection_entropy(probabilities: torch.Tensor) -> torch.Tensor:
     return _entropy(probabilities.mean(0)).mean()
 
 
-def module_usage(paths: np.ndarray | torch.Tensor, n_modules: int) -> np.ndarray:
-    """The share of inputs whose path picks each module, per layer: paths (N, L, K) -> (L, M)."""
-    paths = np.asarray(paths)
-    picked = np.zeros((paths.shape[0], paths.shape[1], n_modules), dtype=bool)
-    for k in range(paths.shape[2]):
-        np.put_along_axis(picked, paths[:, :, k : k + 1].astype(np.int64), True, axis=2)
-    return picked.mean(0)
-
-
 def modules_used(paths: np.ndarray | torch.Tensor, n_modules: int) -> np.ndarray:
     """Per layer, how many modules are picked for at least USED_SHARE of the inputs: (L,)."""
     return (module_usage(paths, n_modules) >= USED_SHARE).sum(1)
@@ -58,3 +51,17 @@ def collapsed(used: np.ndarray, h_b_per_layer: np.ndarray, n_modules: int) -> bo
 def batch_entropy_per_layer(probabilities: torch.Tensor) -> np.ndarray:
     """H_b of each layer (mean over its categoricals): (B, L, C, M) -> (L,)."""
     return _entropy(probabilities.mean(0)).mean(-1).detach().cpu().numpy()
+
+
+def specialisation(paths: np.ndarray | torch.Tensor, groups: np.ndarray | torch.Tensor) -> dict:
+    """How well the first layer's first pick follows known groups (the toy's components):
+    ``purity``, the share of inputs whose module is their group's most frequent one, and
+    ``distinct``, whether every group's most frequent module differs from the others'."""
+    picks = np.asarray(paths)[:, 0, 0]
+    groups = np.asarray(groups)
+    majority, agree = [], 0
+    for group in np.unique(groups):
+        modules, counts = np.unique(picks[groups == group], return_counts=True)
+        majority.append(modules[counts.argmax()])
+        agree += counts.max()
+    return {"purity": agree / len(picks), "distinct": len(set(majority)) == len(majority)}
