@@ -425,13 +425,7 @@ def _routing_body() -> dbc.Container:
     inputs = dbc.Col(
         [
             html.H6("Inputs (click one)"),
-            dash_table.DataTable(
-                id="ni-inputs",
-                columns=[{"name": c, "id": c} for c in ("id", "text", "error")],
-                data=[],
-                page_size=15,
-                style_cell={"textAlign": "left", "fontSize": 12},
-            ),
+            _inputs_table("ni-inputs", ("id", "text", "error")),
         ],
         width=3,
     )
@@ -465,6 +459,86 @@ def _routing_body() -> dbc.Container:
     )
 
 
+PATH_STYLE = [
+    {
+        "selector": "node",
+        "style": {
+            "label": "data(label)",
+            "background-color": "#9ecae1",
+            "color": "#222",
+            "text-valign": "center",
+            "font-size": 12,
+            "width": "data(size)",
+            "height": "data(size)",
+        },
+    },
+    {
+        "selector": "edge",
+        "style": {
+            "width": "data(width)",
+            "line-color": "#ccc",
+            "target-arrow-color": "#ccc",
+            "target-arrow-shape": "triangle",
+            "curve-style": "bezier",
+        },
+    },
+    {"selector": "node.picked", "style": {"background-color": "#d62728", "color": "#fff"}},
+    {
+        "selector": "edge.picked",
+        "style": {"line-color": "#d62728", "target-arrow-color": "#d62728", "z-index": 10},
+    },
+]
+
+
+def _inputs_table(table_id: str, columns: tuple[str, ...]) -> dash_table.DataTable:
+    """The clickable table of a store's inputs (Neural Interpreter, Modular Network)."""
+    return dash_table.DataTable(
+        id=table_id,
+        columns=[{"name": c, "id": c} for c in columns],
+        data=[],
+        page_size=15,
+        style_cell={"textAlign": "left", "fontSize": 12},
+    )
+
+
+def _path_body() -> dbc.Container:
+    """A Modular Network's store (kind "mn"): its inputs, the layered module graph with the
+    chosen input's path in red, that input's controller probabilities, module usage by class
+    and the map of all inputs. Hidden unless the page's store is of that kind."""
+    inputs = dbc.Col(
+        [
+            html.H6("Inputs (click one)"),
+            _inputs_table("mn-inputs", ("id", "text", "label", "path", "error")),
+        ],
+        width=4,
+    )
+    graph = dbc.Col(
+        [
+            html.H6(id="mn-title", children="Path"),
+            cyto.Cytoscape(
+                id="mn-graph",
+                elements=[],
+                layout={"name": "preset", "fit": True, "padding": 20},
+                stylesheet=PATH_STYLE,
+                style={"width": "100%", "height": "420px", "border": "1px solid #ddd"},
+            ),
+        ],
+        width=5,
+    )
+    probabilities = dbc.Col(
+        dcc.Graph(id="mn-probabilities", style={"height": "300px"}, config={"displaylogo": False}),
+        width=3,
+    )
+    usage = dcc.Graph(id="mn-usage", style={"height": "380px"}, config={"displaylogo": False})
+    overview = dcc.Graph(id="mn-map", style={"height": "420px"}, config={"displaylogo": False})
+    return dbc.Container(
+        [dbc.Row([inputs, graph, probabilities], className="mt-2"), usage, overview],
+        id="mn-body",
+        fluid=True,
+        style={"display": "none"},
+    )
+
+
 def page(store_keys: list[str]) -> html.Div:
     """The whole page; every control starts empty and is filled from the URL and the store it
     names (one of ``store_keys``)."""
@@ -480,6 +554,7 @@ def page(store_keys: list[str]) -> html.Div:
         # the sentences typed in this page, in order: the visitor's own, never the server's
         dcc.Store(id="typed-sentences", data=[]),
         dcc.Store(id="ni-input"),  # the row of a Neural Interpreter's store shown
+        dcc.Store(id="mn-input"),  # the row of a Modular Network's store shown
     ]
     navbar = dbc.NavbarSimple(
         _store_choice(store_keys),
@@ -491,4 +566,4 @@ def page(store_keys: list[str]) -> html.Div:
     )
     panels = dbc.Row([_search_panel(), _circuit_panel(), _details_panel()], className="mt-2")
     body = dbc.Container([panels, _compare_row(), _map_row()], id="nac-body", fluid=True)
-    return html.Div([*state, navbar, body, _routing_body()])
+    return html.Div([*state, navbar, body, _routing_body(), _path_body()])

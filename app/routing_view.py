@@ -9,6 +9,7 @@ import pandas as pd
 
 from circuitlab.analysis.embedding import embed
 from circuitlab.analysis.routing import transitions
+from circuitlab.app.input_map import input_map_figure
 from circuitlab.store import CircuitStore
 
 TRANSITION_THRESHOLD = 0.1  # the share of a function's tokens an arrow needs to be drawn
@@ -87,31 +88,4 @@ class RoutingView:
 
     def map_figure(self, highlight: int | None = None) -> dict:
         """The t-SNE map of every input's routing, ``highlight`` marked."""
-        if self.embedding is None:
-            return {"data": [], "layout": {"title": {"text": "fewer than 3 inputs: no map"}}}
-        xy = self.embedding
-        data = [
-            {
-                "type": "scattergl",
-                "mode": "markers",
-                "name": "inputs",
-                "x": xy["x"].tolist(),
-                "y": xy["y"].tolist(),
-                "customdata": list(range(len(xy))),
-                "text": self.frame["text"].astype(str).tolist() if "text" in self.frame else None,
-                "marker": {"size": 6, "color": "#1f77b4", "opacity": 0.6},
-            }
-        ]
-        if highlight is not None:
-            data.append(
-                {
-                    "type": "scatter",
-                    "mode": "markers",
-                    "name": "shown",
-                    "x": [float(xy["x"].iloc[highlight])],
-                    "y": [float(xy["y"].iloc[highlight])],
-                    "marker": {"size": 14, "color": "#d62728", "symbol": "x"},
-                }
-            )
-        layout = {"title": {"text": "All inputs (t-SNE of their routing); click one"}}
-        return {"data": data, "layout": {**layout, "margin": {"t": 40}}}
+        return input_map_figure(self.embedding, self.frame, "routing", highlight)

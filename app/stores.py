@@ -9,8 +9,10 @@ import json
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 from circuitlab.app.intervention_view import Intervener
+from circuitlab.app.path_view import PathView
 from circuitlab.app.routing_view import RoutingView
 from circuitlab.app.store_view import MAX_EDGES, StoreView, load_circuit_generator
 from circuitlab.app.world_view import WorldProbe
@@ -85,7 +87,7 @@ class AppStores:
         self.max_edges = max_edges
         self.generator = load_circuit_generator(checkpoint) if checkpoint is not None else None
         self._views: dict[str, StoreView] = {}
-        self._routing_views: dict[str, RoutingView] = {}
+        self._kind_views: dict[str, RoutingView | PathView] = {}
         self._interveners: dict[str, Intervener] = {}
         self._world: WorldProbe | None = None
         self._lock = threading.Lock()
@@ -112,23 +114,34 @@ class AppStores:
         return self.default, f"no store {requested[:60]!r} under the app's root (stores: {shown})"
 
     def kind(self, key: str | None) -> str:
-        """The model kind of the store ``key`` (the default for None): "nac" or "ni"."""
+        """The model kind of the store ``key`` (the default for None): "nac", "ni" or "mn"."""
         return self.kinds.get(self.default if key is None else key, "nac")
 
-    def open(self, key: str | None) -> StoreView | RoutingView:
+    def open(self, key: str | None) -> StoreView | RoutingView | PathView:
         """The view of the store ``key`` whatever its kind (opened on first use)."""
-        return self.routing_view(key) if self.kind(key) == "ni" else self.view(key)
+        kind = self.kind(key)
+        if kind == "ni":
+            return self.routing_view(key)
+        return self.path_view(key) if kind == "mn" else self.view(key)
 
     def routing_view(self, key: str | None) -> RoutingView:
         """The view of a Neural Interpreter's store (kind "ni"), opened on first use. Raises
         KeyError for a key that is not one of ``keys`` or names another kind."""
+        return self._kind_view(key, "ni", RoutingView)
+
+    def path_view(self, key: str | None) -> PathView:
+        """The view of a Modular Network's store (kind "mn"), opened on first use. Raises
+        KeyError for a key that is not one of ``keys`` or names another kind."""
+        return self._kind_view(key, "mn", PathView)
+
+    def _kind_view(self, key: str | None, kind: str, view_class: type) -> Any:
         key = self.default if key is None else key
-        if key not in self.paths or self.kind(key) != "ni":
-            raise KeyError(f"no Neural Interpreter store {key!r} under the app's root")
+        if key not in self.paths or self.kind(key) != kind:
+            raise KeyError(f"no store {key!r} of kind {kind!r} under the app's root")
         with self._lock:
-            if key not in self._routing_views:
-                self._routing_views[key] = RoutingView(CircuitStore.open(self.paths[key]))
-            return self._routing_views[key]
+            if key not in self._kind_views:
+                self._kind_views[key] = view_class(CircuitStore.open(self.paths[key]))
+            return self._kind_views[key]
 
     def view(self, key: str | None) -> StoreView:
         """The view of the NAC store ``key`` (the default for None), opened on first use.

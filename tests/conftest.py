@@ -44,3 +44,25 @@ def tiny_ni_run(tmp_path_factory) -> Path:
     run = tmp_path_factory.mktemp("tiny-ni") / "run"
     train(config, run, progress=False)
     return run
+
+
+@pytest.fixture(scope="session")
+def tiny_mn_run(tmp_path_factory) -> Path:
+    """A run directory of a small Modular Network trained 30 steps on digits by Viterbi EM
+    (2 layers of 3 convolution modules of 4 channels, one picked per layer)."""
+    from circuitlab.train import TrainConfig, train
+
+    config = TrainConfig(
+        task="digits",
+        model_kind="mn",
+        steps=30,
+        eval_every=30,
+        eval_size=64,
+        checkpoint_every=30,
+        batch_size=32,
+        device="cpu",
+        model=dict(n_layers=2, n_modules=3, width=4, head=True),
+    )
+    run = tmp_path_factory.mktemp("tiny-mn") / "run"
+    train(config, run, progress=False)
+    return run

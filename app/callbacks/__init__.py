@@ -9,7 +9,9 @@
 - ``map_view``: the embedding of all circuits, typed sentences and the lasso selection;
 - ``export``: image, CSV, JSON and figure downloads of the shown circuit;
 - ``url_state``: the view settings read from and written to the URL;
-- ``routing``: a Neural Interpreter's store (kind "ni"): its routing in place of the above.
+- ``bodies``: which body the page shows, by the kind of its store;
+- ``routing``: a Neural Interpreter's store (kind "ni"): its routing in place of the above;
+- ``paths``: a Modular Network's store (kind "mn"): its paths in place of the above.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import dash
 
 from circuitlab.app.callbacks import (
+    bodies,
     circuit,
     compare,
     example,
@@ -24,6 +27,7 @@ from circuitlab.app.callbacks import (
     intervene,
     map_view,
     module,
+    paths,
     routing,
     search,
     url_state,
@@ -40,7 +44,9 @@ PANELS = (
     module,
     map_view,
     export,
+    bodies,
     routing,
+    paths,
 )
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs
 
+import pandas as pd
+from dash import ctx
 from dash.exceptions import PreventUpdate
 
-from circuitlab.app.store_view import MAX_SENTENCE, StoreView
+from circuitlab.app.store_view import MAX_SENTENCE, StoreView, row_of_id
 from circuitlab.app.stores import AppStores
 
 # the view settings a fresh page starts with; the URL carries only those that differ
@@ -22,6 +24,18 @@ def store_view(stores: AppStores, key: str | None) -> StoreView:
         return stores.view(key)
     except KeyError:
         raise PreventUpdate from None
+
+
+def input_row(
+    prefix: str, frame: pd.DataFrame, cell: dict | None, click: dict | None, figure, search
+) -> int:
+    """The row to show in a Neural Interpreter's ("ni") or Modular Network's ("mn") input
+    panel: the clicked table cell or map point, else (a fresh page) the URL's id or row 0."""
+    if ctx.triggered_id == f"{prefix}-inputs" and cell:
+        return row_of_id(frame, cell["row_id"])
+    if ctx.triggered_id == f"{prefix}-map" and click:
+        return row_of(click["points"][0], figure)
+    return row_of_id(frame, query_of(search).get("id")) or 0
 
 
 def threshold_of(value: float | None) -> float:

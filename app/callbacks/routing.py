@@ -6,30 +6,25 @@ import dash
 from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from circuitlab.app.callbacks.common import query_of, row_of
-from circuitlab.app.store_view import row_of_id
+from circuitlab.app.callbacks.common import input_row
 from circuitlab.app.stores import AppStores
-
-SHOWN, HIDDEN = {}, {"display": "none"}
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
     @app.callback(
-        Output("nac-body", "style"),
-        Output("ni-body", "style"),
         Output("ni-inputs", "data"),
         Output("ni-step", "options"),
         Output("ni-step", "value"),
         Input("store-key", "data"),
     )
-    def show_kind(key):
+    def fill_inputs(key):
         if key is None:
             raise PreventUpdate
         if stores.kind(key) != "ni":
-            return SHOWN, HIDDEN, [], [], None
+            return [], [], None
         view = stores.routing_view(key)
         steps = [{"label": name, "value": k} for k, name in enumerate(view.step_names)]
-        return HIDDEN, SHOWN, view.rows(), steps, 0
+        return view.rows(), steps, 0
 
     @app.callback(
         Output("ni-input", "data"),
@@ -42,13 +37,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     def choose_input(cell, click, key, figure, search):
         if key is None or stores.kind(key) != "ni":
             raise PreventUpdate
-        view = stores.routing_view(key)
-        if ctx.triggered_id == "ni-inputs" and cell:
-            return row_of_id(view.frame, cell["row_id"])
-        if ctx.triggered_id == "ni-map" and click:
-            return row_of(click["points"][0], figure)
-        # a fresh page: the URL's input, else the first
-        return row_of_id(view.frame, query_of(search).get("id")) or 0
+        return input_row("ni", stores.routing_view(key).frame, cell, click, figure, search)
 
     @app.callback(
         Output("ni-heatmap", "figure"),

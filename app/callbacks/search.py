@@ -42,7 +42,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         if key == current:
             raise PreventUpdate
         name = stores.paths[key].name if key == "." else key
-        if stores.kind(key) == "ni":  # the routing panel (callbacks/routing.py) shows it
+        if stores.kind(key) != "nac":  # callbacks/routing.py or callbacks/paths.py shows it
             empty = ([],) * len(FILTER_COLUMNS)
             disabled = (True,) * len(FILTER_COLUMNS)
             return key, key, f"circuitlab: {name}", [], [], None, *empty, *disabled, [], None

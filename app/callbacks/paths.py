@@ -1,0 +1,56 @@
+"""The path panel: a Modular Network's store (kind "mn") in place of the NAC panels."""
+
+from __future__ import annotations
+
+import dash
+from dash import Input, Output, State, ctx, no_update
+from dash.exceptions import PreventUpdate
+
+from circuitlab.app.callbacks.common import input_row
+from circuitlab.app.stores import AppStores
+
+
+def register(app: dash.Dash, stores: AppStores) -> None:
+    @app.callback(
+        Output("mn-inputs", "data"),
+        Output("mn-usage", "figure"),
+        Input("store-key", "data"),
+    )
+    def fill_inputs(key):
+        if key is None:
+            raise PreventUpdate
+        if stores.kind(key) != "mn":
+            return [], {}
+        view = stores.path_view(key)
+        return view.rows(), view.usage_figure()
+
+    @app.callback(
+        Output("mn-input", "data"),
+        Input("mn-inputs", "active_cell"),
+        Input("mn-map", "clickData"),
+        Input("store-key", "data"),
+        State("mn-map", "figure"),
+        State("url-read", "search"),
+    )
+    def choose_input(cell, click, key, figure, search):
+        if key is None or stores.kind(key) != "mn":
+            raise PreventUpdate
+        return input_row("mn", stores.path_view(key).frame, cell, click, figure, search)
+
+    @app.callback(
+        Output("mn-graph", "elements"),
+        Output("mn-probabilities", "figure"),
+        Output("mn-title", "children"),
+        Output("mn-map", "figure"),
+        Input("mn-input", "data"),
+        State("store-key", "data"),
+    )
+    def show_input(index, key):
+        if index is None or key is None or stores.kind(key) != "mn":
+            raise PreventUpdate
+        view = stores.path_view(key)
+        frame = view.frame
+        text = frame["text"].iloc[index] if "text" in frame else ""
+        title = f"Input {frame['id'].iloc[index]}: {text}, path {view.path_text(index)}"
+        figure = view.map_figure(index) if ctx.triggered_id == "mn-input" else no_update
+        return view.graph_elements(index), view.probabilities_figure(index), title, figure
