@@ -58,6 +58,9 @@ def test_user_guide_python_runs(demo_folder, monkeypatch):
     assert int(ns["stats"]["edges"].iloc[0]) == ns["graph"].number_of_edges()
     assert len(ns["scenes"]) == 989 and len(ns["categories"]) == 800
     assert ns["ni_outputs"].shape == (16, 20) and ns["tokens_together"].shape == (25, 25)
+    assert ns["digit_logits"].shape == (32, 10) and ns["digit_circuit"].paths.shape == (32, 2, 1)
+    assert ns["usage"].shape == (2, 4) and 0 <= float(ns["h_a"]) <= np.log(4) + 1e-6
+    assert ns["by_digit"].shape == (len(set(ns["digit_batch"].labels.tolist())), 8)
     assert ns["x0_path"].number_of_nodes() >= 4  # x0 is handled by some function at each step
 
 
