@@ -76,6 +76,10 @@ class NACConfig:
     # can then say no without every link being cut
     density_target: float | None = None
     density_weight: float = 1.0
+    # "batch": the batch-mean density is pulled (sentences may differ in density, which then
+    # dominates how their graphs differ); "circuit": every circuit's own density is pulled,
+    # density_weight * mean over the batch of (density - target)^2
+    density_scope: str = "batch"
     # hinge repulsion between processor signatures: weight * mean over pairs of
     # relu(repulsion_hinge - cosine distance), pushing apart pairs closer than the hinge (the
     # authors' code uses hinge 0.4); 0 turns it off
@@ -159,6 +163,10 @@ class NACConfig:
             )
         if self.truncation_gradient and self.truncation is None:
             raise ValueError("NACConfig.truncation_gradient needs a truncation to pass through")
+        if self.density_scope not in ("batch", "circuit"):
+            raise ValueError(
+                f"NACConfig.density_scope must be 'batch' or 'circuit', got {self.density_scope!r}"
+            )
         if self.signature_repulsion < 0 or not 0 < self.repulsion_hinge <= 2:
             raise ValueError(
                 "NACConfig.signature_repulsion must be >= 0 and repulsion_hinge in (0, 2] (a "

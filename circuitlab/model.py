@@ -241,7 +241,10 @@ class NAC(nn.Module):
         if self.regularizer is not None:
             loss = loss + self.regularizer(p)
         if c.density_target is not None:
-            loss = loss + c.density_weight * (link_density(p).mean() - c.density_target) ** 2
+            density = link_density(p)  # (B,) or (1,)
+            if c.density_scope == "batch":
+                density = density.mean()
+            loss = loss + c.density_weight * ((density - c.density_target) ** 2).mean()
         return loss
 
     def _to_circuits(self, signatures: torch.Tensor, codes: torch.Tensor) -> list[Circuit]:

@@ -261,6 +261,22 @@ def test_density_target_pulls_the_mean_link_probability():
         NACConfig(**SMALL, density_target=1.5)
 
 
+def test_per_circuit_density_pulls_each_circuit_apart():
+    from circuitlab.model import link_density
+
+    config = NACConfig(**SMALL, density_target=0.25, density_scope="circuit")
+    model = NAC(config)
+    sigs = torch.randn(3, 14, 4)
+    each = link_density(model.link_probabilities(sigs[:, :12]))  # (3,)
+    expected = ((each - 0.25) ** 2).mean().item()
+    assert model.structure_loss(sigs).item() == pytest.approx(expected, rel=1e-5)
+    batch_mean = NAC(NACConfig(**SMALL, density_target=0.25)).structure_loss(sigs).item()
+    assert batch_mean == pytest.approx((each.mean().item() - 0.25) ** 2, rel=1e-5)
+    assert expected >= batch_mean  # Jensen: spread in density costs only per circuit
+    with pytest.raises(ValueError, match="density_scope"):
+        NACConfig(**SMALL, density_scope="sentence")
+
+
 def test_wiring_only_generator_keeps_one_code_per_module():
     config = NACConfig(**SMALL, conditional=True, cond_dim=5, sentence_codes=False)
     model = NAC(config)
