@@ -1,0 +1,93 @@
+"""Neural Function Modules: top-k sparsification and the null slot against hand computations,
+written maps brought to the reader's size, gamma = 0 makes the model its baseline."""
+
+import math
+
+import pytest
+import torch
+
+from circuitlab.nfm import NFMConfig, NFMNetwork
+from circuitlab.nfm.attention import SPARSE_EPS, LayerReader, sparse_top_k, to_reader_size
+
+
+def test_top_k_subtracts_the_next_weight_and_renormalises():
+    weights = torch.tensor([[0.4, 0.1, 0.3, 0.15, 0.05]])
+    # the 4th largest is 0.1: the top 3 keep their excess over it, the rest are cut
+    kept = torch.tensor([0.3, 0.0, 0.2, 0.05, 0.0]) - torch.tensor([1, 0, 1, 1, 0]) * SPARSE_EPS
+    expected = kept / (kept.sum() + SPARSE_EPS)
+    torch.testing.assert_close(sparse_top_k(weights, 3), expected.unsqueeze(0))
+    assert (sparse_top_k(weights, 1)[0] > 0).tolist() == [True, False, False, False, False]
+    torch.testing.assert_close(sparse_top_k(weights, 5), weights)  # nothing to cut
+    torch.testing.assert_close(sparse_top_k(weights, None), weights)
+
+
+def test_space_to_depth_makes_each_window_position_a_key():
+    written = torch.arange(2 * 1 * 4 * 4, dtype=torch.float32).view(2, 1, 4, 4)
+    keys = to_reader_size(written, (2, 2))  # (B, 4 window positions, D, 2, 2)
+    assert keys.shape == (2, 4, 1, 2, 2)
+    for i in range(2):
+        for j in range(2):
+            window = written[:, 0, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2].reshape(2, 4)
+            torch.testing.assert_close(keys[:, :, 0, i, j], window)
+    up = to_reader_size(written, (8, 8))  # a smaller map: nearest upsampling, one key
+    assert up.shape == (2, 1, 1, 8, 8) and up[0, 0, 0, 7, 7] == written[0, 0, 3, 3]
+
+
+def _reader(top_k=3) -> LayerReader:
+    torch.manual_seed(0)
+    return LayerReader(channels=2, heads=1, key_dim=2, value_dim=2, top_k=top_k).eval()
+
+
+def test_read_against_a_hand_computation_with_the_null_slot():
+    reader = _reader(top_k=None)
+    with torch.no_grad():
+        reader.query.weight.zero_()
+        reader.query.bias.copy_(torch.tensor([1.0, 0.0]))  # every query is (1, 0)
+    x = torch.zeros(1, 2, 1, 1)
+    keys = [torch.tensor([2.0, 0.0]), torch.tensor([-1.0, 5.0])]  # logits 2/sqrt2, -1/sqrt2
+    values = [torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0])]
+    written = [(k.view(1, 2, 1, 1), v.view(1, 2, 1, 1)) for k, v in zip(keys, values, strict=True)]
+    _, attention = reader.read(x, written)
+    logits = torch.tensor([2 / math.sqrt(2), -1 / math.sqrt(2), 0.0])  # null: zero key
+    torch.testing.assert_close(attention[0], logits.softmax(0))
+    # a layer whose keys all point away from the query puts its weight on the null slot
+    away = [(torch.tensor([-9.0, 0.0]).view(1, 2, 1, 1), values[0].view(1, 2, 1, 1))]
+    assert reader.read(x, away)[1][0, -1] > 0.99
+
+
+def test_read_sums_a_window_of_keys_per_layer():
+    reader = _reader(top_k=3)
+    x = torch.randn(2, 2, 2, 2)
+    big = (torch.randn(2, 2, 4, 4), torch.randn(2, 2, 4, 4))  # 4 keys per reader position
+    small = (torch.randn(2, 2, 1, 1), torch.randn(2, 2, 1, 1))
+    out, attention = reader.read(x, [big, small])
+    assert out.shape == x.shape and attention.shape == (2, 3)
+    torch.testing.assert_close(attention.sum(-1), torch.ones(2), atol=1e-4, rtol=0)
+    torch.testing.assert_close(out, x)  # gamma starts at 0
+
+
+def test_gamma_zero_makes_the_model_its_baseline():
+    torch.manual_seed(1)
+    config = NFMConfig(image_size=16, channels=[8, 8], hidden=32)
+    model = NFMNetwork(config).eval()
+    baseline = NFMNetwork(NFMConfig(image_size=16, channels=[8, 8], hidden=32, nfm=False))
+    shared = {k: v for k, v in model.state_dict().items() if k in baseline.state_dict()}
+    assert set(shared) == set(baseline.state_dict())
+    baseline.load_state_dict(shared)
+    baseline.eval()
+    images, questions = torch.rand(5, 3, 16, 16), torch.rand(5, 12)
+    logits, attention, _ = model(images, questions, return_circuit=True)
+    torch.testing.assert_close(logits, baseline(images, questions))
+    assert attention.shape == (5, 2, 5)  # readers x (2 passes x 2 layers + null)
+    assert (attention[:, 0, 3] == 0).all()  # layer 1 of pass 2 reads before layer 2 writes
+    torch.testing.assert_close(attention.sum(-1), torch.ones(5, 2), atol=1e-4, rtol=0)
+    with torch.no_grad():
+        model.readers[0].gamma.fill_(1.0)
+    assert not torch.allclose(model(images, questions), logits)
+
+
+def test_config_checks():
+    with pytest.raises(ValueError, match="divisible"):
+        NFMConfig(image_size=30, channels=[8, 8])
+    with pytest.raises(ValueError, match="top_k"):
+        NFMConfig(top_k=0)
