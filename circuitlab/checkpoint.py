@@ -5,8 +5,8 @@ A checkpoint (``RUN/checkpoint.pt``, written atomically by ``torch.save``) is a 
 - ``format_version``: ``CHECKPOINT_VERSION``; a file of another version is refused;
 - ``model``: the model's state dict; ``model_config``: its config as a dict; ``model_kind``:
   "nac" (``NACConfig``), "ni" (a Neural Interpreter, ``NIConfig``) or "mn" (a Modular
-  Network, ``MNConfig``; its state dict holds the Viterbi EM table ``best_paths``); absent
-  means "nac";
+  Network, ``MNConfig``; its state dict holds the Viterbi EM table ``best_paths``) or "nfm"
+  (a CNN-MLP with Neural Function Modules, ``NFMConfig``); absent means "nac";
 - ``train_config``: the run's ``TrainConfig`` as a dict;
 - ``optimizer``, ``scheduler``: their state dicts; ``step`` (steps done) and ``elapsed_s``
   (training seconds so far): what ``--resume`` needs to continue the run exactly.
@@ -24,6 +24,7 @@ from circuitlab.config import NACConfig
 from circuitlab.files import write_atomic
 from circuitlab.mn import MNConfig, ModularNetwork
 from circuitlab.model import NAC
+from circuitlab.nfm import NFMConfig, NFMNetwork
 from circuitlab.ni import NeuralInterpreter, NIConfig
 
 CHECKPOINT = "checkpoint.pt"
@@ -95,10 +96,13 @@ MODELS = {
     "nac": (NAC, NACConfig),
     "ni": (NeuralInterpreter, NIConfig),
     "mn": (ModularNetwork, MNConfig),
+    "nfm": (NFMNetwork, NFMConfig),
 }
 
 
-def model_from_checkpoint(state: dict[str, Any]) -> NAC | NeuralInterpreter | ModularNetwork:
+def model_from_checkpoint(
+    state: dict[str, Any],
+) -> NAC | NeuralInterpreter | ModularNetwork | NFMNetwork:
     """The model (a NAC, or the kind the checkpoint names) built from a checkpoint's config,
     with its weights (train mode, on the CPU)."""
     kind = state.get("model_kind", "nac")

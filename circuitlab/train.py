@@ -40,6 +40,7 @@ from circuitlab.files import write_atomic
 from circuitlab.mn import MNConfig, ModularNetwork
 from circuitlab.mn.training import training_losses
 from circuitlab.model import NAC
+from circuitlab.nfm import NFMConfig, NFMNetwork
 from circuitlab.ni import NeuralInterpreter, NIConfig
 from circuitlab.tasks import Batch, Task, make_task
 from circuitlab.tasks.boolean import r_squared
@@ -56,9 +57,10 @@ METRIC_COLUMNS = [
     "val_acc",
     "elapsed_s",
 ]
-# a NAC, a Neural Interpreter (circuitlab.ni) or a Modular Network (circuitlab.mn)
-MODEL_KINDS = ("nac", "ni", "mn")
-Model = NAC | NeuralInterpreter | ModularNetwork
+# a NAC, a Neural Interpreter (circuitlab.ni), a Modular Network (circuitlab.mn) or a CNN-MLP
+# with Neural Function Modules (circuitlab.nfm)
+MODEL_KINDS = ("nac", "ni", "mn", "nfm")
+Model = NAC | NeuralInterpreter | ModularNetwork | NFMNetwork
 # Compact defaults for the toy task: trains to >= 95 % in a few minutes on 2 CPU cores.
 TOY_MODEL = dict(
     n_processors=16,
@@ -103,8 +105,8 @@ class TrainConfig:
     # with a fresh optimiser and schedule (to train a model further, or fine-tune it). The
     # model options must build the same architecture.
     init_from: str | None = None
-    # "nac"; "ni" for a Neural Interpreter, "mn" for a Modular Network (``model`` then holds
-    # NIConfig or MNConfig fields)
+    # "nac"; "ni" for a Neural Interpreter, "mn" for a Modular Network, "nfm" for a CNN-MLP
+    # with Neural Function Modules (``model`` then holds NIConfig, MNConfig or NFMConfig fields)
     model_kind: str = "nac"
     model: dict[str, Any] = field(default_factory=lambda: dict(TOY_MODEL))
 
@@ -121,11 +123,21 @@ class TrainConfig:
     def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
         return from_dict(cls, values)
 
-    def model_config(self, task: Task) -> NACConfig | NIConfig | MNConfig:
+    def model_config(self, task: Task) -> NACConfig | NIConfig | MNConfig | NFMConfig:
         """The model's config: the task fixes inputs, classes and conditioning; ``model`` the
         rest. A regression task gives a Neural Interpreter one CLS token per target."""
         if self.model_kind == "mn":
             return _modular_network_config(self.model, task)
+        if self.model_kind == "nfm":
+            if getattr(task, "image_size", None) is None or task.cond_dim is None:
+                raise ValueError(
+                    f"an NFM network answers questions about images: task {task.name!r} has "
+                    "none (train it on sort-of-clevr)"
+                )
+            values = dict(self.model, image_size=task.image_size, question_dim=task.cond_dim)
+            return NFMConfig.from_dict({**values, "n_answers": task.n_classes})
+        if getattr(task, "image_size", None) is not None:
+            raise ValueError(f"task {task.name!r} is for an NFM network: set model_kind 'nfm'")
         if self.model_kind == "ni":
             if task.conditional:
                 raise ValueError(
@@ -197,6 +209,8 @@ def build_model(config: TrainConfig, task: Task) -> Model:
         return NeuralInterpreter(model_config)
     if isinstance(model_config, MNConfig):
         return ModularNetwork(model_config)
+    if isinstance(model_config, NFMConfig):
+        return NFMNetwork(model_config)
     return NAC(model_config)
 
 

@@ -91,3 +91,30 @@ def test_config_checks():
         NFMConfig(image_size=30, channels=[8, 8])
     with pytest.raises(ValueError, match="top_k"):
         NFMConfig(top_k=0)
+
+
+def _explicit_read(reader: LayerReader, x, written):
+    """The read written out: every written layer's keys brought to x's size by
+    to_reader_size, concatenated with the null slot, one softmax per query and head."""
+    b, _, h, w = x.shape
+    heads, dk, dv = reader.heads, reader.key_dim, reader.value_dim
+    q = reader.query(x).view(b, heads, dk, h * w)
+    keys = [to_reader_size(k, (h, w)).view(b, -1, heads, dk, h * w) for k, _ in written]
+    values = [to_reader_size(v, (h, w)).view(b, -1, heads, dv, h * w) for _, v in written]
+    key = torch.cat([*keys, torch.zeros_like(keys[0][:, :1])], 1)  # (B, n, heads, dk, hw)
+    value = torch.cat([*values, torch.zeros_like(values[0][:, :1])], 1)
+    logits = torch.einsum("bhdp,bnhdp->bhpn", q, key) / math.sqrt(dk)
+    weights = sparse_top_k(logits.softmax(-1), reader.top_k)
+    read = torch.einsum("bhpn,bnhdp->bhdp", weights, value).reshape(b, heads * dv, h, w)
+    return x + reader.gamma * reader.out(read)
+
+
+@pytest.mark.parametrize("size", [8, 4, 2])
+def test_read_equals_the_explicit_attention(size):
+    reader = _reader(top_k=3)
+    with torch.no_grad():
+        reader.gamma.fill_(0.7)
+    x = torch.randn(3, 2, size, size)
+    written = [(torch.randn(3, 2, s, s), torch.randn(3, 2, s, s)) for s in (8, 4, 2)]
+    out, _ = reader.read(x, written)
+    torch.testing.assert_close(out, _explicit_read(reader, x, written), atol=1e-5, rtol=1e-5)

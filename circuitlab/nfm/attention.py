@@ -34,7 +34,8 @@ def sparse_top_k(weights: torch.Tensor, k: int | None) -> torch.Tensor:
 def to_reader_size(written: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
     """A written map (B, D, h', w') as keys of a reader at ``size`` (h, w): (B, n, D, h, w),
     n = 1 for a map no larger than the reader (upsampled, nearest), (h' / h)^2 for a larger one
-    (SpaceToDepth: window position p of reader position (i, j) is entry p)."""
+    (SpaceToDepth: window position p of reader position (i, j) is entry p). The explicit form
+    of what ``LayerReader.read`` computes on views; the tests hold read to it."""
     b, d, hw, ww = written.shape
     h, w = size
     if hw <= h:
@@ -83,30 +84,61 @@ class LayerReader(LayerWriter):
         )
         self.gamma = nn.Parameter(torch.zeros(()))
 
-    def _heads(self, maps: torch.Tensor, d: int) -> torch.Tensor:
-        """(B, n, heads * d, h, w) -> (B, h * w, heads, n, d)."""
-        b, n, _, h, w = maps.shape
-        return maps.view(b, n, self.heads, d, h * w).permute(0, 4, 2, 1, 3)
-
     def read(
         self, x: torch.Tensor, written: list[tuple[torch.Tensor, torch.Tensor]]
     ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Attend from ``x``'s positions over ``written`` and the null slot. Equal to attention
+        over the keys ``to_reader_size`` makes, computed per written layer on views of its maps
+        (an upsampled map's keys are never copied out)."""
         b, _, h, w = x.shape
-        query = self.query(x).view(b, self.heads, self.key_dim, h * w).permute(0, 3, 1, 2)
-        keys, values, counts = [], [], []
-        for key_map, value_map in written:
-            keys.append(self._heads(to_reader_size(key_map, (h, w)), self.key_dim))
-            values.append(self._heads(to_reader_size(value_map, (h, w)), self.value_dim))
-            counts.append(keys[-1].shape[3])
-        keys.append(keys[0].new_zeros(b, h * w, self.heads, 1, self.key_dim))  # the null slot
-        values.append(values[0].new_zeros(b, h * w, self.heads, 1, self.value_dim))
-        counts.append(1)
-        key, value = torch.cat(keys, 3), torch.cat(values, 3)  # (B, hw, heads, n, d)
-        logits = torch.einsum("bpha,bphna->bphn", query, key) / math.sqrt(self.key_dim)
-        weights = sparse_top_k(logits.softmax(-1), self.top_k)
-        read = torch.einsum("bphn,bphna->bpha", weights, value)  # (B, hw, heads, d_value)
-        read = read.permute(0, 2, 3, 1).reshape(b, self.heads * self.value_dim, h, w)
-        per_layer = torch.stack(
-            [part.sum(-1) for part in weights.split(counts, dim=-1)], -1
-        )  # (B, hw, heads, layers + 1)
+        query = _per_head(self.query(x), self.heads) / math.sqrt(self.key_dim)
+        keys = [_per_head(key_map, self.heads) for key_map, _ in written]
+        logits = [_slot_logits(query, key) for key in keys]
+        counts = [part.shape[-1] for part in logits] + [1]
+        null = query.new_zeros(b, self.heads, h * w, 1)  # the null slot's logit: a zero key
+        weights = sparse_top_k(torch.cat([*logits, null], -1).softmax(-1), self.top_k)
+        parts = weights.split(counts, dim=-1)
+        read = sum(
+            _slot_read(part, _per_head(value_map, self.heads), (h, w))
+            for part, (_, value_map) in zip(parts, written, strict=False)
+        )  # (B, heads, h, w, d_value); the null slot's value is zero: it adds nothing
+        read = read.permute(0, 1, 4, 2, 3).reshape(b, self.heads * self.value_dim, h, w)
+        per_layer = torch.stack([part.sum(-1) for part in parts], -1)  # (B, heads, hw, slots)
         return x + self.gamma * self.out(read), per_layer.mean((1, 2))
+
+
+def _per_head(maps: torch.Tensor, heads: int) -> torch.Tensor:
+    """(B, heads * d, h, w) -> (B, heads, h, w, d), contiguous (products reduce over d)."""
+    b, hd, h, w = maps.shape
+    return maps.view(b, heads, hd // heads, h, w).permute(0, 1, 3, 4, 2).contiguous()
+
+
+def _slot_logits(query: torch.Tensor, key: torch.Tensor) -> torch.Tensor:
+    """q.k of a reader's queries (B, heads, h, w, d) with one written layer's keys
+    (B, heads, h', w', d): (B, heads, h w, n), n = 1 for h' <= h, (h' / h)^2 for h' > h."""
+    b, heads, h, w, d = query.shape
+    hk, wk = key.shape[2:4]
+    if hk <= h:  # nearest upsampling: reader row i*s + a reads key row i
+        s = h // hk
+        q = query.view(b, heads, hk, s, wk, s, d)
+        logits = (q * key.view(b, heads, hk, 1, wk, 1, d)).sum(-1)
+        return logits.reshape(b, heads, h * w, 1)
+    block = hk // h  # SpaceToDepth: window position (a, c) of reader (i, j) is key row i*b + a
+    k = key.view(b, heads, h, block, w, block, d)
+    logits = (query.view(b, heads, h, 1, w, 1, d) * k).sum(-1)  # (B, heads, h, b, w, b)
+    return logits.permute(0, 1, 2, 4, 3, 5).reshape(b, heads, h * w, block * block)
+
+
+def _slot_read(weights: torch.Tensor, value: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
+    """sum over one written layer's keys of weight x value: weights (B, heads, h w, n), values
+    (B, heads, h', w', d) -> (B, heads, h, w, d)."""
+    b, heads, hv, wv, d = value.shape
+    h, w = size
+    if hv <= h:
+        s = h // hv
+        wgt = weights.view(b, heads, hv, s, wv, s, 1)
+        return (wgt * value.view(b, heads, hv, 1, wv, 1, d)).reshape(b, heads, h, w, d)
+    block = hv // h
+    windows = value.view(b, heads, h, block, w, block, d).permute(0, 1, 2, 4, 3, 5, 6)
+    windows = windows.reshape(b, heads, h, w, block * block, d)
+    return (weights.view(b, heads, h, w, 1, block * block) @ windows).squeeze(-2)

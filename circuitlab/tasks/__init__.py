@@ -11,6 +11,7 @@ from circuitlab.tasks.mixture import MixtureRegression
 from circuitlab.tasks.nlvr import NLVRWorld
 from circuitlab.tasks.nlvr2 import NLVR2Features
 from circuitlab.tasks.pairs import PairWorldTask
+from circuitlab.tasks.sort_of_clevr import SortOfClevrTask
 from circuitlab.tasks.toy_sets import ToySets
 
 TASKS = {
@@ -21,6 +22,7 @@ TASKS = {
     "fuzzy-boolean": FuzzyBoolean,
     "mixture-regression": MixtureRegression,
     "digits": Digits,
+    "sort-of-clevr": SortOfClevrTask,
 }
 
 
@@ -43,6 +45,7 @@ __all__ = [
     "NLVR2Features",
     "NLVRWorld",
     "PairWorldTask",
+    "SortOfClevrTask",
     "Task",
     "ToySets",
     "make_task",
