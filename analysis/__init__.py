@@ -41,6 +41,7 @@ _MODULES = {
     ],
     "circuitlab.analysis.scenes": ["pair_figure"],
     "circuitlab.analysis.paths": ["layered_graph", "path_graph", "usage_by_label"],
+    "circuitlab.analysis.layer_reads": ["read_graph", "top_down_share"],
     "circuitlab.analysis.store_analysis": ["analyze_store", "analyze_graphs", "write_figures"],
     "circuitlab.analysis.synthetic": ["synthetic_graphs"],
     "circuitlab.analysis.recovery": ["recovery"],

@@ -36,10 +36,14 @@ def lower_triangle(p: np.ndarray) -> np.ndarray:
 def circuit_features(store: CircuitStore, batch: int = 512) -> np.ndarray:
     """(N, U (U - 1) / 2) float32: the strict lower triangle of every circuit's P; for a
     Neural Interpreter's store, every input's routing flattened, (N, steps U V); for a Modular
-    Network's, its path one-hot and its controllers' probabilities (analysis.paths)."""
+    Network's, its path one-hot and its controllers' probabilities (analysis.paths); for an
+    NFM network's, its reads flattened (N, L (2 L + 1))."""
     if store.kind == "ni":
         routing = store.array("routing")
         return np.asarray(routing, dtype=np.float32).reshape(len(store), -1)
+    if store.kind == "nfm":
+        attention = store.array("attention")
+        return np.asarray(attention, dtype=np.float32).reshape(len(store), -1)
     if store.kind == "mn":
         from circuitlab.analysis.paths import path_features
 

@@ -146,6 +146,7 @@ def _nac_store(path: str | os.PathLike) -> CircuitStore:
             f"{store.path} is a store of kind {store.kind!r}: graph statistics, prior fits and "
             "figures read a NAC's module graphs; read a Neural Interpreter's routing with "
             "circuitlab.analysis.routing, a Modular Network's paths with "
-            "circuitlab.analysis.paths, or open either in `circuitlab app`"
+            "circuitlab.analysis.paths, an NFM network's reads with "
+            "circuitlab.analysis.layer_reads, or open any of them in `circuitlab app`"
         )
     return store

@@ -539,6 +539,77 @@ def _path_body() -> dbc.Container:
     )
 
 
+READ_STYLE = [
+    {
+        "selector": "node",
+        "style": {
+            "label": "data(label)",
+            "background-color": "#9ecae1",
+            "color": "#222",
+            "text-valign": "center",
+            "font-size": 11,
+            "width": 44,
+            "height": 44,
+        },
+    },
+    {
+        "selector": "edge",
+        "style": {
+            "width": "data(width)",
+            "line-color": "#888",
+            "target-arrow-color": "#888",
+            "target-arrow-shape": "triangle",
+            "curve-style": "bezier",
+        },
+    },
+    {
+        "selector": "edge.top-down",
+        "style": {"line-color": "#d62728", "target-arrow-color": "#d62728"},
+    },
+]
+
+
+def _read_body() -> dbc.Container:
+    """An NFM network's store (kind "nfm"): its questions, the chosen one's image, the graph of
+    which layer reads what each layer wrote (top-down reads in red), the reads as a heatmap and
+    the map of all inputs. Hidden unless the page's store is of that kind."""
+    inputs = dbc.Col(
+        [
+            html.H6("Questions (click one)"),
+            _inputs_table("nfm-inputs", ("id", "text", "label", "split", "answered", "top-down")),
+        ],
+        width=4,
+    )
+    image = dbc.Col(
+        [
+            html.H6(id="nfm-title", children="Input"),
+            dcc.Graph(id="nfm-image", style={"height": "260px"}, config={"displaylogo": False}),
+        ],
+        width=3,
+    )
+    graph = dbc.Col(
+        [
+            html.H6("Layer reads (left: first pass; right: second pass; red: top-down)"),
+            cyto.Cytoscape(
+                id="nfm-graph",
+                elements=[],
+                layout={"name": "preset", "fit": True, "padding": 30},
+                stylesheet=READ_STYLE,
+                style={"width": "100%", "height": "380px", "border": "1px solid #ddd"},
+            ),
+        ],
+        width=5,
+    )
+    heatmap = dcc.Graph(id="nfm-heatmap", style={"height": "320px"}, config={"displaylogo": False})
+    overview = dcc.Graph(id="nfm-map", style={"height": "420px"}, config={"displaylogo": False})
+    return dbc.Container(
+        [dbc.Row([inputs, image, graph], className="mt-2"), heatmap, overview],
+        id="nfm-body",
+        fluid=True,
+        style={"display": "none"},
+    )
+
+
 def page(store_keys: list[str]) -> html.Div:
     """The whole page; every control starts empty and is filled from the URL and the store it
     names (one of ``store_keys``)."""
@@ -555,6 +626,7 @@ def page(store_keys: list[str]) -> html.Div:
         dcc.Store(id="typed-sentences", data=[]),
         dcc.Store(id="ni-input"),  # the row of a Neural Interpreter's store shown
         dcc.Store(id="mn-input"),  # the row of a Modular Network's store shown
+        dcc.Store(id="nfm-input"),  # the row of an NFM network's store shown
     ]
     navbar = dbc.NavbarSimple(
         _store_choice(store_keys),
@@ -566,4 +638,4 @@ def page(store_keys: list[str]) -> html.Div:
     )
     panels = dbc.Row([_search_panel(), _circuit_panel(), _details_panel()], className="mt-2")
     body = dbc.Container([panels, _compare_row(), _map_row()], id="nac-body", fluid=True)
-    return html.Div([*state, navbar, body, _routing_body(), _path_body()])
+    return html.Div([*state, navbar, body, _routing_body(), _path_body(), _read_body()])

@@ -13,6 +13,7 @@ from typing import Any
 
 from circuitlab.app.intervention_view import Intervener
 from circuitlab.app.path_view import PathView
+from circuitlab.app.read_view import ReadView
 from circuitlab.app.routing_view import RoutingView
 from circuitlab.app.store_view import MAX_EDGES, StoreView, load_circuit_generator
 from circuitlab.app.world_view import WorldProbe
@@ -87,7 +88,7 @@ class AppStores:
         self.max_edges = max_edges
         self.generator = load_circuit_generator(checkpoint) if checkpoint is not None else None
         self._views: dict[str, StoreView] = {}
-        self._kind_views: dict[str, RoutingView | PathView] = {}
+        self._kind_views: dict[str, RoutingView | PathView | ReadView] = {}
         self._interveners: dict[str, Intervener] = {}
         self._world: WorldProbe | None = None
         self._lock = threading.Lock()
@@ -114,15 +115,14 @@ class AppStores:
         return self.default, f"no store {requested[:60]!r} under the app's root (stores: {shown})"
 
     def kind(self, key: str | None) -> str:
-        """The model kind of the store ``key`` (the default for None): "nac", "ni" or "mn"."""
+        """The model kind of the store ``key`` (the default for None): "nac", "ni", "mn" or
+        "nfm"."""
         return self.kinds.get(self.default if key is None else key, "nac")
 
-    def open(self, key: str | None) -> StoreView | RoutingView | PathView:
+    def open(self, key: str | None) -> StoreView | RoutingView | PathView | ReadView:
         """The view of the store ``key`` whatever its kind (opened on first use)."""
-        kind = self.kind(key)
-        if kind == "ni":
-            return self.routing_view(key)
-        return self.path_view(key) if kind == "mn" else self.view(key)
+        views = {"ni": self.routing_view, "mn": self.path_view, "nfm": self.read_view}
+        return views.get(self.kind(key), self.view)(key)
 
     def routing_view(self, key: str | None) -> RoutingView:
         """The view of a Neural Interpreter's store (kind "ni"), opened on first use. Raises
@@ -133,6 +133,11 @@ class AppStores:
         """The view of a Modular Network's store (kind "mn"), opened on first use. Raises
         KeyError for a key that is not one of ``keys`` or names another kind."""
         return self._kind_view(key, "mn", PathView)
+
+    def read_view(self, key: str | None) -> ReadView:
+        """The view of an NFM network's store (kind "nfm"), opened on first use. Raises
+        KeyError for a key that is not one of ``keys`` or names another kind."""
+        return self._kind_view(key, "nfm", ReadView)
 
     def _kind_view(self, key: str | None, kind: str, view_class: type) -> Any:
         key = self.default if key is None else key

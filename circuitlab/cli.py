@@ -226,6 +226,11 @@ def export(
 
             options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
             stores = {"": write_mn_store(model, config, checkpoint, out, **options)}
+        elif config.model_kind == "nfm":
+            from circuitlab.nfm.export import write_nfm_store
+
+            options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
+            stores = {"": write_nfm_store(model, config, checkpoint, out, **options)}
         elif config.task == "nlvr" and model.config.conditional:
             stores = write_nlvr_stores(model, config, checkpoint, out, overwrite=overwrite)
         elif config.task == "pairs" and model.config.conditional:
@@ -397,7 +402,8 @@ def info(
 ) -> None:
     """Summarise a circuit store: size, modules, and the graph of its first circuit (a
     Neural Interpreter's store: its arrays and the routing of its first input; a Modular
-    Network's: module usage and the path of its first input)."""
+    Network's: module usage and the path of its first input; an NFM network's: which layers
+    each layer reads)."""
     from circuitlab.store import CircuitStore, CircuitStoreError
 
     try:
@@ -409,6 +415,9 @@ def info(
         return
     if store.kind == "mn":
         typer.echo(_mn_summary(store))
+        return
+    if store.kind == "nfm":
+        typer.echo(_nfm_summary(store))
         return
     graph = store[0].to_networkx(threshold)
     typer.echo(repr(store))
@@ -446,6 +455,19 @@ def _mn_summary(store: CircuitStore) -> str:
     path = np.asarray(store.array("paths")[0])
     steps = " -> ".join("+".join(f"m{m}" for m in sorted(set(layer))) for layer in path.tolist())
     lines.append(f"input 0 ({store.frame['text'].iloc[0]}): {steps}")
+    return "\n".join(lines)
+
+
+def _nfm_summary(store: CircuitStore) -> str:
+    """An NFM store's arrays and what each reader layer reads, averaged over the inputs."""
+    lines = _arrays_summary(store)
+    mean = np.asarray(store.array("attention"), dtype=np.float64).mean(0)  # (readers, slots)
+    lines.append("mean attention of each second-pass layer over what each layer wrote:")
+    for reader, row in enumerate(mean):
+        cells = " ".join(
+            f"{name}:{v:.2f}" for name, v in zip(store.meta["slots"], row, strict=True)
+        )
+        lines.append(f"  pass 2 layer {reader + 1} reads {cells}")
     return "\n".join(lines)
 
 

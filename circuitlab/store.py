@@ -41,7 +41,7 @@ from circuitlab.files import (
 
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
-KINDS = ("nac", "ni", "mn")  # NAC, Neural Interpreter, Modular Network
+KINDS = ("nac", "ni", "mn", "nfm")  # NAC, Neural Interpreter, Modular Network, NFM
 SAMPLE_AXIS = "sample"  # the first axis of an array with one entry per circuit
 # the axes of a NAC store's arrays (their files are SIGNATURES and CODES)
 NAC_AXES = {

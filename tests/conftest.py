@@ -66,3 +66,26 @@ def tiny_mn_run(tmp_path_factory) -> Path:
     run = tmp_path_factory.mktemp("tiny-mn") / "run"
     train(config, run, progress=False)
     return run
+
+
+@pytest.fixture(scope="session")
+def tiny_nfm_run(tmp_path_factory) -> Path:
+    """A run directory of a small NFM network trained 3 steps on sort-of-clevr (two layers of
+    8 channels on 32 x 32 images; 60 training scenes, 20 test and 20 held-out)."""
+    from circuitlab.train import TrainConfig, train
+
+    config = TrainConfig(
+        task="sort-of-clevr",
+        model_kind="nfm",
+        task_options=dict(n_train=60, n_test=20),
+        steps=3,
+        eval_every=3,
+        eval_size=64,
+        checkpoint_every=3,
+        batch_size=16,
+        device="cpu",
+        model=dict(channels=[8, 8], hidden=32),
+    )
+    run = tmp_path_factory.mktemp("tiny-nfm") / "run"
+    train(config, run, progress=False)
+    return run

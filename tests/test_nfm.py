@@ -14,11 +14,13 @@ def test_top_k_subtracts_the_next_weight_and_renormalises():
     weights = torch.tensor([[0.4, 0.1, 0.3, 0.15, 0.05]])
     # the 4th largest is 0.1: the top 3 keep their excess over it, the rest are cut
     kept = torch.tensor([0.3, 0.0, 0.2, 0.05, 0.0]) - torch.tensor([1, 0, 1, 1, 0]) * SPARSE_EPS
-    expected = kept / (kept.sum() + SPARSE_EPS)
+    expected = kept / kept.sum()
     torch.testing.assert_close(sparse_top_k(weights, 3), expected.unsqueeze(0))
     assert (sparse_top_k(weights, 1)[0] > 0).tolist() == [True, False, False, False, False]
     torch.testing.assert_close(sparse_top_k(weights, 5), weights)  # nothing to cut
     torch.testing.assert_close(sparse_top_k(weights, None), weights)
+    tied = torch.tensor([[0.2, 0.2, 0.2, 0.2, 0.2]])  # nothing stands out: left dense
+    torch.testing.assert_close(sparse_top_k(tied, 3), tied)
 
 
 def test_space_to_depth_makes_each_window_position_a_key():

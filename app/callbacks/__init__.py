@@ -11,7 +11,8 @@
 - ``url_state``: the view settings read from and written to the URL;
 - ``bodies``: which body the page shows, by the kind of its store;
 - ``routing``: a Neural Interpreter's store (kind "ni"): its routing in place of the above;
-- ``paths``: a Modular Network's store (kind "mn"): its paths in place of the above.
+- ``paths``: a Modular Network's store (kind "mn"): its paths in place of the above;
+- ``reads``: an NFM network's store (kind "nfm"): which layer reads which, in their place.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from circuitlab.app.callbacks import (
     map_view,
     module,
     paths,
+    reads,
     routing,
     search,
     url_state,
@@ -47,6 +49,7 @@ PANELS = (
     bodies,
     routing,
     paths,
+    reads,
 )
 
 

@@ -1,5 +1,6 @@
-"""Which body the page shows: the NAC panels, a Neural Interpreter's routing panel (kind "ni")
-or a Modular Network's path panel (kind "mn"), by the kind of the page's store."""
+"""Which body the page shows: the NAC panels, a Neural Interpreter's routing panel (kind "ni"),
+a Modular Network's path panel (kind "mn") or an NFM network's read panel (kind "nfm"), by
+the kind of the page's store."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dash.exceptions import PreventUpdate
 from circuitlab.app.stores import AppStores
 
 SHOWN, HIDDEN = {}, {"display": "none"}
-BODIES = {"nac": "nac-body", "ni": "ni-body", "mn": "mn-body"}
+BODIES = {"nac": "nac-body", "ni": "ni-body", "mn": "mn-body", "nfm": "nfm-body"}
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:

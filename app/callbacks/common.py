@@ -29,8 +29,8 @@ def store_view(stores: AppStores, key: str | None) -> StoreView:
 def input_row(
     prefix: str, frame: pd.DataFrame, cell: dict | None, click: dict | None, figure, search
 ) -> int:
-    """The row to show in a Neural Interpreter's ("ni") or Modular Network's ("mn") input
-    panel: the clicked table cell or map point, else (a fresh page) the URL's id or row 0."""
+    """The row to show in the input panel of a store of kind ``prefix`` ("ni", "mn", "nfm"):
+    the clicked table cell or map point, else (a fresh page) the URL's id or row 0."""
     if ctx.triggered_id == f"{prefix}-inputs" and cell:
         return row_of_id(frame, cell["row_id"])
     if ctx.triggered_id == f"{prefix}-map" and click:

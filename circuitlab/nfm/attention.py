@@ -16,19 +16,21 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-SPARSE_EPS = 1e-7  # keeps the renormalisation finite when every weight is cut
+SPARSE_EPS = 1e-7  # added to the threshold: a weight equal to the (k+1)-th is cut
 
 
 def sparse_top_k(weights: torch.Tensor, k: int | None) -> torch.Tensor:
     """Keep each row's ``k`` largest weights (last axis): subtract the (k+1)-th largest (plus
     SPARSE_EPS), clamp at 0, renormalise to sum 1. Rows of at most ``k`` entries, and k None,
-    pass unchanged."""
+    pass unchanged; so does a row whose largest weight ties with its (k+1)-th (identical keys,
+    as a plain background writes), which the subtraction would empty entirely."""
     n = weights.shape[-1]
     if k is None or n <= k:
         return weights
     threshold = weights.topk(k + 1, dim=-1).values[..., -1:] + SPARSE_EPS
     kept = (weights - threshold).clamp(min=0)
-    return kept / (kept.sum(-1, keepdim=True) + SPARSE_EPS)
+    total = kept.sum(-1, keepdim=True)
+    return torch.where(total > 0, kept / total.clamp(min=torch.finfo(kept.dtype).tiny), weights)
 
 
 def to_reader_size(written: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:

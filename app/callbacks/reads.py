@@ -1,0 +1,57 @@
+"""The read panel: an NFM network's store (kind "nfm") in place of the NAC panels."""
+
+from __future__ import annotations
+
+import dash
+from dash import Input, Output, State, ctx, no_update
+from dash.exceptions import PreventUpdate
+
+from circuitlab.app.callbacks.common import input_row
+from circuitlab.app.stores import AppStores
+
+
+def register(app: dash.Dash, stores: AppStores) -> None:
+    @app.callback(Output("nfm-inputs", "data"), Input("store-key", "data"))
+    def fill_inputs(key):
+        if key is None:
+            raise PreventUpdate
+        return stores.read_view(key).rows() if stores.kind(key) == "nfm" else []
+
+    @app.callback(
+        Output("nfm-input", "data"),
+        Input("nfm-inputs", "active_cell"),
+        Input("nfm-map", "clickData"),
+        Input("store-key", "data"),
+        State("nfm-map", "figure"),
+        State("url-read", "search"),
+    )
+    def choose_input(cell, click, key, figure, search):
+        if key is None or stores.kind(key) != "nfm":
+            raise PreventUpdate
+        return input_row("nfm", stores.read_view(key).frame, cell, click, figure, search)
+
+    @app.callback(
+        Output("nfm-image", "figure"),
+        Output("nfm-graph", "elements"),
+        Output("nfm-heatmap", "figure"),
+        Output("nfm-title", "children"),
+        Output("nfm-map", "figure"),
+        Input("nfm-input", "data"),
+        State("store-key", "data"),
+    )
+    def show_input(index, key):
+        if index is None or key is None or stores.kind(key) != "nfm":
+            raise PreventUpdate
+        view = stores.read_view(key)
+        frame = view.frame
+        title = f"Input {frame['id'].iloc[index]}: {frame['text'].iloc[index]}"
+        if "label" in frame:
+            title += f" ({frame['label'].iloc[index]})"
+        figure = view.map_figure(index) if ctx.triggered_id == "nfm-input" else no_update
+        return (
+            view.image_figure(index),
+            view.graph_elements(index),
+            view.heatmap(index),
+            title,
+            figure,
+        )
