@@ -371,7 +371,7 @@ def _map_row() -> dbc.Row:
                 ]
             ),
             _loading(
-                dcc.Graph(id="embedding", style={"height": "420px"}, config={"displaylogo": False}),
+                _plot("embedding", "420px"),
                 "embedding-loading",
             ),
         ],
@@ -390,30 +390,61 @@ def _map_row() -> dbc.Row:
     return dbc.Row([embedding, selection], className="mt-3")
 
 
-TRANSITION_STYLE = [
-    {
-        "selector": "node",
-        "style": {
-            "label": "data(label)",
-            "background-color": "#1f77b4",
-            "color": "#fff",
-            "text-valign": "center",
-            "font-size": 14,
-            "width": 34,
-            "height": 34,
+def _arrow_style(node: dict, edge_color: str = "#888") -> list[dict]:
+    """A cytoscape stylesheet of labelled nodes (``node``: their own style) and arrows whose
+    width is their data's ``width``."""
+    return [
+        {"selector": "node", "style": {"label": "data(label)", "text-valign": "center", **node}},
+        {
+            "selector": "edge",
+            "style": {
+                "width": "data(width)",
+                "line-color": edge_color,
+                "target-arrow-color": edge_color,
+                "target-arrow-shape": "triangle",
+                "curve-style": "bezier",
+            },
         },
+    ]
+
+
+def _plot(graph_id: str, height: str) -> dcc.Graph:
+    return dcc.Graph(id=graph_id, style={"height": height}, config={"displaylogo": False})
+
+
+def _kind_body(body_id: str, children: list) -> dbc.Container:
+    """The body of one store kind's panels, hidden until a store of that kind is shown."""
+    return dbc.Container(children, id=body_id, fluid=True, style={"display": "none"})
+
+
+TRANSITION_STYLE = _arrow_style(
+    {"background-color": "#1f77b4", "color": "#fff", "font-size": 14, "width": 34, "height": 34}
+)
+TRANSITION_STYLE[1]["style"].update({"loop-direction": "0deg", "loop-sweep": "-45deg"})
+PATH_STYLE = [
+    *_arrow_style(
+        {
+            "background-color": "#9ecae1",
+            "color": "#222",
+            "font-size": 12,
+            "width": "data(size)",
+            "height": "data(size)",
+        },
+        edge_color="#ccc",
+    ),
+    {"selector": "node.picked", "style": {"background-color": "#d62728", "color": "#fff"}},
+    {
+        "selector": "edge.picked",
+        "style": {"line-color": "#d62728", "target-arrow-color": "#d62728", "z-index": 10},
     },
+]
+READ_STYLE = [
+    *_arrow_style(
+        {"background-color": "#9ecae1", "color": "#222", "font-size": 11, "width": 44, "height": 44}
+    ),
     {
-        "selector": "edge",
-        "style": {
-            "width": "data(width)",
-            "line-color": "#888",
-            "target-arrow-color": "#888",
-            "target-arrow-shape": "triangle",
-            "curve-style": "bezier",
-            "loop-direction": "0deg",
-            "loop-sweep": "-45deg",
-        },
+        "selector": "edge.top-down",
+        "style": {"line-color": "#d62728", "target-arrow-color": "#d62728"},
     },
 ]
 
@@ -433,7 +464,7 @@ def _routing_body() -> dbc.Container:
         [
             html.H6(id="ni-title", children="Routing"),
             dcc.Dropdown(id="ni-step", options=[], clearable=False),
-            dcc.Graph(id="ni-heatmap", style={"height": "360px"}, config={"displaylogo": False}),
+            _plot("ni-heatmap", "360px"),
         ],
         width=6,
     )
@@ -450,44 +481,8 @@ def _routing_body() -> dbc.Container:
         ],
         width=3,
     )
-    overview = dcc.Graph(id="ni-map", style={"height": "420px"}, config={"displaylogo": False})
-    return dbc.Container(
-        [dbc.Row([inputs, routing, hand_on], className="mt-2"), overview],
-        id="ni-body",
-        fluid=True,
-        style={"display": "none"},
-    )
-
-
-PATH_STYLE = [
-    {
-        "selector": "node",
-        "style": {
-            "label": "data(label)",
-            "background-color": "#9ecae1",
-            "color": "#222",
-            "text-valign": "center",
-            "font-size": 12,
-            "width": "data(size)",
-            "height": "data(size)",
-        },
-    },
-    {
-        "selector": "edge",
-        "style": {
-            "width": "data(width)",
-            "line-color": "#ccc",
-            "target-arrow-color": "#ccc",
-            "target-arrow-shape": "triangle",
-            "curve-style": "bezier",
-        },
-    },
-    {"selector": "node.picked", "style": {"background-color": "#d62728", "color": "#fff"}},
-    {
-        "selector": "edge.picked",
-        "style": {"line-color": "#d62728", "target-arrow-color": "#d62728", "z-index": 10},
-    },
-]
+    overview = _plot("ni-map", "420px")
+    return _kind_body("ni-body", [dbc.Row([inputs, routing, hand_on], className="mt-2"), overview])
 
 
 def _inputs_table(table_id: str, columns: tuple[str, ...]) -> dash_table.DataTable:
@@ -526,47 +521,14 @@ def _path_body() -> dbc.Container:
         width=5,
     )
     probabilities = dbc.Col(
-        dcc.Graph(id="mn-probabilities", style={"height": "300px"}, config={"displaylogo": False}),
+        _plot("mn-probabilities", "300px"),
         width=3,
     )
-    usage = dcc.Graph(id="mn-usage", style={"height": "380px"}, config={"displaylogo": False})
-    overview = dcc.Graph(id="mn-map", style={"height": "420px"}, config={"displaylogo": False})
-    return dbc.Container(
-        [dbc.Row([inputs, graph, probabilities], className="mt-2"), usage, overview],
-        id="mn-body",
-        fluid=True,
-        style={"display": "none"},
+    usage = _plot("mn-usage", "380px")
+    overview = _plot("mn-map", "420px")
+    return _kind_body(
+        "mn-body", [dbc.Row([inputs, graph, probabilities], className="mt-2"), usage, overview]
     )
-
-
-READ_STYLE = [
-    {
-        "selector": "node",
-        "style": {
-            "label": "data(label)",
-            "background-color": "#9ecae1",
-            "color": "#222",
-            "text-valign": "center",
-            "font-size": 11,
-            "width": 44,
-            "height": 44,
-        },
-    },
-    {
-        "selector": "edge",
-        "style": {
-            "width": "data(width)",
-            "line-color": "#888",
-            "target-arrow-color": "#888",
-            "target-arrow-shape": "triangle",
-            "curve-style": "bezier",
-        },
-    },
-    {
-        "selector": "edge.top-down",
-        "style": {"line-color": "#d62728", "target-arrow-color": "#d62728"},
-    },
-]
 
 
 def _read_body() -> dbc.Container:
@@ -583,7 +545,7 @@ def _read_body() -> dbc.Container:
     image = dbc.Col(
         [
             html.H6(id="nfm-title", children="Input"),
-            dcc.Graph(id="nfm-image", style={"height": "260px"}, config={"displaylogo": False}),
+            _plot("nfm-image", "260px"),
         ],
         width=3,
     )
@@ -600,13 +562,10 @@ def _read_body() -> dbc.Container:
         ],
         width=5,
     )
-    heatmap = dcc.Graph(id="nfm-heatmap", style={"height": "320px"}, config={"displaylogo": False})
-    overview = dcc.Graph(id="nfm-map", style={"height": "420px"}, config={"displaylogo": False})
-    return dbc.Container(
-        [dbc.Row([inputs, image, graph], className="mt-2"), heatmap, overview],
-        id="nfm-body",
-        fluid=True,
-        style={"display": "none"},
+    heatmap = _plot("nfm-heatmap", "320px")
+    overview = _plot("nfm-map", "420px")
+    return _kind_body(
+        "nfm-body", [dbc.Row([inputs, image, graph], className="mt-2"), heatmap, overview]
     )
 
 
