@@ -126,6 +126,12 @@ class TrainConfig:
     def model_config(self, task: Task) -> NACConfig | NIConfig | MNConfig | NFMConfig:
         """The model's config: the task fixes inputs, classes and conditioning; ``model`` the
         rest. A regression task gives a Neural Interpreter one CLS token per target."""
+        kinds = getattr(task, "model_kinds", None)  # a task made for some kinds only
+        if kinds is not None and self.model_kind not in kinds:
+            raise ValueError(
+                f"task {task.name!r} trains model_kind {' or '.join(kinds)}, not "
+                f"{self.model_kind!r}: set model_kind in the config (CLI: --model-kind)"
+            )
         if self.model_kind == "mn":
             return _modular_network_config(self.model, task)
         if self.model_kind == "nfm":
@@ -136,8 +142,6 @@ class TrainConfig:
                 )
             values = dict(self.model, image_size=task.image_size, question_dim=task.cond_dim)
             return NFMConfig.from_dict({**values, "n_answers": task.n_classes})
-        if getattr(task, "image_size", None) is not None:
-            raise ValueError(f"task {task.name!r} is for an NFM network: set model_kind 'nfm'")
         if self.model_kind == "ni":
             if task.conditional:
                 raise ValueError(
@@ -248,8 +252,10 @@ def parameter_groups(model: Model, lr: float, signature_lr_scale: float) -> list
     before the option hold."""
     if signature_lr_scale == 1.0:
         return [{"params": [p for p in model.parameters() if p.requires_grad], "lr": lr}]
-    if isinstance(model, ModularNetwork):
-        raise ValueError("a Modular Network has no signatures: leave signature_lr_scale at 1")
+    if isinstance(model, ModularNetwork | NFMNetwork):
+        raise ValueError(
+            f"a {type(model).__name__} has no signatures: leave signature_lr_scale at 1"
+        )
     source = (
         model.signature_parameters()
         if isinstance(model, NeuralInterpreter)

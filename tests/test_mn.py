@@ -207,6 +207,8 @@ def test_em_refuses_an_endless_task_and_the_model_reads_the_task():
     with pytest.raises(ValueError, match="endless stream"):
         config = TrainConfig(task="toy-sets", model_kind="mn", model={})
         build_model(config, make_task("toy-sets"))
+    with pytest.raises(ValueError, match="trains model_kind mn, not 'nac'"):
+        build_model(TrainConfig(task="digits"), make_task("digits"))
     config = TrainConfig(task="digits", model_kind="mn", model=dict(n_layers=2, head=True))
     model = build_model(config, make_task("digits"))
     assert model.config.image_shape == [1, 8, 8] and model.config.n_outputs == 10

@@ -27,6 +27,7 @@ class Digits:
 
     name = "digits"
     objective = "classification"
+    model_kinds = ("mn",)  # the model kinds this task is made for
     conditional = False
     cond_vocab = None
     cond_dim = None

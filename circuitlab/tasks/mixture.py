@@ -57,6 +57,7 @@ class MixtureRegression:
 
     name = "mixture-regression"
     objective = "regression"
+    model_kinds = ("mn",)  # the model kinds this task is made for
     conditional = False
     cond_vocab = None
     cond_dim = None

@@ -25,6 +25,7 @@ class SortOfClevrTask:
 
     name = "sort-of-clevr"
     objective = "classification"
+    model_kinds = ("nfm",)  # the model kinds this task is made for
     conditional = False
     cond_vocab = None
     cond_dim = QUESTION_DIM
