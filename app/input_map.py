@@ -1,5 +1,6 @@
-"""The map of all inputs of a store that is not a NAC's (a Neural Interpreter's routing, a
-Modular Network's paths): a 2-D embedding, one point per input, the shown one marked."""
+"""Figures the panels of stores that are not a NAC's share (a Neural Interpreter's routing, a
+Modular Network's paths, an NFM network's reads): the map of all inputs (a 2-D embedding, one
+point per input, the shown one marked) and heatmaps of values in [0, 1]."""
 
 from __future__ import annotations
 
@@ -38,3 +39,35 @@ def input_map_figure(
         )
     layout = {"title": {"text": f"All inputs (t-SNE of their {what}); click one"}}
     return {"data": data, "layout": {**layout, "margin": {"t": 40}}}
+
+
+def unit_heatmap(
+    z: list,
+    x: list,
+    y: list,
+    *,
+    title: str,
+    hover: str,
+    margin: dict,
+    colorscale: str = "Blues",
+    trace: dict | None = None,
+    layout: dict | None = None,
+) -> dict:
+    """A plotly heatmap of ``z`` (rows ``y`` x columns ``x``) on a [0, 1] colour scale;
+    ``hover`` is the hover template (without its <extra> box), ``trace`` and ``layout`` add
+    keys to the trace and the layout."""
+    heatmap = {
+        "type": "heatmap",
+        "z": z,
+        "x": x,
+        "y": y,
+        "zmin": 0,
+        "zmax": 1,
+        "colorscale": colorscale,
+        **(trace or {}),
+        "hovertemplate": hover + "<extra></extra>",
+    }
+    return {
+        "data": [heatmap],
+        "layout": {"title": {"text": title}, "margin": margin, **(layout or {})},
+    }

@@ -9,7 +9,7 @@ import pandas as pd
 
 from circuitlab.analysis.embedding import embed
 from circuitlab.analysis.paths import node, usage_by_label
-from circuitlab.app.input_map import input_map_figure
+from circuitlab.app.input_map import input_map_figure, unit_heatmap
 from circuitlab.store import CircuitStore
 
 LAYER_GAP, MODULE_GAP = 160, 60  # pixels between layers (x) and modules (y) in the drawing
@@ -88,24 +88,14 @@ class PathView:
         """A heatmap of input ``index``'s controller probabilities: layers x modules (the mean
         over a layer's categoricals)."""
         p = np.asarray(self.probabilities[index], dtype=np.float64).mean(1)  # (L, M)
-        return {
-            "data": [
-                {
-                    "type": "heatmap",
-                    "z": p.tolist(),
-                    "x": [f"m{m}" for m in range(self.n_modules)],
-                    "y": [f"layer {layer}" for layer in range(self.n_layers)],
-                    "zmin": 0,
-                    "zmax": 1,
-                    "colorscale": "Blues",
-                    "hovertemplate": "%{y}, %{x}: p = %{z:.2f}<extra></extra>",
-                }
-            ],
-            "layout": {
-                "title": {"text": "Controller probabilities"},
-                "margin": {"l": 60, "r": 10, "t": 40, "b": 40},
-            },
-        }
+        return unit_heatmap(
+            p.tolist(),
+            [f"m{m}" for m in range(self.n_modules)],
+            [f"layer {layer}" for layer in range(self.n_layers)],
+            title="Controller probabilities",
+            hover="%{y}, %{x}: p = %{z:.2f}",
+            margin={"l": 60, "r": 10, "t": 40, "b": 40},
+        )
 
     def usage_figure(self) -> dict:
         """A heatmap of module usage by label: labels x (layer, module), each the share of the
@@ -113,24 +103,15 @@ class PathView:
         if self.labels is None:
             return {"data": [], "layout": {"title": {"text": "no labels: no usage by class"}}}
         table = usage_by_label(self.paths, self.labels.to_numpy(), self.n_modules)
-        return {
-            "data": [
-                {
-                    "type": "heatmap",
-                    "z": table.to_numpy().tolist(),
-                    "x": list(table.columns),
-                    "y": [str(label) for label in table.index],
-                    "zmin": 0,
-                    "zmax": 1,
-                    "colorscale": "Viridis",
-                    "hovertemplate": "%{y}: %{x} in %{z:.2f} of paths<extra></extra>",
-                }
-            ],
-            "layout": {
-                "title": {"text": "Module usage by class"},
-                "margin": {"l": 80, "r": 10, "t": 40, "b": 60},
-            },
-        }
+        return unit_heatmap(
+            table.to_numpy().tolist(),
+            list(table.columns),
+            [str(label) for label in table.index],
+            title="Module usage by class",
+            hover="%{y}: %{x} in %{z:.2f} of paths",
+            margin={"l": 80, "r": 10, "t": 40, "b": 60},
+            colorscale="Viridis",
+        )
 
     def map_figure(self, highlight: int | None = None) -> dict:
         """The t-SNE map of every input's path, ``highlight`` marked."""

@@ -9,7 +9,7 @@ import pandas as pd
 
 from circuitlab.analysis.embedding import embed
 from circuitlab.analysis.layer_reads import slot_label, top_down_share
-from circuitlab.app.input_map import input_map_figure
+from circuitlab.app.input_map import input_map_figure, unit_heatmap
 from circuitlab.store import CircuitStore
 
 PASS_GAP, LAYER_GAP = 220, 80  # pixels between the passes (x) and the layers (y)
@@ -89,25 +89,15 @@ class ReadView:
     def heatmap(self, index: int) -> dict:
         """A plotly heatmap of the input's reads: second-pass layers x slots."""
         reads = np.asarray(self.attention[index], dtype=np.float64)
-        return {
-            "data": [
-                {
-                    "type": "heatmap",
-                    "z": reads.tolist(),
-                    "x": self.slots,
-                    "y": [f"pass 2 layer {r + 1}" for r in range(self.n_layers)],
-                    "zmin": 0,
-                    "zmax": 1,
-                    "colorscale": "Blues",
-                    "hovertemplate": "%{y} reads %{x}: %{z:.2f}<extra></extra>",
-                }
-            ],
-            "layout": {
-                "title": {"text": "What each layer reads"},
-                "margin": {"l": 110, "r": 10, "t": 40, "b": 90},
-                "xaxis": {"tickangle": -45},
-            },
-        }
+        return unit_heatmap(
+            reads.tolist(),
+            self.slots,
+            [f"pass 2 layer {r + 1}" for r in range(self.n_layers)],
+            title="What each layer reads",
+            hover="%{y} reads %{x}: %{z:.2f}",
+            margin={"l": 110, "r": 10, "t": 40, "b": 90},
+            layout={"xaxis": {"tickangle": -45}},
+        )
 
     def map_figure(self, highlight: int | None = None) -> dict:
         """The t-SNE map of every input's reads, ``highlight`` marked."""

@@ -9,7 +9,7 @@ import pandas as pd
 
 from circuitlab.analysis.embedding import embed
 from circuitlab.analysis.routing import transitions
-from circuitlab.app.input_map import input_map_figure
+from circuitlab.app.input_map import input_map_figure, unit_heatmap
 from circuitlab.store import CircuitStore
 
 TRANSITION_THRESHOLD = 0.1  # the share of a function's tokens an arrow needs to be drawn
@@ -43,26 +43,16 @@ class RoutingView:
     def heatmap(self, index: int, step: int) -> dict:
         """A plotly heatmap figure: functions (rows) x tokens (columns), C at ``step``."""
         c = np.asarray(self.routing[index, step], dtype=np.float32)
-        return {
-            "data": [
-                {
-                    "type": "heatmap",
-                    "z": c.tolist(),
-                    "x": self.tokens,
-                    "y": [f"f{u}" for u in range(self.n_functions)],
-                    "zmin": 0,
-                    "zmax": 1,
-                    "colorscale": "Blues",
-                    "colorbar": {"title": {"text": "C"}},
-                    "hovertemplate": "%{y} handles %{x}: %{z:.2f}<extra></extra>",
-                }
-            ],
-            "layout": {
-                "title": {"text": f"Routing at {self.step_names[step]}"},
-                "margin": {"l": 40, "r": 10, "t": 40, "b": 60},
-                "xaxis": {"tickangle": -60},
-            },
-        }
+        return unit_heatmap(
+            c.tolist(),
+            self.tokens,
+            [f"f{u}" for u in range(self.n_functions)],
+            title=f"Routing at {self.step_names[step]}",
+            hover="%{y} handles %{x}: %{z:.2f}",
+            margin={"l": 40, "r": 10, "t": 40, "b": 60},
+            trace={"colorbar": {"title": {"text": "C"}}},
+            layout={"xaxis": {"tickangle": -60}},
+        )
 
     def transition_elements(self, index: int) -> list[dict]:
         """Cytoscape elements: one node per function, an arrow u -> w where, averaged over

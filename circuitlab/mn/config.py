@@ -57,7 +57,7 @@ class MNConfig:
     def __post_init__(self) -> None:
         if self.image_shape is not None:
             self.image_shape = [int(v) for v in self.image_shape]
-            if len(self.image_shape) != 3 or self.input_dim != _product(self.image_shape):
+            if len(self.image_shape) != 3 or self.input_dim != math.prod(self.image_shape):
                 raise ValueError(
                     f"MNConfig.image_shape must be (C, H, W) with C*H*W == input_dim "
                     f"({self.input_dim}), got {self.image_shape}"
@@ -101,7 +101,3 @@ class MNConfig:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> MNConfig:
         return from_dict(cls, values)
-
-
-def _product(shape: list[int]) -> int:
-    return math.prod(shape)

@@ -39,6 +39,14 @@ class Batch:
         return self.inputs.shape[0]
 
 
+def sample_rows(inputs: torch.Tensor, labels: torch.Tensor, batch_size: int, seed: int) -> Batch:
+    """``batch_size`` distinct examples of a finite training set (all of them if fewer), drawn
+    from ``seed``, with their rows in ``Batch.index``."""
+    index = torch.randperm(len(inputs), generator=torch.Generator().manual_seed(seed))
+    index = index[:batch_size]
+    return Batch(inputs[index], labels[index], index=index)
+
+
 class Task(Protocol):
     name: str
     n_classes: int

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from circuitlab.tasks.base import Batch
+from circuitlab.tasks.base import Batch, sample_rows
 
 
 def load_digits_tensors() -> tuple[torch.Tensor, torch.Tensor]:
@@ -49,9 +49,7 @@ class Digits:
 
     def sample(self, batch_size: int, seed: int) -> Batch:
         """``batch_size`` distinct training images (all of them if fewer), with their rows."""
-        g = torch.Generator().manual_seed(seed)
-        index = torch.randperm(self.n_train, generator=g)[:batch_size]
-        return Batch(self.train_x[index], self.train_y[index], index=index)
+        return sample_rows(self.train_x, self.train_y, batch_size, seed)
 
     def validation(self, batch_size: int, seed: int) -> Batch:
         """The first ``batch_size`` held-out images (a fixed split: the seed is not needed)."""

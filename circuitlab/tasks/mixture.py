@@ -18,7 +18,7 @@ import math
 import pandas as pd
 import torch
 
-from circuitlab.tasks.base import Batch
+from circuitlab.tasks.base import Batch, sample_rows
 
 
 def _rotation(degrees: float) -> list[list[float]]:
@@ -89,9 +89,7 @@ class MixtureRegression:
 
     def sample(self, batch_size: int, seed: int) -> Batch:
         """``batch_size`` distinct training examples (all of them if fewer), with their rows."""
-        g = torch.Generator().manual_seed(seed)
-        index = torch.randperm(self.n_train, generator=g)[:batch_size]
-        return Batch(self.train_x[index], self.train_y[index], index=index)
+        return sample_rows(self.train_x, self.train_y, batch_size, seed)
 
     def validation(self, batch_size: int, seed: int) -> Batch:
         """The first ``batch_size`` held-out examples (the seed is not needed: a fixed split)."""
