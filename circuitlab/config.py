@@ -16,6 +16,7 @@ TOKENIZERS = ("features", "patches", "bytes")
 GRAPHS = ("learned", "frozen", "dense")
 PRIOR_LOSSES = ("matched_mse", "spectral")
 CODE_SCOPES = ("all", "read_in")
+SIGNATURE_TOKENS = ("skeleton", "sentence")
 # how the kernel links modules at evaluation (circuitlab/nn/kernel.py)
 EVAL_KERNELS = ("none", "threshold", "sample")
 
@@ -117,6 +118,10 @@ class NACConfig:
     # the "minilm-split" text encoder writes it: signatures (the wiring) are generated from the
     # skeleton tokens alone and codes from the content tokens alone (needs sentence_codes)
     split_conditioning: bool = False
+    # with split_conditioning, what the signatures are generated from: "skeleton" (the wiring
+    # cannot depend on the content words) or "sentence" (skeleton and content tokens, so the
+    # wiring sees every word while the codes still see only the content)
+    signature_tokens: str = "skeleton"
 
     def __post_init__(self) -> None:
         checks = {
@@ -126,6 +131,7 @@ class NACConfig:
             "ffn_activation": (self.ffn_activation, ("gelu", "geglu")),
             "eval_kernel": (self.eval_kernel, EVAL_KERNELS),
             "code_scope": (self.code_scope, CODE_SCOPES),
+            "signature_tokens": (self.signature_tokens, SIGNATURE_TOKENS),
         }
         for name, (value, allowed) in checks.items():
             if value not in allowed:
@@ -178,6 +184,11 @@ class NACConfig:
             raise ValueError(
                 "NACConfig.split_conditioning needs conditional=True, sentence_codes=True and "
                 "vector conditioning (cond_vocab None): use text_encoder 'minilm-split'"
+            )
+        if self.signature_tokens != "skeleton" and not self.split_conditioning:
+            raise ValueError(
+                "NACConfig.signature_tokens chooses what a split generator's signatures read: "
+                "set split_conditioning=True too (without it they read every token already)"
             )
         if self.token_dim is not None and self.token_dim < 1:
             raise ValueError(f"NACConfig.token_dim must be None or positive, got {self.token_dim}")

@@ -162,6 +162,7 @@ class NAC(nn.Module):
                 heads=c.generator_heads,
                 sentence_codes=c.sentence_codes,
                 split=c.split_conditioning,
+                signatures_from_skeleton=c.signature_tokens == "skeleton",
             )
         else:
             self.generator = UnconditionalGenerator(c.n_modules, c.sig_dim, c.code_dim)

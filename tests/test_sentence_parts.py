@@ -103,6 +103,32 @@ def test_split_generator_makes_signatures_from_the_skeleton_and_codes_from_the_c
     assert not torch.allclose(sigs, sigs_new_skeleton)
 
 
+def test_signatures_from_the_whole_sentence_read_the_content_too_and_match_a_plain_read():
+    config = NACConfig(
+        **SMALL, conditional=True, cond_dim=6, split_conditioning=True, signature_tokens="sentence"
+    )
+    model = NAC(config).eval()
+    skeleton, content_a, content_b = torch.randn(3, 3, 4, 5).unbind(0)
+    tokens = _split_tokens(skeleton, content_a)
+    generator = model.generator
+    with torch.no_grad():
+        sigs, codes = model.generate(tokens)
+        sigs_new_content, _ = model.generate(_split_tokens(skeleton, content_b))
+        # reference: the signature queries attend over every token, no mask
+        x = generator.queries.unsqueeze(0).expand(3, -1, -1)
+        x = generator.cross(x, generator.cond_proj(tokens), None)
+        x = generator.norm_out(generator.self_attn(x))
+        reference = generator.base()[0] + generator.to_signatures(x)
+        skeleton_only = NAC(
+            NACConfig(**SMALL, conditional=True, cond_dim=6, split_conditioning=True)
+        )
+        skeleton_only.load_state_dict(model.state_dict())
+        _, codes_skeleton_only = skeleton_only.eval().generate(tokens)
+    assert torch.allclose(sigs, reference, atol=1e-6)
+    assert not torch.allclose(sigs, sigs_new_content)
+    assert torch.allclose(codes, codes_skeleton_only, atol=1e-6)  # codes: content alone still
+
+
 def test_split_conditioning_needs_sentence_codes_and_vector_conditioning():
     with pytest.raises(ValueError, match="split_conditioning"):
         NACConfig(
@@ -110,3 +136,5 @@ def test_split_conditioning_needs_sentence_codes_and_vector_conditioning():
         )
     with pytest.raises(ValueError, match="split_conditioning"):
         NACConfig(**SMALL, split_conditioning=True)
+    with pytest.raises(ValueError, match="signature_tokens"):
+        NACConfig(**SMALL, conditional=True, cond_dim=6, signature_tokens="sentence")

@@ -73,7 +73,8 @@ class ConditionalGenerator(nn.Module):
     With ``split=True`` the tokens' last feature tells two parts apart (0: skeleton, 1:
     content; ``SplitEncoder``): the signatures come from queries that read only the skeleton
     tokens, the codes from a second set of queries that read only the content tokens, so the
-    wiring cannot depend on the content.
+    wiring cannot depend on the content. With ``signatures_from_skeleton=False`` the signature
+    queries read every token (the codes still only the content).
     """
 
     def __init__(
@@ -87,11 +88,13 @@ class ConditionalGenerator(nn.Module):
         heads: int = 4,
         sentence_codes: bool = True,
         split: bool = False,
+        signatures_from_skeleton: bool = True,
     ) -> None:
         super().__init__()
         if split and not sentence_codes:
             raise ValueError("a split generator makes codes from the content: sentence_codes")
         self.split = split
+        self.signatures_from_skeleton = signatures_from_skeleton
         self.queries = nn.Parameter(torch.randn(n_modules, dim))
         self.cond_proj = nn.Linear(cond_dim, dim)
         self.cross = TransformerBlock(dim, heads, cross=True)
@@ -110,7 +113,7 @@ class ConditionalGenerator(nn.Module):
             if mask is None:
                 mask = torch.ones(tokens.shape[:2], dtype=torch.bool, device=tokens.device)
             is_content = tokens[..., -1] > 0.5
-            signature_mask = mask & ~is_content
+            signature_mask = mask & ~is_content if self.signatures_from_skeleton else mask
         else:
             signature_mask = mask
         x = self.queries.unsqueeze(0).expand(tokens.shape[0], -1, -1)
