@@ -1,9 +1,18 @@
+import os
 from pathlib import Path
 
 import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# pytest-xdist runs the tests in several processes: each gets its share of the cores (torch
+# threads beyond the cores crawl), and so do the CLIs the tests start (OMP_NUM_THREADS).
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+if _WORKERS > 1:
+    _THREADS = max(1, (os.cpu_count() or 1) // _WORKERS)
+    os.environ["OMP_NUM_THREADS"] = str(_THREADS)
+    torch.set_num_threads(_THREADS)
 
 
 @pytest.fixture(autouse=True)

@@ -10,6 +10,14 @@ os.environ.setdefault("DASH_TEST_CHROMEPATH", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "app"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every browser test on one xdist worker (``--dist loadgroup``): each serves the app on
+    dash_duo's fixed port."""
+    for item in items:
+        if "dash_duo" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
 @pytest.fixture(scope="session")
 def nlvr2_store(demo_folder) -> Path:
     """A small real NLVR2 store: the shipped model's circuits of the first 150 sentences."""
