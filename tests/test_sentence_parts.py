@@ -9,8 +9,9 @@ import torch
 
 from circuitlab import NAC, NACConfig
 from circuitlab.data.minimal_pairs import WORDING_RULES, logic_variant
-from circuitlab.data.sentence_parts import content, skeleton
-from circuitlab.data.text import SplitEncoder
+from circuitlab.data.pair_world import random_pair_sentence, world_nouns
+from circuitlab.data.sentence_parts import PLACEHOLDER, content, skeleton, vocabulary
+from circuitlab.data.text import SplitEncoder, make_encoder
 from circuitlab.data.world import random_sentence
 from circuitlab.tasks.base import trim_text
 from tests.test_model import SMALL
@@ -54,6 +55,68 @@ def test_colour_and_shape_changes_leave_the_skeleton_and_logic_changes_the_conte
             assert skeleton(changed) != skeleton(text)
             moved += content(changed) == content(text)
     assert moved > 100  # logic changes mostly keep the content
+
+
+@pytest.mark.parametrize(
+    ("text", "expected_skeleton", "expected_content"),
+    [
+        (
+            "The left image contains two white dogs facing left.",
+            "The left image contains two things.",
+            "white dogs facing left",
+        ),
+        (
+            "A bottle turned to the left is left of a cup lying down in the image on the left",
+            "A thing is left of a thing in the image on the left",
+            "bottle turned to the left cup lying down",
+        ),
+        (
+            "Each image shows exactly one dog that is not standing",
+            "Each image shows exactly one thing that is not",
+            "dog standing",
+        ),
+    ],
+)
+def test_the_pair_vocabulary_tells_a_facing_from_an_image_or_a_relation(
+    text, expected_skeleton, expected_content
+):
+    pairs = vocabulary("pairs")
+    assert skeleton(text, pairs) == expected_skeleton
+    assert content(text, pairs) == expected_content
+
+
+def test_pair_sentences_split_into_words_that_rebuild_them():
+    """Every word of a pair-world sentence lands in exactly one part (the skeleton's words but
+    its placeholders, with the content's, are the sentence's words), one placeholder per
+    content noun, and neither a named noun nor a colour is left in the skeleton."""
+    pairs = vocabulary("pairs")
+    nouns = [f.singular for f in world_nouns()]
+    rng = random.Random(5)
+    for _ in range(300):
+        sentence = random_pair_sentence(rng, nouns)
+        words = re.findall(r"[a-z]+", sentence.text.lower())
+        skeleton_words = re.findall(r"[a-z]+", skeleton(sentence.text, pairs).lower())
+        content_words = content(sentence.text, pairs).split()
+        assert not set(sentence.nouns) & set(skeleton_words), sentence.text
+        assert not {"white", "brown", "red", "green"} & set(skeleton_words), sentence.text
+        placeholders = sum(w in PLACEHOLDER for w in skeleton_words)
+        nouns_in_content = sum(w in pairs.nouns for w in content_words)
+        assert placeholders == nouns_in_content, sentence.text
+        kept = [w for w in skeleton_words if w not in PLACEHOLDER]
+        assert sorted(kept + content_words) == sorted(words), sentence.text
+
+
+def test_a_split_encoder_splits_by_its_vocabulary(tmp_path):
+    encoder = make_encoder("minilm-split", vocabulary="pairs", cache_dir=tmp_path)
+    sentence = ["The right image shows two dogs facing left."]
+    tokens, mask = encoder.encode(sentence)
+    skeletons, _ = encoder.base.encode(["The right image shows two things."])
+    contents, _ = encoder.base.encode(["dogs facing left"])
+    assert tokens.shape[1] == skeletons.shape[1] + contents.shape[1]
+    assert torch.allclose(tokens[:, : skeletons.shape[1], :384], skeletons)
+    assert torch.allclose(tokens[:, skeletons.shape[1] :, :384], contents)
+    with pytest.raises(ValueError, match="vocabulary 'nlvr3'"):
+        make_encoder("minilm-split", vocabulary="nlvr3")
 
 
 def test_trim_text_keeps_tokens_after_padding_inside_the_mask():

@@ -46,6 +46,7 @@ from circuitlab.data.grammar import (
     random_quantity,
 )
 from circuitlab.data.nlvr2_vocab import NounForms, object_nouns
+from circuitlab.data.sentence_parts import Vocabulary
 
 COLOURS = ("white", "black", "brown", "gray", "red", "blue", "green", "yellow")
 SIZES = ("small", "medium", "large")
@@ -673,6 +674,17 @@ def noun_forms(noun: str) -> NounForms:
 def world_nouns(n: int = N_NOUNS) -> list[NounForms]:
     """The ``n`` most frequent counted nouns of NLVR2 (``nlvr2_vocab.object_nouns``)."""
     return object_nouns(n)
+
+
+@cache
+def split_vocabulary() -> Vocabulary:
+    """What a pair-world sentence's content is (``sentence_parts``, vocabulary "pairs"): colours,
+    sizes, the pose and facing phrases, and every counted NLVR2 noun, also those the world does
+    not draw (so NLVR2's own sentences split too)."""
+    phrases = [*COLOURS, *SIZES, *(w for ws in POSE_WORDS.values() for w in ws)]
+    phrases += [w for ws in FACING_WORDS.values() for w in ws]
+    nouns = [(f.singular, f.plural) for f in _known_forms().values()]
+    return Vocabulary.of("pairs", phrases, nouns)
 
 
 def noun_split(nouns: Sequence[NounForms]) -> tuple[list[str], list[str]]:

@@ -1,55 +1,112 @@
-"""A shapes-world sentence split in two: its skeleton (how it reasons) and its content (what it
-talks about).
+"""A sentence split in two: its skeleton (how it reasons) and its content (what it talks about).
 
-``skeleton`` keeps the quantifiers, numbers, relations, negations and connectives and puts
-"thing"/"things" for every described object: "There are at least two yellow squares touching
-the wall" -> "There are at least two things touching the wall". ``content`` keeps only the
-object words, in order: "yellow squares". A conditional NAC with ``split_conditioning`` builds
-its signatures (the wiring) from the skeleton and its codes from the content, so the circuit's
-graph can only carry the logic (see ``SplitEncoder`` in ``circuitlab.data.text``).
+``skeleton`` keeps the quantifiers, numbers, relations, negations, image references and
+connectives and puts "thing"/"things" for every described object: "There are at least two
+yellow squares touching the wall" -> "There are at least two things touching the wall".
+``content`` keeps only the object words, in order: "yellow squares". A conditional NAC with
+``split_conditioning`` builds its signatures (the wiring) from the skeleton and its codes from
+the content, so the circuit's graph can only carry the logic (see ``SplitEncoder`` in
+``circuitlab.data.text``).
 
-The split is by word list: colours, sizes and object nouns of the shapes world (NLVR's
-vocabulary). Other words, also unknown ones, count as skeleton.
+The split is by a ``Vocabulary``: attribute phrases (dropped from the skeleton) and object
+nouns in both numbers (replaced by thing/things). ``"shapes"``: the shapes world's colours, sizes
+and shape nouns (NLVR's vocabulary). ``"pairs"``: the pair world's colours, sizes, poses and
+facings as whole phrases ("facing left", "turned to the left": so "left" stays in the skeleton
+where it names an image or a relation) and every counted NLVR2 noun. Other words, also unknown
+ones, count as skeleton.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
 
-ATTRIBUTE_WORDS = frozenset(
-    {"black", "yellow", "blue", "small", "medium", "large", "big", "tiny", "little"}
-)
-OBJECT_NOUNS = frozenset({"square", "circle", "triangle", "item", "object", "shape", "block"})
 PLACEHOLDER = ("thing", "things")  # singular, plural
 EMPTY_CONTENT = "nothing"  # the content of a sentence that names no object words
 _TOKEN = re.compile(r"[A-Za-z]+|[^A-Za-z\s]+")
 
 
-def _noun(word: str) -> tuple[str, bool] | None:
-    """(singular, plural?) if ``word`` is an object noun, else None."""
-    lower = word.lower()
-    if lower in OBJECT_NOUNS:
-        return lower, False
-    if lower.endswith("s") and lower[:-1] in OBJECT_NOUNS:
-        return lower[:-1], True
-    return None
+@dataclass(frozen=True)
+class Vocabulary:
+    """What counts as content: ``attributes``, phrases as tuples of lower-case words, and
+    ``nouns``, each form (lower case) mapped to whether it is plural."""
+
+    name: str
+    attributes: frozenset[tuple[str, ...]]
+    nouns: dict[str, bool]
+
+    @classmethod
+    def of(
+        cls, name: str, attributes: Iterable[str], nouns: Iterable[tuple[str, str]]
+    ) -> Vocabulary:
+        """From attribute phrases ("lying down") and (singular, plural) noun pairs."""
+        forms: dict[str, bool] = {}
+        for singular, plural in nouns:
+            forms.setdefault(singular.lower(), False)
+            forms.setdefault(plural.lower(), True)
+        return cls(name, frozenset(tuple(a.lower().split()) for a in attributes), forms)
+
+    @property
+    def longest_attribute(self) -> int:
+        return max(map(len, self.attributes), default=0)
 
 
-def skeleton(text: str) -> str:
-    """``text`` with attribute words dropped and object nouns replaced by thing/things."""
+SHAPE_NOUNS = ("square", "circle", "triangle", "item", "object", "shape", "block")
+SHAPES = Vocabulary.of(
+    "shapes",
+    ("black", "yellow", "blue", "small", "medium", "large", "big", "tiny", "little"),
+    ((noun, noun + "s") for noun in SHAPE_NOUNS),
+)
+
+
+@cache
+def vocabulary(name: str) -> Vocabulary:
+    """The vocabulary called ``name``: ``"shapes"`` or ``"pairs"``."""
+    if name == "shapes":
+        return SHAPES
+    if name == "pairs":
+        from circuitlab.data.pair_world import split_vocabulary
+
+        return split_vocabulary()
+    raise ValueError(f"unknown sentence-split vocabulary {name!r}; available: 'shapes', 'pairs'")
+
+
+def _parts(text: str, vocab: Vocabulary) -> list[tuple[str, str]]:
+    """``text`` as (kind, words) runs: kind "attribute", "noun", "plural" or "other"."""
+    tokens = _TOKEN.findall(text)
+    lower = [t.lower() for t in tokens]
+    parts, i = [], 0
+    while i < len(tokens):
+        for length in range(min(vocab.longest_attribute, len(tokens) - i), 0, -1):
+            if tuple(lower[i : i + length]) in vocab.attributes:
+                parts.append(("attribute", " ".join(lower[i : i + length])))
+                i += length
+                break
+        else:
+            plural = vocab.nouns.get(lower[i])
+            kind = "other" if plural is None else ("plural" if plural else "noun")
+            parts.append((kind, tokens[i] if kind == "other" else lower[i]))
+            i += 1
+    return parts
+
+
+def skeleton(text: str, vocab: Vocabulary = SHAPES) -> str:
+    """``text`` with attribute phrases dropped and object nouns replaced by thing/things."""
     words = []
-    for token in _TOKEN.findall(text):
-        if token.lower() in ATTRIBUTE_WORDS:
-            continue
-        noun = _noun(token)
-        words.append(PLACEHOLDER[noun[1]] if noun else token)
+    for kind, word in _parts(text, vocab):
+        if kind == "other":
+            words.append(word)
+        elif kind != "attribute":
+            words.append(PLACEHOLDER[kind == "plural"])
     return _join(words)
 
 
-def content(text: str) -> str:
-    """The attribute words and object nouns of ``text``, in order, lower-cased ("nothing"
+def content(text: str, vocab: Vocabulary = SHAPES) -> str:
+    """The attribute phrases and object nouns of ``text``, in order, lower-cased ("nothing"
     when there are none)."""
-    words = [t.lower() for t in _TOKEN.findall(text) if t.lower() in ATTRIBUTE_WORDS or _noun(t)]
+    words = [word for kind, word in _parts(text, vocab) if kind != "other"]
     return " ".join(words) or EMPTY_CONTENT
 
 

@@ -183,20 +183,27 @@ class SplitEncoder:
     content's; the last feature is 0 on skeleton tokens and 1 on content tokens (padding: 0).
     The mask (B, T1 + T2) marks the real tokens of both parts. A NAC with
     ``split_conditioning`` reads the two parts apart (signatures from the skeleton, codes from
-    the content)."""
+    the content). ``vocabulary`` names what counts as content (``sentence_parts.vocabulary``:
+    "shapes" for the shapes world, "pairs" for the pair world)."""
 
     name = "minilm-split"
     dim = MiniLMEncoder.dim + 1
     vocab = None
 
-    def __init__(self, **options: object) -> None:
+    def __init__(self, vocabulary: str = "shapes", **options: object) -> None:
+        from circuitlab.data.sentence_parts import vocabulary as named_vocabulary
+
+        self.vocabulary = named_vocabulary(vocabulary)
         self.base = MiniLMEncoder(**options)
 
     def encode(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
         from circuitlab.data.sentence_parts import content, skeleton
 
         check_sentences(sentences)
-        parts = [self.base.encode([f(s) for s in sentences]) for f in (skeleton, content)]
+        parts = [
+            self.base.encode([f(s, self.vocabulary) for s in sentences])
+            for f in (skeleton, content)
+        ]
         tokens = []
         for flag, (vectors, _) in enumerate(parts):
             column = torch.full((*vectors.shape[:2], 1), float(flag))

@@ -75,7 +75,9 @@ class PairWorldTask:
     ) -> None:
         check_inputs(inputs, conditional, "pair")
         self.conditional, self.inputs = conditional, inputs
-        self.encoder = make_encoder(text_encoder)
+        # a split encoder splits pair-world sentences by the pair world's words
+        split = {"vocabulary": "pairs"} if text_encoder == "minilm-split" else {}
+        self.encoder = make_encoder(text_encoder, **split)
         nouns = world_nouns()
         self.train_nouns, self.held_out_nouns = noun_split(nouns)
         every_noun = [f.singular for f in nouns]
