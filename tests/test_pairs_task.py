@@ -92,6 +92,25 @@ def test_pairs_task_joint_inputs_for_unconditional_baselines():
         make_task("pairs", conditional=True, inputs="joint")
 
 
+def test_a_split_pairs_task_splits_by_the_pair_worlds_words_and_builds_a_split_model():
+    from circuitlab.data.sentence_parts import content, skeleton, vocabulary
+    from circuitlab.data.text import SplitEncoder
+    from circuitlab.train import TrainConfig
+    from tests.test_train import TINY_MODEL
+
+    options = dict(text_encoder="minilm-split", pool_size=20, val_pool_size=5)
+    task = make_task("pairs", conditional=True, held_out_pool_size=5, **options)
+    assert task.split_text and task.encoder.vocabulary is vocabulary("pairs")
+    text = task.pool[0].text
+    tokens, mask = task.encode_text([text])
+    reference, reference_mask = SplitEncoder(vocabulary="pairs").encode([text])
+    assert torch.equal(mask, reference_mask) and torch.allclose(tokens, reference)
+    assert skeleton(text, vocabulary("pairs")) != skeleton(text)  # the shapes words differ
+    assert content(text, vocabulary("pairs")) != "nothing"
+    config = TrainConfig(task="pairs", conditional=True, task_options=options, model=TINY_MODEL)
+    assert config.model_config(task).split_conditioning
+
+
 def test_a_pairs_model_trains_and_exports_its_nlvr2_and_pairs_stores(tmp_path):
     import json
 

@@ -78,6 +78,7 @@ class PairWorldTask:
         # a split encoder splits pair-world sentences by the pair world's words
         split = {"vocabulary": "pairs"} if text_encoder == "minilm-split" else {}
         self.encoder = make_encoder(text_encoder, **split)
+        self.split_text = conditional and bool(split)  # sentences in two parts, for the generator
         nouns = world_nouns()
         self.train_nouns, self.held_out_nouns = noun_split(nouns)
         every_noun = [f.singular for f in nouns]
