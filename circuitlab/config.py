@@ -17,6 +17,7 @@ GRAPHS = ("learned", "frozen", "dense")
 PRIOR_LOSSES = ("matched_mse", "spectral")
 CODE_SCOPES = ("all", "read_in")
 SIGNATURE_TOKENS = ("skeleton", "sentence")
+READ_IN_WEIGHTS = ("softmax", "sigmoid")
 # how the kernel links modules at evaluation (circuitlab/nn/kernel.py)
 EVAL_KERNELS = ("none", "threshold", "sample")
 
@@ -43,6 +44,9 @@ class NACConfig:
     # a learned token beside every input's tokens in the read-in, so that how many tokens a
     # module's query matches (none included) survives the softmax (circuitlab/nn/readin.py)
     null_token: bool = False
+    # how the read-in weighs the input tokens: "softmax" (an average) or "sigmoid" (each token
+    # on its own, so a module reads a sum that grows with how many tokens it matches)
+    read_in_weights: str = "softmax"
     # self-attention blocks over the input tokens before the read-in (0: none), so that each
     # token knows its neighbours and relations between tokens survive the read-in's pooling
     input_layers: int = 0
@@ -132,6 +136,7 @@ class NACConfig:
             "eval_kernel": (self.eval_kernel, EVAL_KERNELS),
             "code_scope": (self.code_scope, CODE_SCOPES),
             "signature_tokens": (self.signature_tokens, SIGNATURE_TOKENS),
+            "read_in_weights": (self.read_in_weights, READ_IN_WEIGHTS),
         }
         for name, (value, allowed) in checks.items():
             if value not in allowed:

@@ -75,6 +75,7 @@ def _read_in(config: NACConfig) -> ReadIn:
         conditioned=c.modfc,
         null_token=c.null_token,
         code_queries=c.code_queries,
+        weights=c.read_in_weights,
     )
 
 

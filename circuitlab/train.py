@@ -18,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -270,18 +271,29 @@ def parameter_groups(model: Model, lr: float, signature_lr_scale: float) -> list
 
 def warm_start(model: Model, path: str | os.PathLike, device: torch.device | str) -> None:
     """Load the weights of the checkpoint at ``path`` into ``model``; a clear error names the
-    options that differ when the checkpoint holds another architecture."""
+    options that differ when the checkpoint holds another architecture. Parameters the
+    checkpoint lacks (an option that adds some, such as ``read_in_weights: sigmoid``) keep
+    their initialisation, with a warning that names them; anything else that does not fit (a
+    parameter of another shape, or one this model lacks) is refused."""
     state = read_checkpoint(path, device)
     saved = state["model_config"]
     asked = model.config.to_dict()
     differ = {k: (saved.get(k), v) for k, v in asked.items() if k in saved and saved[k] != v}
     try:
-        model.load_state_dict(state["model"])
+        missing, unexpected = model.load_state_dict(state["model"], strict=False)
+        if unexpected:
+            raise RuntimeError(f"parameters this model lacks: {unexpected}")
     except RuntimeError as err:
         raise ValueError(
             f"init_from {path}: its model does not fit this run's (options that differ, "
             f"checkpoint vs this run: {differ}); build the same model to warm-start from it"
         ) from err
+    if missing:
+        warnings.warn(
+            f"init_from {path}: {len(missing)} parameter(s) not in the checkpoint keep their "
+            f"initialisation ({', '.join(missing)}; options that differ: {differ})",
+            stacklevel=2,
+        )
 
 
 def step_seed(seed: int, step: int) -> int:

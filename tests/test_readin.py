@@ -3,8 +3,10 @@ import math
 import subprocess
 import sys
 
+import pytest
 import torch
 
+from circuitlab import NACConfig
 from circuitlab.nn import ReadIn
 
 
@@ -21,7 +23,11 @@ def naive_read_in(layer: ReadIn, states, codes, inputs, mask=None):
     scores = torch.einsum("buhe,bunhe->buhn", q, k) / math.sqrt(dh)
     if mask is not None:
         scores = scores.masked_fill(~mask[:, None, None, :], float("-inf"))
-    out = torch.einsum("buhn,bunhe->buhe", scores.softmax(-1), v).reshape(b, u, h * dh)
+    if layer.offset is None:
+        weights = scores.softmax(-1)
+    else:  # each token on its own: sigmoid(score + the head's offset)
+        weights = (scores + layer.offset.view(1, 1, h, 1)).sigmoid()
+    out = torch.einsum("buhn,bunhe->buhe", weights, v).reshape(b, u, h * dh)
     return layer.to_out(out, codes)
 
 
@@ -39,6 +45,42 @@ def test_factorised_read_in_equals_naive():
         rtol=1e-5,
         atol=1e-5,
     )
+
+
+@pytest.mark.parametrize("conditioned", [True, False])
+def test_sigmoid_read_in_equals_naive(conditioned):
+    layer = ReadIn(32, 24, 16, heads=4, head_dim=8, weights="sigmoid", conditioned=conditioned)
+    with torch.no_grad():
+        layer.offset.copy_(torch.tensor([-2.0, -1.0, 0.0, 1.0]))
+        layer.to_v.linear.bias.normal_()  # the bias must enter once per unit of weight
+        if conditioned:
+            for fc in (layer.to_q, layer.to_k, layer.to_v, layer.to_out):
+                fc.alpha.fill_(0.8)
+    states, codes, inputs = torch.randn(2, 5, 32), torch.randn(2, 5, 16), torch.randn(2, 7, 24)
+    mask = torch.ones(2, 7, dtype=torch.bool)
+    mask[1, 4:] = False
+    torch.testing.assert_close(
+        layer(states, codes, inputs, mask),
+        naive_read_in(layer, states, codes, inputs, mask),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+
+
+def test_sigmoid_weights_make_what_a_module_reads_grow_linearly_with_the_count():
+    layer = ReadIn(32, 24, 16, heads=2, head_dim=8, weights="sigmoid")
+    states, codes, token = torch.randn(1, 3, 32), torch.randn(1, 3, 16), torch.randn(1, 1, 24)
+    layer.attention_log = []
+    pooled = []
+    for k in (1, 2, 3):
+        layer(states, codes, token.expand(1, k, -1))
+        pooled.append(layer.attention_log[-1].sum(-1))  # total weight per module, (1, U)
+    torch.testing.assert_close(pooled[1], 2 * pooled[0])
+    torch.testing.assert_close(pooled[2], 3 * pooled[0])
+    with pytest.raises(ValueError, match="read-in weights"):
+        ReadIn(32, 24, 16, weights="relu")
+    with pytest.raises(ValueError, match="read_in_weights"):
+        NACConfig(read_in_weights="relu")
 
 
 def test_unconditioned_read_in_equals_naive():

@@ -433,3 +433,15 @@ def test_init_from_starts_a_new_run_from_a_checkpoints_weights(tmp_path):
     wider = NAC(TrainConfig(model=dict(TINY_MODEL, dim=16)).model_config(ToySets()))
     with pytest.raises(ValueError, match="'dim': \\(32, 16\\)"):
         warm_start(wider, tmp_path / "first", "cpu")
+
+    # an option that adds parameters: the rest is loaded, the new ones keep their start
+    sigmoid = NAC(
+        TrainConfig(model=dict(TINY_MODEL, read_in_weights="sigmoid")).model_config(ToySets())
+    )
+    with pytest.warns(UserWarning, match="read_in.offset"):
+        warm_start(sigmoid, tmp_path / "first", "cpu")
+    for name, value in sigmoid.state_dict().items():
+        if name in saved:
+            assert torch.equal(value, saved[name]), name
+        else:
+            assert name.endswith("offset") and not value.any(), name

@@ -16,6 +16,11 @@ With ``null_token`` a learned token joins every input (after the LayerNorm, neve
 softmax over the tokens alone returns an average and forgets how many tokens matched; with the
 null token beside them, the weight a module puts on the tokens its query matches grows with how
 many there are, and nothing matching reads as "nothing": counts and existence become readable.
+
+With ``weights="sigmoid"`` each token's weight is sigmoid(score + offset_h) on its own, with a
+learned offset per head: the weights no longer sum to one, so a module reads the sum over the
+tokens it matches, which grows linearly with how many there are (counts can be compared by
+subtraction). The value bias then enters once per unit of weight: sum_j a_uj b.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from circuitlab.config import READ_IN_WEIGHTS
 from circuitlab.nn.modfc import ModFC
 
 
@@ -47,8 +53,11 @@ class ReadIn(nn.Module):
         conditioned: bool = True,
         null_token: bool = False,
         code_queries: bool = False,
+        weights: str = "softmax",
     ) -> None:
         super().__init__()
+        if weights not in READ_IN_WEIGHTS:
+            raise ValueError(f"read-in weights must be one of {READ_IN_WEIGHTS}, got {weights!r}")
         self.heads = heads
         self.head_dim = head_dim
         inner = heads * head_dim
@@ -62,6 +71,8 @@ class ReadIn(nn.Module):
         self.null = nn.Parameter(torch.zeros(input_dim)) if null_token else None
         # query codes add W c to the query: modulation alone moves it by about alpha (0.1)
         self.code_to_query = nn.Linear(code_dim, inner, bias=False) if code_queries else None
+        # sigmoid weights: a learned offset per head, so a head can start from reading little
+        self.offset = nn.Parameter(torch.zeros(heads)) if weights == "sigmoid" else None
         # a list while circuitlab.interventions.recording_read_in is active: each forward
         # appends its attention weights averaged over heads, (B, U, N [+1 null token])
         self.attention_log: list[torch.Tensor] | None = None
@@ -95,13 +106,14 @@ class ReadIn(nn.Module):
             values = self._attend_shared_keys(q, x, input_mask)
         return self.to_out(values.reshape(batch, n_modules, h * dh), codes)
 
-    @staticmethod
-    def _weights(scores: torch.Tensor, input_mask: torch.Tensor | None) -> torch.Tensor:
-        """Softmax over the tokens (last axis) of scores (B, U, H, N) or (B, H, U, N), padding
-        masked out."""
+    def _weights(self, scores: torch.Tensor, input_mask: torch.Tensor | None) -> torch.Tensor:
+        """Weights of the tokens (last axis) from scores (B, H, U, N): a softmax over them, or
+        each token's sigmoid; padding gets weight 0."""
         if input_mask is not None:
             scores = scores.masked_fill(~input_mask[:, None, None, :], float("-inf"))
-        return scores.softmax(dim=-1)
+        if self.offset is None:
+            return scores.softmax(dim=-1)
+        return (scores + self.offset.view(1, -1, 1, 1)).sigmoid()
 
     def _attend_per_module_keys(
         self,
@@ -132,7 +144,10 @@ class ReadIn(nn.Module):
         pooled = pooled.view(batch, h, n_modules, d_in) * modulation
         w_v = self.to_v.linear.weight.view(h, dh, d_in)
         values = (pooled @ w_v.transpose(1, 2)).transpose(1, 2)  # (B, U, H, dh)
-        return values + self.to_v.linear.bias.view(h, dh)
+        bias = self.to_v.linear.bias.view(h, dh)
+        if self.offset is None:
+            return values + bias  # softmax weights sum to one
+        return values + attn.sum(-1).transpose(1, 2).unsqueeze(-1) * bias
 
     def _attend_shared_keys(
         self, q: torch.Tensor, x: torch.Tensor, input_mask: torch.Tensor | None
