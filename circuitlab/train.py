@@ -278,6 +278,13 @@ def warm_start(model: Model, path: str | os.PathLike, device: torch.device | str
     state = read_checkpoint(path, device)
     saved = state["model_config"]
     asked = model.config.to_dict()
+    # an option newer than the checkpoint counts as its default there
+    defaults = {
+        f.name: f.default
+        for f in dataclasses.fields(model.config)
+        if f.default is not dataclasses.MISSING
+    }
+    saved = {**defaults, **saved}
     differ = {k: (saved.get(k), v) for k, v in asked.items() if k in saved and saved[k] != v}
     try:
         missing, unexpected = model.load_state_dict(state["model"], strict=False)
