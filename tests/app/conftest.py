@@ -2,6 +2,7 @@
 in pyproject's addopts). Debian's chromium and chromium-driver come from scripts/setup.sh."""
 
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "dash_duo" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("browser"))
+
+
+@pytest.fixture(autouse=True)
+def free_dash_port(request: pytest.FixtureRequest) -> None:
+    """Serve each browser test on a port the OS reports free. dash_duo otherwise counts up from
+    58050, and a program already listening there (another test run on a shared machine) answers
+    its readiness probe, so the browser opens someone else's page."""
+    if "dash_duo" not in request.fixturenames:
+        return
+    from dash.testing.application_runners import BaseDashRunner
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        BaseDashRunner._next_port = probe.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
