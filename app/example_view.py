@@ -1,5 +1,5 @@
-"""The example beside its circuit: an NLVR scene drawn as NLVR draws it (three boxes of
-shapes), with the label, the model's prediction and p(true) when the store holds them."""
+"""An NLVR scene drawn as NLVR draws it (three boxes of shapes), as the example panel shows it
+beside its circuit, with the objects a module reads outlined."""
 
 from __future__ import annotations
 
@@ -7,9 +7,7 @@ import base64
 from collections.abc import Sequence
 from xml.sax.saxutils import quoteattr
 
-import pandas as pd
-
-from circuitlab.data.nlvr import BOX_SIZE, NLVRFormatError, SceneObject, scene_from_json
+from circuitlab.data.nlvr import BOX_SIZE, SceneObject
 
 GAP = 12  # pixels between boxes
 BORDER = 3  # the boxes' dark frame, as in NLVR's images
@@ -19,6 +17,13 @@ READ_COLOUR = "#d62728"  # the outline of objects a module reads
 MIN_READ = 0.05  # read-in weights below this get no outline
 
 
+def read_stroke(weight: float) -> str:
+    """The stroke attributes outlining an object read with ``weight`` ("" below MIN_READ)."""
+    if weight < MIN_READ:
+        return ""
+    return f' stroke="{READ_COLOUR}" stroke-width="{1 + 8 * weight:.1f}"'
+
+
 def _shape(o: SceneObject, left: int, weight: float = 0.0) -> str:
     """One object as an SVG element; NLVR's (x, y) is the top-left corner of its size box. An
     object read with ``weight`` >= MIN_READ gets an outline as wide as 1 + 8 weight pixels."""
@@ -26,7 +31,7 @@ def _shape(o: SceneObject, left: int, weight: float = 0.0) -> str:
     fill = quoteattr(o.colour)  # NLVR's colours are CSS colours: Black, Yellow, #0099ff
     paint = f"fill={fill}"
     if weight >= MIN_READ:
-        paint += f' stroke="{READ_COLOUR}" stroke-width="{1 + 8 * weight:.1f}" class="read"'
+        paint += read_stroke(weight) + ' class="read"'
     if o.shape == "circle":
         return f'<circle cx="{x + s / 2:g}" cy="{y + s / 2:g}" r="{s / 2:g}" {paint}/>'
     if o.shape == "square":
@@ -61,33 +66,6 @@ def scene_svg(
 def svg_data_uri(svg: str) -> str:
     """An SVG document as a data URI an ``<img>`` shows (no markup enters the page)."""
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
-
-
-def example_summary(row: pd.Series) -> tuple[str | None, str]:
-    """What the example panel shows for one store row: the scene's data URI (None when the row
-    has no scene) and a line with the label, the prediction and p(true) where known."""
-    facts = []
-    if "label" in row and pd.notna(row["label"]):
-        facts.append(f"label {str(row['label']).lower()}")
-    if "prediction" in row and pd.notna(row["prediction"]):
-        facts.append(f"prediction {str(row['prediction']).lower()}")
-    if "p_true" in row and pd.notna(row["p_true"]):
-        facts.append(f"p(true) {float(row['p_true']):.2f}")
-    if "correct" in row and pd.notna(row["correct"]):
-        facts.append("right" if bool(row["correct"]) else "wrong")
-    if "n_pairs" in row and pd.notna(row["n_pairs"]):
-        facts.append(f"over {int(row['n_pairs'])} image pairs")
-    scene = row.get("scene")
-    if not isinstance(scene, str):
-        reason = "no scene stored with this circuit (NLVR2 images are not shipped)"
-        if row.get("dataset") == "nlvr":
-            reason = "no scene stored: export the store again to draw it"
-        return None, " · ".join([*facts, reason])
-    try:
-        uri = svg_data_uri(scene_svg(scene_from_json(scene)))
-    except NLVRFormatError as err:
-        return None, " · ".join([*facts, f"the stored scene cannot be drawn: {err}"])
-    return uri, " · ".join(facts)
 
 
 def object_names(boxes: tuple[tuple[SceneObject, ...], ...]) -> list[str]:

@@ -1,4 +1,5 @@
-"""Live interventions for the app: a store's NLVR examples run through the app's model with
+"""Live interventions for the app: a store's examples (NLVR scenes or pair-world pairs) run
+through the app's model with
 their stored circuits, as stored or with links cut and modules knocked out
 (``circuitlab.interventions``), to see whether the edited part of the circuit matters."""
 
@@ -7,12 +8,12 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from circuitlab.app.scene_kinds import SceneKind, scene_kind
 from circuitlab.app.store_view import CircuitGenerator, StoreView
-from circuitlab.data.nlvr import NLVRExample, SceneObject, scene_from_json
 
 if TYPE_CHECKING:
     from circuitlab.interventions import LinkEdit
@@ -70,9 +71,14 @@ class Intervener:
 
     def __init__(self, generator: CircuitGenerator, view: StoreView) -> None:
         if "scene" not in view.frame:
-            raise ValueError("this store holds no scenes: interventions need an NLVR store")
+            raise ValueError(
+                "this store holds no scenes: interventions need an NLVR store or a pairs store"
+            )
         self.model, self.task, self.view = generator.model, generator.task, view
         self.rows = np.flatnonzero(view.frame["scene"].map(lambda s: isinstance(s, str)))
+        frame = view.frame
+        dataset = frame["dataset"].iloc[0] if "dataset" in frame and len(frame) else None
+        self.kind: SceneKind = scene_kind(dataset)  # a store holds one dataset
         self._with_scene = frozenset(self.rows.tolist())
         self._probe: Batch | None = None
         self._baseline: np.ndarray | None = None
@@ -92,11 +98,11 @@ class Intervener:
     def _batch(self, rows: np.ndarray) -> Batch:
         frame = self.view.frame.iloc[rows]
         examples = [
-            NLVRExample(
+            self.kind.example(
                 str(r.get("scene_id", k)),
                 str(r["text"]),
                 bool(r["label"]),
-                scene_from_json(r["scene"]),
+                self.kind.read(r["scene"]),
             )
             for k, (_, r) in enumerate(frame.iterrows())
         ]
@@ -177,9 +183,9 @@ class Intervener:
             for name, (signature_rows, code_rows) in choices.items()
         }
 
-    def scene_boxes(self, index: int) -> tuple[tuple[SceneObject, ...], ...]:
-        """Store row ``index``'s scene, box by box."""
-        return scene_from_json(self.view.frame["scene"].iloc[index])
+    def scene_of(self, index: int) -> Any:
+        """Store row ``index``'s scene (of ``self.kind``: NLVR boxes or a ``PairScene``)."""
+        return self.kind.read(self.view.frame["scene"].iloc[index])
 
     def _reads(self, index: int, edit: Edit) -> np.ndarray:
         """What each processor reads of store row ``index``'s scene (its stored circuit, under

@@ -41,7 +41,7 @@ class TooManyEdges(ValueError):
 
 
 class CircuitGenerator:
-    """A conditional NLVR model as a function: sentence -> its Circuit."""
+    """A conditional NLVR or pair-world model as a function: sentence -> its Circuit."""
 
     def __init__(self, model, task) -> None:
         self.model, self.task = model, task
@@ -52,13 +52,21 @@ class CircuitGenerator:
 
 
 def load_circuit_generator(checkpoint: str | os.PathLike) -> CircuitGenerator:
-    """The circuit generator of the conditional NLVR model at ``checkpoint``."""
+    """The circuit generator of the conditional NLVR or pair-world model at ``checkpoint``,
+    with its task (tiny sentence pools: enough to encode sentences and batch scenes as the run
+    did)."""
     from circuitlab.nlvr_eval import nlvr_task
+    from circuitlab.tasks.pairs import PairWorldTask
     from circuitlab.train import load_model
 
     model, config = load_model(checkpoint)
-    if not model.config.conditional or config.task != "nlvr":
-        raise ValueError(f"{checkpoint} is not a conditional NLVR model: it reads no text")
+    if not model.config.conditional or config.task not in ("nlvr", "pairs"):
+        raise ValueError(
+            f"{checkpoint} is not a conditional NLVR or pair-world model: it reads no text"
+        )
+    if config.task == "pairs":
+        tiny = {"pool_size": 1, "val_pool_size": 1, "held_out_pool_size": 1}
+        return CircuitGenerator(model, PairWorldTask(**{**config.task_options, **tiny}))
     return CircuitGenerator(model, nlvr_task(config))
 
 
@@ -404,7 +412,9 @@ class StoreView:
         """(N, U) each module's strength z-scored within its circuit: how connected it is
         against the circuit's other modules, overall density factored out (raw strength ranks
         circuits by density: every module is "most connected" in the same dense circuits)."""
-        strength = self.module_strength()
+        # in float64: a nearly full circuit's spread is small, and float32 z-scores of it would
+        # miss a mean of 0 by more than rounding
+        strength = self.module_strength().astype(np.float64)
         spread = strength.std(axis=1, keepdims=True)
         return (strength - strength.mean(axis=1, keepdims=True)) / np.where(spread > 0, spread, 1)
 

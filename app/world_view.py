@@ -1,15 +1,20 @@
-"""Scenes from the generated world for a sentence without a stored scene (an NLVR2 sentence, a
-typed one): drawn, with the model's answer on each, and the truth where the world's grammar
-made the sentence (so its logical form is known); otherwise the truth is unknown."""
+"""Scenes from the model's generated world for a sentence without a stored scene (an NLVR2
+sentence, a typed one): drawn, with the model's answer on each, and the truth where the world's
+grammar made the sentence (so its logical form is known); otherwise the truth is unknown. The
+world is the task's: the shapes world (three boxes) for an ``nlvr`` model, the pair world (two
+images) for a ``pairs`` model."""
 
 from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from circuitlab.app.scene_kinds import NLVR_SCENES, PAIR_SCENES, SceneKind
 from circuitlab.app.store_view import CircuitGenerator
-from circuitlab.data.nlvr import NLVRExample
+from circuitlab.data.pair_world import random_pair
 from circuitlab.data.world import Sentence, random_scene
 
 N_SCENES = 3
@@ -17,36 +22,66 @@ N_SCENES = 3
 
 @dataclass(frozen=True)
 class WorldAnswer:
-    """One generated scene's boxes, the model's p(true) on it, and the truth (None: the
-    grammar does not know the sentence)."""
+    """One generated scene (of the probe's ``kind``: NLVR boxes or a ``PairScene``), the
+    model's p(true) on it, and the truth (None: the grammar does not know the sentence)."""
 
-    boxes: tuple
+    scene: Any
     p_true: float
+    truth: bool | None
+
+
+@dataclass(frozen=True)
+class _Drawn:
+    scene: Any  # what the app draws and the task batches
     truth: bool | None
 
 
 class WorldProbe:
     """The model of ``generator`` on generated-world scenes for any sentence. A sentence of the
-    task's pools (training and validation) has its logical form: its scenes are of its kind
-    (towers or scattered) and get their truth."""
+    task's pools has its logical form: its scenes are drawn as training drew them (towers or
+    scattered; pairs around its nouns) and get their truth."""
 
     def __init__(self, generator: CircuitGenerator) -> None:
+        from circuitlab.tasks.pairs import PairWorldTask
+
         self.model, self.task = generator.model, generator.task
-        pools = [getattr(self.task, name, []) for name in ("pool", "val_pool")]
-        self.known: dict[str, Sentence] = {s.text: s for pool in pools for s in pool}
+        self.kind: SceneKind
+        self._draw: Callable[[random.Random, str, int], _Drawn]
+        if isinstance(self.task, PairWorldTask):
+            self.kind, self._draw = PAIR_SCENES, self._pair_scene
+            worlds = [(self.task.pool, self.task.world), (self.task.val_pool, self.task.world)]
+            worlds.append((self.task.held_out_pool, self.task.held_out_world))
+            self.known = {s.text: (s, world) for pool, world in worlds for s in pool}
+        else:
+            self.kind, self._draw = NLVR_SCENES, self._shapes_scene
+            pools = [getattr(self.task, name, []) for name in ("pool", "val_pool")]
+            self.known = {s.text: (s, None) for pool in pools for s in pool}
+
+    def _shapes_scene(self, rng: random.Random, text: str, k: int) -> _Drawn:
+        sentence: Sentence | None = self.known.get(text, (None, None))[0]
+        towers = sentence.towers if sentence else k % 2 == 0
+        scene = random_scene(rng, towers)
+        return _Drawn(scene.boxes, sentence.label(scene) if sentence else None)
+
+    def _pair_scene(self, rng: random.Random, text: str, k: int) -> _Drawn:
+        sentence, world = self.known.get(text, (None, None))
+        if sentence is None:  # objects of the training nouns
+            return _Drawn(random_pair(rng, [], self.task.train_nouns), None)
+        scene = world.draw_for(sentence)(rng)
+        return _Drawn(scene, sentence.label(scene))
 
     def answers(self, text: str, n: int = N_SCENES) -> list[WorldAnswer]:
         """``n`` scenes (the same ones for the same text), the model's answers, the truths."""
         from circuitlab.train import predict_logits
 
-        sentence = self.known.get(text)
         seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
         rng = random.Random(seed)
-        kinds = [sentence.towers] * n if sentence else [k % 2 == 0 for k in range(n)]
-        scenes = [random_scene(rng, towers) for towers in kinds]
-        examples = [NLVRExample(f"world-{k}", text, False, s.boxes) for k, s in enumerate(scenes)]
+        drawn = [self._draw(rng, text, k) for k in range(n)]
+        examples = [
+            self.kind.example(f"world-{k}", text, False, d.scene) for k, d in enumerate(drawn)
+        ]
         p_true = predict_logits(self.model, self.task.batch_for(examples)).softmax(-1)[:, 1]
         return [
-            WorldAnswer(s.boxes, float(p), sentence.label(s) if sentence else None)
-            for s, p in zip(scenes, p_true.tolist(), strict=True)
+            WorldAnswer(d.scene, float(p), d.truth)
+            for d, p in zip(drawn, p_true.tolist(), strict=True)
         ]

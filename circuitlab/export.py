@@ -14,6 +14,7 @@ from tqdm import tqdm
 
 from circuitlab.checkpoint import checkpoint_file
 from circuitlab.data.nlvr import read_nlvr, scene_json
+from circuitlab.data.pair_world import pair_scene_json
 from circuitlab.files import file_sha256, write_atomic
 from circuitlab.model import NAC
 from circuitlab.nlvr_eval import nlvr2_sentences, nlvr_task, predict_nlvr
@@ -208,7 +209,8 @@ def pair_predictions(
 ) -> pd.DataFrame:
     """The model's answers on ``n_examples`` held-out pair-world examples of each split (``val``:
     new sentences about the training nouns; ``held_out``: sentences about held-out nouns):
-    text, label, prediction, p_true, correct, split, categories, category_source (grammar)."""
+    text, label, prediction, p_true, correct, split, categories, category_source (grammar),
+    scene (the pair as JSON, ``PairScene.to_json``)."""
     parts = []
     for split in ("val", "held_out"):
         examples = task.validation_examples(n_examples, seed, split=split)
@@ -225,6 +227,7 @@ def pair_predictions(
                     "correct": [p == y for p, y in zip(predictions, labels, strict=True)],
                     "split": split,
                     "categories": [list(e.categories) for e in examples],
+                    "scene": [pair_scene_json(e.scene) for e in examples],  # the app draws it
                 }
             )
         )

@@ -34,6 +34,36 @@ def demo_folder(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_pairs_export(tmp_path_factory) -> tuple[Path, Path]:
+    """A small conditional pair-world NAC trained 6 steps (``tests.test_train.TINY_MODEL``) and
+    its two stores (12 NLVR2 sentences; 8 held-out pair-world examples of each split, the first
+    12 kept): (checkpoint path, stores folder with ``nlvr2/`` and ``pairs/``)."""
+    from circuitlab.checkpoint import checkpoint_file
+    from circuitlab.export import write_pair_stores
+    from circuitlab.train import TrainConfig, load_model, train
+    from tests.test_train import TINY_MODEL
+
+    config = TrainConfig(
+        task="pairs",
+        conditional=True,
+        task_options=dict(pool_size=40, val_pool_size=10, held_out_pool_size=10),
+        steps=6,
+        batch_size=8,
+        eval_every=3,
+        eval_size=16,
+        checkpoint_every=3,
+        model=dict(TINY_MODEL),
+    )
+    folder = tmp_path_factory.mktemp("tiny-pairs")
+    train(config, folder / "run", progress=False)
+    checkpoint = checkpoint_file(folder / "run")
+    model, config = load_model(checkpoint)
+    out = folder / "stores"
+    write_pair_stores(model, config, checkpoint, out, overwrite=False, limit=12, n_examples=8)
+    return checkpoint, out
+
+
+@pytest.fixture(scope="session")
 def tiny_ni_run(tmp_path_factory) -> Path:
     """A run directory of a small Neural Interpreter trained 2 steps on fuzzy-boolean
     (2 scripts x 2 iterations, 3 functions, 20 CLS tokens + 5 variable tokens)."""

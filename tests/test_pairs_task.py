@@ -111,33 +111,17 @@ def test_a_split_pairs_task_splits_by_the_pair_worlds_words_and_builds_a_split_m
     assert config.model_config(task).split_conditioning
 
 
-def test_a_pairs_model_trains_and_exports_its_nlvr2_and_pairs_stores(tmp_path):
+def test_a_pairs_model_trains_and_exports_its_nlvr2_and_pairs_stores(tiny_pairs_export):
     import json
 
-    from circuitlab.checkpoint import checkpoint_file
-    from circuitlab.export import write_pair_stores
+    from circuitlab import CircuitStore
+    from circuitlab.data.pair_world import pair_scene_from_json
     from circuitlab.nlvr_eval import nlvr2_sentences
-    from circuitlab.train import TrainConfig, load_model, train
-    from tests.test_train import TINY_MODEL
+    from circuitlab.train import load_model
 
-    config = TrainConfig(
-        task="pairs",
-        conditional=True,
-        task_options=dict(pool_size=40, val_pool_size=10, held_out_pool_size=10),
-        steps=6,
-        batch_size=8,
-        eval_every=3,
-        eval_size=16,
-        checkpoint_every=3,
-        model=dict(TINY_MODEL),
-    )
-    train(config, tmp_path / "run", progress=False)
-    checkpoint = checkpoint_file(tmp_path / "run")
+    checkpoint, out = tiny_pairs_export
     model, config = load_model(checkpoint)
-    out = tmp_path / "stores"
-    stores = write_pair_stores(
-        model, config, checkpoint, out, overwrite=False, limit=12, n_examples=8
-    )
+    stores = {name: CircuitStore.open(out / name) for name in ("nlvr2", "pairs")}
     assert list(stores["nlvr2"].frame["text"]) == list(nlvr2_sentences().head(12)["text"])
     pairs = stores["pairs"].frame
     assert len(pairs) == 12 and set(pairs["split"]) == {"val", "held_out"}
@@ -145,8 +129,11 @@ def test_a_pairs_model_trains_and_exports_its_nlvr2_and_pairs_stores(tmp_path):
     assert ((pairs["p_true"] > 0.5) == pairs["prediction"]).all()
     manifest = json.loads((out / "export.json").read_text())
     assert manifest["stores"] == {"nlvr2": "complete", "pairs": "complete"}
-    # each row's circuit is the one the generator makes for its sentence
+    # each row keeps its pair: the held-out examples pair_predictions drew (seed 0), in order
     task = make_task("pairs", conditional=True, **config.task_options)
+    drawn = task.validation_examples(8, 0, split="val")
+    assert [pair_scene_from_json(s) for s in pairs["scene"][:8]] == [e.scene for e in drawn]
+    # each row's circuit is the one the generator makes for its sentence
     tokens, mask = task.encode_text([pairs["text"][0]])
     expected = model.circuits(tokens, mask)[0]
     np.testing.assert_allclose(stores["pairs"][0].signatures, expected.signatures, atol=1e-5)

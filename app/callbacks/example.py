@@ -1,6 +1,7 @@
-"""The example panel: the shown circuit's example (an NLVR scene, drawn), its label, the model's
-prediction and p(true); for a sentence without a stored scene (NLVR2, typed), scenes from the
-generated world with the model's answers and, where the grammar knows the sentence, the truth."""
+"""The example panel: the shown circuit's example (an NLVR scene or a pair-world pair, drawn),
+its label, the model's prediction and p(true); for a sentence without a stored scene (NLVR2,
+typed), scenes from the model's generated world with its answers and, where the grammar knows
+the sentence, the truth."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from dash import Input, Output, html
 
 from circuitlab.app.callbacks.common import shows_circuit, store_view
 from circuitlab.app.callbacks.module import module_reads
-from circuitlab.app.example_view import example_summary, scene_svg, svg_data_uri
+from circuitlab.app.example_view import svg_data_uri
+from circuitlab.app.scene_kinds import example_summary, scene_kind
 from circuitlab.app.stores import AppStores
-from circuitlab.data.nlvr import scene_from_json
 
 HIDDEN = {"display": "none"}
 SHOWN = {"maxWidth": "100%", "display": "block"}
@@ -21,8 +22,9 @@ def world_scenes(stores: AppStores, text: str) -> list:
     """Generated-world scenes for ``text``, each drawn with the model's answer and the truth
     where the grammar knows the sentence (nothing without a model)."""
     try:
-        answers = stores.world_probe().answers(text)
-    except ValueError:
+        probe = stores.world_probe()
+        answers = probe.answers(text)
+    except ValueError:  # no model, or a sentence it cannot read
         return []
     known = answers[0].truth is not None
     note = (
@@ -34,7 +36,9 @@ def world_scenes(stores: AppStores, text: str) -> list:
     for answer in answers:
         truth = "unknown" if answer.truth is None else str(answer.truth).lower()
         items += [
-            html.Img(src=svg_data_uri(scene_svg(answer.boxes)), style=SHOWN, className="mt-1"),
+            html.Img(
+                src=svg_data_uri(probe.kind.svg(answer.scene, None)), style=SHOWN, className="mt-1"
+            ),
             html.Div(
                 f"model p(true) {answer.p_true:.2f} · truth {truth}",
                 className="small world-answer",
@@ -63,8 +67,8 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         uri, facts = example_summary(row)
         read = None if module is None or not uri else module_reads(stores, key, module, circuit)
         if read is not None:
-            boxes = scene_from_json(row["scene"])
-            uri = svg_data_uri(scene_svg(boxes, read[0]))
+            kind = scene_kind(row.get("dataset"))
+            uri = svg_data_uri(kind.svg(kind.read(row["scene"]), read[0]))
             facts += f" · outlined: what module {module} reads"
         if uri:
             return uri, SHOWN, facts, []

@@ -8,7 +8,6 @@ import dash
 from dash import Input, Output, State, ctx, html, no_update
 
 from circuitlab.app.callbacks.common import query_of, shows_circuit, store_view, threshold_of
-from circuitlab.app.example_view import object_names
 from circuitlab.app.intervention_view import Edit
 from circuitlab.app.stores import AppStores
 
@@ -67,8 +66,8 @@ def module_reads(
     stores: AppStores, key: str | None, module: int, circuit: dict
 ) -> tuple[list[float], float | None] | None:
     """What processor ``module`` reads of the shown example's scene with its stored circuit:
-    a weight per object (box by box) and the null token's weight (None without one); None
-    when there is no scene or no model, or the module is not a processor."""
+    a weight per object (box by box, or left image first) and the null token's weight (None
+    without one); None when there is no scene or no model, or the module is not a processor."""
     roles = store_view(stores, key).store.roles
     if "typed" in circuit or not 0 <= module < len(roles) or roles[module] != "processor":
         return None
@@ -80,7 +79,7 @@ def module_reads(
     if not intervener.has_scene(index):
         return None
     weights = intervener.reads(index, Edit())[module]
-    n_objects = sum(len(box) for box in intervener.scene_boxes(index))
+    n_objects = intervener.kind.n_objects(intervener.scene_of(index))
     null = float(weights[n_objects]) if len(weights) > n_objects else None
     return [float(w) for w in weights[:n_objects]], null
 
@@ -93,7 +92,8 @@ def reads_lines(stores: AppStores, key: str | None, module: int, circuit: dict, 
     if read is None:
         return []
     weights, null = read
-    names = object_names(stores.intervener(key).scene_boxes(circuit["index"]))
+    intervener = stores.intervener(key)
+    names = intervener.kind.object_names(intervener.scene_of(circuit["index"]))
     ranked = sorted(zip(weights, names, strict=True), reverse=True)[:4]
     text = ", ".join(f"{name} {w:.2f}" for w, name in ranked)
     if null is not None:

@@ -140,6 +140,19 @@ class PairScene:
         return cls(tuple(tuple(PairObject(**o) for o in image) for image in images))
 
 
+def pair_scene_json(scene: PairScene) -> str:
+    """A pair as one JSON text (a store's ``scene`` column): ``PairScene.to_json``'s lists."""
+    return json.dumps(scene.to_json())
+
+
+def pair_scene_from_json(text: str) -> PairScene:
+    """``pair_scene_json``'s inverse; ValueError says what is wrong with a bad text."""
+    try:
+        return PairScene.from_json(json.loads(text))
+    except (TypeError, AttributeError) as err:  # a bad JSON text raises a ValueError itself
+        raise ValueError(f"not a pair of images as pair_scene_json writes one ({err})") from err
+
+
 def nouns_of(scene: PairScene) -> set[str]:
     return {o.noun for image in scene.images for o in image}
 

@@ -105,11 +105,11 @@ def test_generated_world_scenes_carry_the_grammars_truth_where_it_knows_the_sent
     answers = probe.answers(sentence.text)
     assert len(answers) == 3 and all(0 <= a.p_true <= 1 for a in answers)
     for answer in answers:  # the truth is the logical form's, on the drawn scene
-        assert answer.truth == sentence.label(Scene(answer.boxes))
+        assert answer.truth == sentence.label(Scene(answer.scene))
         if sentence.towers:  # a tower sentence is asked of tower scenes
-            assert all(p.level >= 0 for box in Scene(answer.boxes).placed for p in box)
+            assert all(p.level >= 0 for box in Scene(answer.scene).placed for p in box)
     again = probe.answers(sentence.text)
-    assert [a.boxes for a in again] == [a.boxes for a in answers]  # the same scenes each time
+    assert [a.scene for a in again] == [a.scene for a in answers]  # the same scenes each time
     unknown = probe.answers("Two dogs are sitting on a red couch.")
     assert [a.truth for a in unknown] == [None, None, None]
 
@@ -118,7 +118,7 @@ def test_what_a_module_reads_is_its_read_in_attention_on_the_stored_circuit(nlvr
     intervener = nlvr_stores.intervener("nlvr")
     index = int(intervener.rows[4])
     reads = intervener.reads(index, Edit())
-    boxes = intervener.scene_boxes(index)
+    boxes = intervener.scene_of(index)
     n_objects = sum(len(box) for box in boxes)
     processors = int((intervener.view.store.roles == "processor").sum())
     assert reads.shape[0] == processors and reads.shape[1] in (n_objects, n_objects + 1)

@@ -18,7 +18,8 @@ from circuitlab.app.callbacks.circuit import prior_summary
 from circuitlab.app.callbacks.export import circuit_figure
 from circuitlab.app.callbacks.map_view import summary_text
 from circuitlab.app.callbacks.search import result_count
-from circuitlab.app.example_view import GAP, example_summary, scene_svg
+from circuitlab.app.example_view import GAP, scene_svg
+from circuitlab.app.scene_kinds import example_summary
 from circuitlab.app.store_view import MAX_SENTENCE, within_z
 from circuitlab.app.stores import AppStores, find_stores
 from circuitlab.data.nlvr import BOX_SIZE, SceneObject

@@ -1,0 +1,110 @@
+"""Pair-world scenes in the app: drawn as two panels of named glyphs, read back from a pairs
+store to rerun the model on them, and generated for sentences without a stored scene."""
+
+import base64
+from xml.etree import ElementTree
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from circuitlab.analysis.pair_glyphs import pair_glyphs
+from circuitlab.app.intervention_view import Edit
+from circuitlab.app.pair_view import PANEL_WIDTH, pair_object_names, pair_scene_svg
+from circuitlab.app.scene_kinds import PAIR_SCENES, example_summary, scene_kind
+from circuitlab.app.stores import AppStores
+from circuitlab.data.pair_world import PairObject, PairScene, pair_scene_json
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def obj(noun, x=0.5, depth=0.5, on=None, colour="white", pose="standing", facing="left"):
+    return PairObject(noun, colour, "medium", pose, facing, x, depth, on)
+
+
+SCENE = PairScene(
+    (
+        (obj("dog", x=0.2, colour="brown"), obj("ball", x=0.2, on=0, colour="red")),
+        (obj("cup", x=0.8, colour="blue", pose="lying", facing="forward"),),
+    )
+)
+
+
+def test_a_resting_object_sits_on_top_of_the_one_below_even_in_a_loop():
+    dog, ball = pair_glyphs(SCENE.images[0])
+    assert ball.bottom == pytest.approx(dog.bottom + dog.height) and ball.stacked
+    # PairScene allows two objects resting on each other: the loop is broken, nothing recurses
+    a, b = pair_glyphs((obj("dog", on=1), obj("cat", on=0)))
+    assert {a.stacked, b.stacked} == {True}
+    assert min(a.bottom, b.bottom) == pytest.approx(0.08 + 0.75 * 0.5)  # one on the ground
+    assert max(a.bottom, b.bottom) > min(a.bottom, b.bottom)
+
+
+def test_a_pair_is_drawn_as_two_panels_with_each_object_named_and_reads_outlined():
+    svg = ElementTree.fromstring(pair_scene_svg(SCENE, [0.0, 0.6, 0.2]))
+    panels = svg.findall(f"{SVG}rect[@class='panel']")
+    assert [float(p.get("x")) for p in panels] == [0, PANEL_WIDTH + 12]
+    objects = [r for r in svg.findall(f"{SVG}rect") if "object" in r.get("class").split()]
+    assert len(objects) == 3
+    assert {o.get("fill") for o in objects} == {"#8c5a2b", "#d62728", "#1f77b4"}
+    cup = next(o for o in objects if o.get("fill") == "#1f77b4")
+    assert float(cup.get("x")) > PANEL_WIDTH  # the right image's object, in the right panel
+    assert float(cup.get("width")) > float(cup.get("height"))  # lying: a flat glyph
+    names = [t.text for t in svg.findall(f"{SVG}text")]
+    assert names[0] == "left image (2 objects)" and "right image (1 objects)" in names
+    assert {"medium brown dog", "medium red ball", "medium blue cup"} <= set(names)
+    widths = {o.get("fill"): float(o.get("stroke-width")) for o in objects}
+    assert widths == {"#8c5a2b": 1.0, "#d62728": pytest.approx(5.8), "#1f77b4": pytest.approx(2.6)}
+    read = {o.get("fill") for o in objects if o.get("class") == "object read"}
+    assert read == {"#d62728", "#1f77b4"}  # weights 0.6 and 0.2 reach MIN_READ, 0.0 does not
+    assert pair_object_names(SCENE) == [
+        "medium brown dog in the left image",
+        "medium red ball in the left image",
+        "medium blue cup in the right image",
+    ]
+
+
+def test_the_example_panel_draws_a_stored_pair_and_says_when_it_cannot():
+    row = {"dataset": "pairs", "label": True, "scene": pair_scene_json(SCENE)}
+    uri, facts = example_summary(pd.Series(row))
+    svg = base64.b64decode(uri.removeprefix("data:image/svg+xml;base64,")).decode()
+    assert svg.count('class="object"') == 3 and facts == "label true"
+    uri, facts = example_summary(pd.Series({**row, "scene": '[[{"noun": "dog"}], []]'}))
+    assert uri is None and "the stored scene cannot be drawn" in facts
+    assert scene_kind("pairs") is PAIR_SCENES and scene_kind("nlvr") is not PAIR_SCENES
+
+
+@pytest.fixture(scope="module")
+def pair_stores(tiny_pairs_export):
+    checkpoint, out = tiny_pairs_export
+    return AppStores(out, checkpoint=checkpoint)
+
+
+def test_stored_pairs_rerun_through_the_model_give_back_the_stored_answers(pair_stores):
+    intervener = pair_stores.intervener("pairs")
+    assert intervener.kind is PAIR_SCENES
+    rows, _, baseline = intervener.probe()
+    assert len(rows) == 12
+    stored = intervener.view.frame["p_true"].to_numpy()[rows]
+    np.testing.assert_allclose(baseline, stored, atol=2e-4)  # the export rounds to 4 places
+    index = int(rows[0])
+    scene = intervener.scene_of(index)
+    reads = intervener.reads(index, Edit())
+    n_objects = PAIR_SCENES.n_objects(scene)
+    null = int(intervener.model.config.null_token)
+    assert reads.shape == (intervener.model.config.n_processors, n_objects + null)
+    np.testing.assert_allclose(reads.sum(axis=1), 1.0, atol=1e-5)  # a softmax over the tokens
+
+
+def test_a_pairs_model_answers_on_generated_pairs_with_the_grammars_truth(pair_stores):
+    probe = pair_stores.world_probe()
+    assert probe.kind is PAIR_SCENES
+    sentence = pair_stores.generator.task.val_pool[0]
+    answers = probe.answers(sentence.text)
+    assert len(answers) == 3 and all(0 <= a.p_true <= 1 for a in answers)
+    for answer in answers:
+        assert answer.truth == sentence.label(answer.scene)
+        assert set(sentence.nouns) & {o.noun for image in answer.scene.images for o in image}
+    assert [a.scene for a in probe.answers(sentence.text)] == [a.scene for a in answers]
+    unknown = probe.answers("Two dogs are sitting on a red couch.")
+    assert [a.truth for a in unknown] == [None, None, None]
