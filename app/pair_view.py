@@ -13,7 +13,7 @@ from circuitlab.data.pair_world import IMAGES, PairObject, PairScene
 
 UNREAD = ' stroke="#333" stroke-width="1"'  # the thin frame of a glyph nobody reads
 
-PANEL_WIDTH, PANEL_HEIGHT = 300, 220  # pixels of one image of a pair
+PANEL_WIDTH, PANEL_HEIGHT = 200, 150  # pixels of one image of a pair (the panel shows both in ~330)
 TITLE_HEIGHT = 18  # the panel's title ("left image") above it
 
 
@@ -55,7 +55,7 @@ def _pair_panel(image: tuple[PairObject, ...], left: int, weights: list[float]) 
         else:
             x, y, anchor = px(g.x), py(g.bottom) + 10, "middle"
         parts.append(
-            f'<text x="{x:.1f}" y="{y:.1f}" font-size="9" text-anchor="{anchor}" '
+            f'<text x="{x:.1f}" y="{y:.1f}" font-size="10" text-anchor="{anchor}" '
             f'font-family="sans-serif">{escape(g.label)}</text>'
         )
     return parts
