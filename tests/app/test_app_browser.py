@@ -90,7 +90,7 @@ def test_search_a_sentence_and_see_its_graph_then_move_the_threshold(
     nodes = dash_duo.driver.execute_script(
         "return document.getElementById('graph')._cyreg.cy.nodes().length"
     )
-    assert nodes == 18
+    assert nodes == store.meta["n_modules"]
     step_threshold(dash_duo, 8)  # 0.5 -> 0.9
     dash_duo.wait_for_contains_text("#edge-count", "P > 0.9")
     assert edge_count(dash_duo) < at_half
@@ -360,7 +360,8 @@ def test_export_csv_json_png_svg_and_figure(dash_duo, nlvr2_store):
     assert len(table) == links and (table["p"] > 0.7).all()
     dash_duo.find_element("#export-json").click()
     payload = json.loads(wait_for_file(folder, "circuit-2.json").read_text())
-    assert len(payload["nodes"]) == 18 and len(payload["links"]) == links
+    n_modules = CircuitStore.open(nlvr2_store).meta["n_modules"]
+    assert len(payload["nodes"]) == n_modules and len(payload["links"]) == links
     dash_duo.find_element("#export-png").click()
     drawing = wait_for_file(folder, "circuit-2.png").read_bytes()
     assert drawing[:4] == b"\x89PNG"
@@ -563,8 +564,9 @@ def test_a_clicked_processor_shows_what_it_reads_outlined_in_the_scene(
     ]
     assert weights == sorted(weights, reverse=True) and 0 < weights[0] <= 1
     screenshot(dash_duo, "module_reads")
-    tap(dash_duo, "node[id='17']")  # a read-out reads nothing of the scene
-    dash_duo.wait_for_contains_text("#module-title", "module 17 (readout)")
+    readout = list(CircuitStore.open(nlvr2_store).roles).index("readout")
+    tap(dash_duo, f"node[id='{readout}']")  # a read-out reads nothing of the scene
+    dash_duo.wait_for_contains_text("#module-title", f"module {readout} (readout)")
     assert dash_duo.find_elements("#module-reads") == []
     no_console_errors(dash_duo)
 
@@ -593,20 +595,24 @@ def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
     wait_for_url(dash_duo, f"cut={i}-{j}")
     cut = "return document.getElementById('graph')._cyreg.cy.edges('.cut').length"
     assert dash_duo.driver.execute_script(cut) == 1
-    processors = [str(m) for m in range(16)]
+    roles = CircuitStore.open(nlvr2_store).roles
+    processors = [str(m) for m, role in enumerate(roles) if role == "processor"]
     for module in processors:  # knock out every processor: the answer must move
         tap(dash_duo, f"node[id='{module}']")
-    dash_duo.wait_for_text_to_equal("#edit-summary", "cut 1 links, knocked out 16 modules")
+    dash_duo.wait_for_text_to_equal(
+        "#edit-summary", f"cut 1 links, knocked out {len(processors)} modules"
+    )
     # without its processors the model answers from the read-outs alone: the accuracy moves
     WebDriverWait(dash_duo.driver, 10).until(
         lambda d: "+0.0 points" not in d.find_element(By.ID, "intervention").text
     )
     knocked = "return document.getElementById('graph')._cyreg.cy.nodes('.knocked').length"
-    assert dash_duo.driver.execute_script(knocked) == 16
+    assert dash_duo.driver.execute_script(knocked) == len(processors)
     screenshot(dash_duo, "intervention")
 
     dash_duo.find_element("#edit-undo").click()
-    dash_duo.wait_for_text_to_equal("#edit-summary", "cut 1 links, knocked out 15 modules")
+    undone = f"cut 1 links, knocked out {len(processors) - 1} modules"
+    dash_duo.wait_for_text_to_equal("#edit-summary", undone)
     shared = dash_duo.driver.current_url
     dash_duo.find_element("#edit-reset").click()
     dash_duo.wait_for_text_to_equal("#edit-summary", "no edit")
@@ -614,7 +620,8 @@ def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
 
     # the edited circuit is shareable: its URL restores the edit
     dash_duo.wait_for_page(url=shared)
-    dash_duo.wait_for_text_to_equal("#edit-summary", "cut 1 links, knocked out 15 modules")
+    undone = f"cut 1 links, knocked out {len(processors) - 1} modules"
+    dash_duo.wait_for_text_to_equal("#edit-summary", undone)
     assert dash_duo.driver.execute_script(cut) == 1
     no_console_errors(dash_duo)
 
