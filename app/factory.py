@@ -12,7 +12,7 @@ import dash_cytoscape as cyto
 from circuitlab.app.callbacks import register_all
 from circuitlab.app.page import page
 from circuitlab.app.store_view import MAX_EDGES
-from circuitlab.app.stores import AppStores
+from circuitlab.app.stores import AppStores, Checkpoints
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 
@@ -21,14 +21,15 @@ def create_app(
     path: str | os.PathLike,
     *,
     root: str | os.PathLike | None = None,
-    checkpoint: str | os.PathLike | None = None,
+    checkpoint: Checkpoints = None,
     max_edges: int = MAX_EDGES,
 ) -> dash.Dash:
     """The app over the circuit stores under ``root`` (default: ``path``). ``path`` is the store
     shown when the URL names none, or a folder of stores (its first is then the default); the
     URL's ``?store=`` picks another store under the root, opened (and its embedding computed and
     cached, the first time) when a page first asks for it. With ``checkpoint`` (the conditional
-    NLVR model of the stores) typed sentences get circuits live."""
+    NLVR or pair-world model of the stores, or several models: each store gets the one it was
+    exported from) typed sentences get circuits live, and stored scenes take interventions."""
     stores = AppStores(path, root=root, checkpoint=checkpoint, max_edges=max_edges)
     stores.open(stores.default)  # open the default store now: a bad store fails at start
     cyto.load_extra_layouts()  # the bundle with cytoscape-svg: the SVG export needs cy.svg()

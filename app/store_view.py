@@ -97,8 +97,8 @@ class StoreView:
         self._z_stack: np.ndarray | None = None
         self._category_rows: dict[str, np.ndarray] | None = None
         self._pca = None
-        # a CircuitGenerator, set by AppStores when the app's model has this store's modules;
-        # else what typing a sentence tells the user
+        # a CircuitGenerator, set by AppStores to the app's model that made this store; else
+        # what typing a sentence tells the user
         self.generate_circuit: CircuitGenerator | None = None
         self.no_model_reason = (
             "no model attached: start the app with --checkpoint to type sentences"

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +17,15 @@ from circuitlab.app.intervention_view import Intervener
 from circuitlab.app.path_view import PathView
 from circuitlab.app.read_view import ReadView
 from circuitlab.app.routing_view import RoutingView
-from circuitlab.app.store_view import MAX_EDGES, StoreView, load_circuit_generator
+from circuitlab.app.store_view import (
+    MAX_EDGES,
+    CircuitGenerator,
+    StoreView,
+    load_circuit_generator,
+)
 from circuitlab.app.world_view import WorldProbe
+from circuitlab.checkpoint import checkpoint_file
+from circuitlab.files import file_sha256
 from circuitlab.store import META, CircuitStore, CircuitStoreError
 
 MAX_DEPTH = 3  # folders below the root searched for stores
@@ -31,6 +40,31 @@ def store_kind(path: Path) -> str:
     except (OSError, ValueError):
         return "nac"
     return meta.get("kind", "nac") if isinstance(meta, dict) else "nac"
+
+
+@dataclass(frozen=True)
+class AppModel:
+    """A model the app was given: its circuit generator and its checkpoint file's SHA-256 (what
+    a store exported from it records as ``checkpoint_sha256``)."""
+
+    generator: CircuitGenerator
+    sha256: str
+    path: Path
+
+
+Checkpoints = str | os.PathLike | Sequence[str | os.PathLike] | None
+
+
+def load_models(checkpoint: Checkpoints) -> list[AppModel]:
+    """The app's models: none, one checkpoint (a run directory or its checkpoint.pt) or several."""
+    if checkpoint is None:
+        return []
+    paths = [checkpoint] if isinstance(checkpoint, (str, os.PathLike)) else list(checkpoint)
+    models = []
+    for path in paths:
+        file = checkpoint_file(path)
+        models.append(AppModel(load_circuit_generator(file), file_sha256(file), file))
+    return models
 
 
 def find_stores(root: Path) -> list[Path]:
@@ -52,8 +86,10 @@ class AppStores:
     """The stores under ``root``, keyed by their folder relative to it, ``default`` first.
 
     ``path`` is a store (shown by default) or a folder of stores (the first shown by default);
-    ``root`` defaults to ``path``. With ``checkpoint`` (a conditional NLVR model) every store
-    with the model's number of modules can take typed sentences.
+    ``root`` defaults to ``path``. ``checkpoint``: one conditional NLVR or pair-world model, or
+    several; each store gets the model it was exported from (the checkpoint's SHA-256 its
+    store.json records), or, given one model, that model when its circuits have the store's
+    number of modules. A store with a model takes typed sentences, interventions and probes.
     """
 
     def __init__(
@@ -61,7 +97,7 @@ class AppStores:
         path: str | os.PathLike,
         *,
         root: str | os.PathLike | None = None,
-        checkpoint: str | os.PathLike | None = None,
+        checkpoint: Checkpoints = None,
         max_edges: int = MAX_EDGES,
     ) -> None:
         path = Path(path).resolve()
@@ -86,12 +122,17 @@ class AppStores:
         self.default = self._key(default)
         self.kinds = {key: store_kind(p) for key, p in self.paths.items()}
         self.max_edges = max_edges
-        self.generator = load_circuit_generator(checkpoint) if checkpoint is not None else None
+        self.models = load_models(checkpoint)
         self._views: dict[str, StoreView] = {}
         self._kind_views: dict[str, RoutingView | PathView | ReadView] = {}
         self._interveners: dict[str, Intervener] = {}
-        self._world: WorldProbe | None = None
+        self._worlds: dict[int, WorldProbe] = {}  # by id of the generator
         self._lock = threading.Lock()
+
+    @property
+    def generator(self) -> CircuitGenerator | None:
+        """The first model's circuit generator (None without a model)."""
+        return self.models[0].generator if self.models else None
 
     def _key(self, store: Path) -> str:
         return store.relative_to(self.root).as_posix()
@@ -160,16 +201,33 @@ class AppStores:
         with self._lock:  # the server answers on several threads; open each store once
             if key not in self._views:
                 view = StoreView(CircuitStore.open(self.paths[key]), max_edges=self.max_edges)
-                if self.generator is not None and self.generator.n_modules == view.n_modules:
-                    view.generate_circuit = self.generator
-                elif self.generator is not None:
-                    view.no_model_reason = (
-                        f"the app's model makes circuits of {self.generator.n_modules} modules "
-                        f"and this store's have {view.n_modules}: typed sentences work on "
-                        "stores exported from the model given with --checkpoint"
-                    )
+                self._attach_model(view)
                 self._views[key] = view
             return self._views[key]
+
+    def _attach_model(self, view: StoreView) -> None:
+        """Give ``view`` the model its store was exported from (see the class docstring), or
+        say in ``view.no_model_reason`` why none fits."""
+        if not self.models:
+            return
+        made_by = view.store.meta.get("checkpoint_sha256")
+        same = [m for m in self.models if m.sha256 == made_by]
+        if not same and len(self.models) == 1 and self.generator.n_modules == view.n_modules:
+            same = self.models  # a store of this model exported from another copy of it
+        if same:
+            view.generate_circuit = same[0].generator
+        elif len(self.models) == 1:
+            view.no_model_reason = (
+                f"the app's model makes circuits of {self.generator.n_modules} modules "
+                f"and this store's have {view.n_modules}: typed sentences work on "
+                "stores exported from the model given with --checkpoint"
+            )
+        else:
+            view.no_model_reason = (
+                f"none of the app's {len(self.models)} models made this store (its store.json "
+                f"names checkpoint sha256 {str(made_by)[:12]}): typed sentences work on "
+                "stores exported from a model given with --checkpoint"
+            )
 
     def intervener(self, key: str | None) -> Intervener:
         """The store's Intervener (made on first use). Raises ValueError saying why a store
@@ -183,11 +241,13 @@ class AppStores:
                 self._interveners[key] = Intervener(view.generate_circuit, view)
             return self._interveners[key]
 
-    def world_probe(self) -> WorldProbe:
-        """The app's model on generated-world scenes (ValueError without a model)."""
-        if self.generator is None:
-            raise ValueError("no model attached: start the app with --checkpoint")
+    def world_probe(self, key: str | None = None) -> WorldProbe:
+        """The model of store ``key`` (the default for None) on scenes of its generated world
+        (ValueError, saying why, when the store has no model)."""
+        generator = self.view(key).generate_circuit
+        if generator is None:
+            raise ValueError(self.view(key).no_model_reason)
         with self._lock:
-            if self._world is None:
-                self._world = WorldProbe(self.generator)
-            return self._world
+            if id(generator) not in self._worlds:
+                self._worlds[id(generator)] = WorldProbe(generator)
+            return self._worlds[id(generator)]

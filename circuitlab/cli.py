@@ -561,8 +561,12 @@ def serve_app(
         ),
     ] = None,
     checkpoint: Annotated[
-        Path | None,
-        typer.Option(help="The store's conditional NLVR model: typed sentences get circuits."),
+        list[Path] | None,
+        typer.Option(
+            help="The stores' conditional NLVR or pair-world model: typed sentences get "
+            "circuits, stored scenes take interventions. Repeat it for several models; each "
+            "store gets the one it was exported from."
+        ),
     ] = None,
     debug: Annotated[bool, typer.Option(help="Dash debug mode (reloads, dev tools).")] = False,
 ) -> None:

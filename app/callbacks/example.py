@@ -18,13 +18,14 @@ HIDDEN = {"display": "none"}
 SHOWN = {"maxWidth": "100%", "display": "block"}
 
 
-def world_scenes(stores: AppStores, text: str) -> list:
-    """Generated-world scenes for ``text``, each drawn with the model's answer and the truth
-    where the grammar knows the sentence (nothing without a model)."""
+def world_scenes(stores: AppStores, key: str | None, text: str) -> list:
+    """Scenes of the generated world of store ``key``'s model for ``text``, each drawn with the
+    model's answer and the truth where the grammar knows the sentence (nothing without a
+    model)."""
     try:
-        probe = stores.world_probe()
+        probe = stores.world_probe(key)
         answers = probe.answers(text)
-    except ValueError:  # no model, or a sentence it cannot read
+    except (ValueError, KeyError):  # no model, no such store, or a sentence it cannot read
         return []
     known = answers[0].truth is not None
     note = (
@@ -62,7 +63,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             return "", HIDDEN, "no circuit selected", []
         if "typed" in circuit:
             facts = "a typed sentence: no stored scene"
-            return "", HIDDEN, facts, world_scenes(stores, circuit["text"])
+            return "", HIDDEN, facts, world_scenes(stores, key, circuit["text"])
         row = store_view(stores, key).frame.iloc[circuit["index"]]
         uri, facts = example_summary(row)
         read = None if module is None or not uri else module_reads(stores, key, module, circuit)
@@ -72,4 +73,4 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             facts += f" · outlined: what module {module} reads"
         if uri:
             return uri, SHOWN, facts, []
-        return "", HIDDEN, facts, world_scenes(stores, str(row.get("text", "")))
+        return "", HIDDEN, facts, world_scenes(stores, key, str(row.get("text", "")))

@@ -2,6 +2,8 @@
 store to rerun the model on them, and generated for sentences without a stored scene."""
 
 import base64
+import json
+import shutil
 from xml.etree import ElementTree
 
 import numpy as np
@@ -108,3 +110,49 @@ def test_a_pairs_model_answers_on_generated_pairs_with_the_grammars_truth(pair_s
     assert [a.scene for a in probe.answers(sentence.text)] == [a.scene for a in answers]
     unknown = probe.answers("Two dogs are sitting on a red couch.")
     assert [a.truth for a in unknown] == [None, None, None]
+
+
+def test_with_several_models_each_store_gets_the_model_it_was_exported_from(
+    tiny_pairs_export, nlvr2_store, tmp_path
+):
+    checkpoint, out = tiny_pairs_export
+    root = tmp_path / "stores"
+    shutil.copytree(out, root / "pairs-model")
+    shutil.copytree(nlvr2_store.parent, root / "nlvr-model")
+    stores = AppStores(root, checkpoint=["checkpoints/nlvr", checkpoint])
+    nlvr_model, pairs_model = (m.generator for m in stores.models)
+    assert stores.view("nlvr-model/nlvr").generate_circuit is nlvr_model
+    assert stores.view("pairs-model/pairs").generate_circuit is pairs_model
+    assert stores.view("pairs-model/nlvr2").generate_circuit is pairs_model
+    assert stores.world_probe("pairs-model/nlvr2").kind is PAIR_SCENES
+    assert stores.world_probe("nlvr-model/nlvr2").kind is not PAIR_SCENES
+    assert stores.intervener("pairs-model/pairs").model is pairs_model.model
+    # a store whose store.json names another checkpoint gets none of them, even one of its size
+    meta_file = root / "nlvr-model" / "nlvr2" / "store.json"
+    meta = json.loads(meta_file.read_text())
+    meta_file.write_text(json.dumps({**meta, "checkpoint_sha256": "0" * 64}))
+    again = AppStores(root, checkpoint=["checkpoints/nlvr", checkpoint])
+    assert again.view("nlvr-model/nlvr2").generate_circuit is None
+    with pytest.raises(ValueError, match="none of the app's 2 models made this store"):
+        again.world_probe("nlvr-model/nlvr2")
+    # given alone, the model of the same size still serves it (a copy of the same model)
+    alone = AppStores(root, checkpoint="checkpoints/nlvr")
+    assert alone.view("nlvr-model/nlvr2").generate_circuit is alone.generator
+
+
+def test_the_app_command_takes_several_checkpoints(tiny_pairs_export, monkeypatch):
+    import dash
+    from typer.testing import CliRunner
+
+    from circuitlab.cli import app
+
+    checkpoint, out = tiny_pairs_export
+    served = []
+    monkeypatch.setattr(dash.Dash, "run", lambda self, **kwargs: served.append(self))
+    args = ["app", str(out / "nlvr2"), "--root", str(out), "--checkpoint", "checkpoints/nlvr"]
+    result = CliRunner().invoke(app, [*args, "--checkpoint", str(checkpoint)])
+    assert result.exit_code == 0, result.output
+    assert "stores under" in result.output and "nlvr2, pairs" in result.output
+    (stores,) = [served_app.circuit_stores for served_app in served]
+    assert [m.path for m in stores.models][1] == checkpoint
+    assert stores.view("pairs").generate_circuit is stores.models[1].generator
