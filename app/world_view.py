@@ -14,7 +14,8 @@ from typing import Any
 
 from circuitlab.app.scene_kinds import NLVR_SCENES, PAIR_SCENES, SceneKind
 from circuitlab.app.store_view import CircuitGenerator
-from circuitlab.data.pair_world import random_pair
+from circuitlab.data.nlvr2_vocab import words
+from circuitlab.data.pair_world import random_pair, world_nouns
 from circuitlab.data.world import Sentence, random_scene
 
 N_SCENES = 3
@@ -52,6 +53,7 @@ class WorldProbe:
             worlds = [(self.task.pool, self.task.world), (self.task.val_pool, self.task.world)]
             worlds.append((self.task.held_out_pool, self.task.held_out_world))
             self.known = {s.text: (s, world) for pool, world in worlds for s in pool}
+            self.forms = world_nouns()
         else:
             self.kind, self._draw = NLVR_SCENES, self._shapes_scene
             pools = [getattr(self.task, name, []) for name in ("pool", "val_pool")]
@@ -63,10 +65,17 @@ class WorldProbe:
         scene = random_scene(rng, towers)
         return _Drawn(scene.boxes, sentence.label(scene) if sentence else None)
 
+    def named_nouns(self, text: str) -> list[str]:
+        """The pair world's nouns ``text`` names (singular or plural), in the text's order."""
+        singular = {f.plural: f.singular for f in self.forms}
+        singular |= {f.singular: f.singular for f in self.forms}
+        return list(dict.fromkeys(singular[w] for w in words(text) if w in singular))
+
     def _pair_scene(self, rng: random.Random, text: str, k: int) -> _Drawn:
         sentence, world = self.known.get(text, (None, None))
-        if sentence is None:  # objects of the training nouns
-            return _Drawn(random_pair(rng, [], self.task.train_nouns), None)
+        if sentence is None:  # pairs around the nouns the text names, others of any noun
+            every = [f.singular for f in self.forms]
+            return _Drawn(random_pair(rng, self.named_nouns(text), every), None)
         scene = world.draw_for(sentence)(rng)
         return _Drawn(scene, sentence.label(scene))
 

@@ -110,6 +110,13 @@ def test_a_pairs_model_answers_on_generated_pairs_with_the_grammars_truth(pair_s
     assert [a.scene for a in probe.answers(sentence.text)] == [a.scene for a in answers]
     unknown = probe.answers("Two dogs are sitting on a red couch.")
     assert [a.truth for a in unknown] == [None, None, None]
+    # a sentence the grammar does not know gets pairs around the nouns it names
+    assert probe.named_nouns("One image shows two dogs and a bottle; no dog is lying.") == [
+        "dog",
+        "bottle",
+    ]
+    shown = [o.noun for a in unknown for image in a.scene.images for o in image]
+    assert shown.count("dog") > len(shown) / 3
 
 
 def test_with_several_models_each_store_gets_the_model_it_was_exported_from(
