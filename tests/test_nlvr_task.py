@@ -50,6 +50,26 @@ def test_word_encoder_ids_mask_and_errors():
     assert long_tokens.shape == (1, 64)
 
 
+def test_minilm_encoders_of_one_folder_read_each_shard_once(tmp_path, monkeypatch):
+    import circuitlab.data.text as text
+
+    first = MiniLMEncoder(cache_dir=tmp_path)
+    tokens, _ = first.encode(["There is a yellow block."])
+    loads = []
+    real_load = torch.load
+    monkeypatch.setattr(text.torch, "load", lambda *a, **k: loads.append(a) or real_load(*a, **k))
+    second = MiniLMEncoder(cache_dir=tmp_path)  # the same process: nothing to read again
+    again, _ = second.encode(["There is a yellow block."])
+    assert loads == [] and second._model is None and torch.equal(again, tokens)
+    # a shard another process wrote since is read once, on the next call
+    torch.save({"A sentence from elsewhere.": torch.ones(3, 384).half()}, tmp_path / "other.pt")
+    elsewhere, mask = second.encode(["A sentence from elsewhere."])
+    assert len(loads) == 1 and second._model is None and first._model is not None
+    assert torch.equal(elsewhere[0, :3], torch.ones(3, 384)) and mask.sum() == 3
+    first.encode(["A sentence from elsewhere."])
+    assert len(loads) == 1
+
+
 def test_minilm_encoder_caches_each_sentence_on_disk(tmp_path):
     enc = MiniLMEncoder(cache_dir=tmp_path)
     tokens, mask = enc.encode(["There is a yellow block.", "Each box has a black item"])
@@ -57,7 +77,7 @@ def test_minilm_encoder_caches_each_sentence_on_disk(tmp_path):
     assert mask[0].sum() < mask[1].sum() + 3 and mask[:, 0].all()
     shards = list(tmp_path.glob("*.pt"))
     assert len(shards) == 1
-    fresh = MiniLMEncoder(cache_dir=tmp_path)  # a new process would read the shards
+    fresh = MiniLMEncoder(cache_dir=tmp_path)  # another encoder of the folder
     again, _ = fresh.encode(["Each box has a black item"])
     assert fresh._model is None  # served from the cache, model never loaded
     assert len(list(tmp_path.glob("*.pt"))) == 1

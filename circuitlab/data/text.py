@@ -17,8 +17,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -97,11 +99,27 @@ class WordEncoder:
         return pad_tokens(rows, torch.long)
 
 
+@dataclass
+class _ShardCache:
+    """What this process has read of one cache folder: sentence -> tokens, and the shards read."""
+
+    vectors: dict[str, torch.Tensor] = field(default_factory=dict)
+    read: set[str] = field(default_factory=set)
+
+
+# one per cache folder and process: encoders of the same folder (every task, the app) share the
+# vectors, and each shard is read once however many encoders there are
+_SHARD_CACHES: dict[Path, _ShardCache] = {}
+_SHARD_LOCK = threading.Lock()
+
+
 class MiniLMEncoder:
     """all-MiniLM-L6-v2 token embeddings (B, T, 384), cached on disk per sentence.
 
     The cache is a folder of shards (``{cache_dir}/minilm/*.pt``, each a dict sentence -> (T, 384)
-    float16 tensor); every ``encode`` call that meets new sentences writes one more shard.
+    float16 tensor); every ``encode`` call that meets new sentences writes one more shard. The
+    encoders of one process share what they have read of a folder; each call first reads the
+    shards it has not read yet (written by another encoder or process since).
     """
 
     name = "minilm"
@@ -118,7 +136,6 @@ class MiniLMEncoder:
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir() / "minilm"
         self.device, self.batch_size, self.progress = device, batch_size, progress
         self._model = None
-        self._cache: dict[str, torch.Tensor] | None = None
         self.max_tokens = 256  # the model's own limit (position embeddings), under MAX_TOKENS
 
     def _load_model(self):  # noqa: ANN202 - a SentenceTransformer, imported lazily
@@ -142,12 +159,15 @@ class MiniLMEncoder:
             self.max_tokens = min(self._model.max_seq_length, MAX_TOKENS)
         return self._model
 
-    def _load_cache(self) -> dict[str, torch.Tensor]:
-        if self._cache is None:
-            self._cache = {}
+    def _load_cache(self) -> _ShardCache:
+        """This process's cache of the folder, with every shard in it read."""
+        with _SHARD_LOCK:
+            cache = _SHARD_CACHES.setdefault(self.cache_dir.resolve(), _ShardCache())
             for shard in sorted(self.cache_dir.glob("*.pt")):
-                self._cache.update(torch.load(shard, weights_only=True))
-        return self._cache
+                if shard.name not in cache.read:
+                    cache.vectors.update(torch.load(shard, weights_only=True))
+                    cache.read.add(shard.name)
+        return cache
 
     def _encode_new(self, sentences: list[str]) -> dict[str, torch.Tensor]:
         model = self._load_model()
@@ -167,14 +187,16 @@ class MiniLMEncoder:
     def encode(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
         check_sentences(sentences)
         cache = self._load_cache()
-        new = sorted(set(sentences) - cache.keys())
+        new = sorted(set(sentences) - cache.vectors.keys())
         if new:
             encoded = self._encode_new(new)
             self.cache_dir.mkdir(parents=True, exist_ok=True)
             name = hashlib.sha1("\n".join(new).encode("utf-8")).hexdigest()[:16]
             write_atomic(self.cache_dir / f"{name}.pt", lambda tmp: torch.save(encoded, tmp))
-            cache.update(encoded)
-        return pad_tokens([cache[s].float() for s in sentences], torch.float32)
+            with _SHARD_LOCK:
+                cache.vectors.update(encoded)
+                cache.read.add(f"{name}.pt")
+        return pad_tokens([cache.vectors[s].float() for s in sentences], torch.float32)
 
 
 class SplitEncoder:
