@@ -324,6 +324,36 @@ def load_model(path: str | os.PathLike, device: str = "cpu") -> tuple[NAC, Train
     return model.to(device).eval(), TrainConfig.from_dict(state["train_config"])
 
 
+@dataclass(frozen=True)
+class Stage:
+    """One run of a chain of ``--init-from`` runs: its directory, its config.json and its
+    summary.json (None while it has not finished)."""
+
+    run_dir: Path
+    config: dict[str, Any]
+    summary: dict[str, Any] | None
+
+
+def training_stages(run_dir: str | os.PathLike) -> list[Stage]:
+    """How ``run_dir`` was trained: the runs it was warm-started from (``init_from``, a run
+    directory or its checkpoint file), followed back to one trained from scratch, oldest first,
+    ``run_dir`` last. FileNotFoundError names a stage whose run is not there."""
+    stages: list[Stage] = []
+    path: Path | None = Path(run_dir)
+    while path is not None:
+        run = path.parent if path.suffix == ".pt" else path
+        if not (run / CONFIG).is_file():
+            named_by = f" (init_from of {stages[0].run_dir})" if stages else ""
+            raise FileNotFoundError(f"{run}{named_by} holds no {CONFIG}: not a run directory")
+        if any(stage.run_dir.resolve() == run.resolve() for stage in stages):
+            raise ValueError(f"{run} warm-starts from itself through init_from: a loop")
+        config = json.loads((run / CONFIG).read_text())
+        summary = json.loads((run / SUMMARY).read_text()) if (run / SUMMARY).is_file() else None
+        stages.insert(0, Stage(run, config, summary))
+        path = Path(config["init_from"]) if config.get("init_from") else None
+    return stages
+
+
 def forward_batch(model: torch.nn.Module, batch: Batch, **kwargs: Any) -> Any:
     """``model`` (a NAC, or a DDP-wrapped one) on a Batch, masks included."""
     return model(

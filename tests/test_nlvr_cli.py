@@ -206,3 +206,43 @@ def test_an_interrupted_export_says_which_stores_are_complete(tiny_run, tmp_path
         export_nlvr(tiny_run, out, overwrite=True, limit=20)
     manifest = json.loads((out / "export.json").read_text())
     assert manifest["stores"] == {"nlvr2": "complete", "nlvr": "pending"}
+
+
+def test_a_warm_started_run_is_shipped_with_the_stages_that_made_it(tiny_run, tmp_path):
+    from circuitlab.train import training_stages
+
+    config = json.loads((tiny_run / "config.json").read_text())
+    config.update(steps=2, eval_every=2, checkpoint_every=2, seed=1, init_from=str(tiny_run))
+    second = tmp_path / "second"
+    train(TrainConfig.from_dict(config), second, progress=False)
+    stages = training_stages(second)
+    assert [s.run_dir for s in stages] == [tiny_run, second]
+    assert [s.config["steps"] for s in stages] == [20, 2] and stages[0].summary["steps"] == 20
+
+    shipped, old = tmp_path / "checkpoints" / "nlvr", tmp_path / "checkpoints" / "old"
+    shipped.mkdir(parents=True)
+    (shipped / "marker").write_text("the model shipped before")
+    args = [str(second), "--to", str(shipped), "--keep-old-as", str(old), "--world", "40"]
+    subprocess.run([sys.executable, "scripts/ship_checkpoint.py", *args], check=True)
+    assert (old / "marker").read_text() == "the model shipped before"
+    assert {p.name for p in shipped.iterdir()} == {
+        "checkpoint.pt",
+        "config.json",
+        "metrics.csv",
+        "summary.json",
+        "stages.json",
+        "results.json",
+    }
+    record = json.loads((shipped / "stages.json").read_text())
+    assert [r["config"]["steps"] for r in record] == [20, 2]
+    assert record[1]["config"]["init_from"] == str(tiny_run)
+    results = json.loads((shipped / "results.json").read_text())
+    predictions, _ = evaluate_file(shipped, "nlvr-test")
+    assert results["nlvr_test"] == pytest.approx(predictions["correct"].mean(), abs=1e-4)
+
+    lost = json.loads((second / "config.json").read_text())
+    (tmp_path / "orphan").mkdir()
+    lost["init_from"] = str(tmp_path / "gone")
+    (tmp_path / "orphan" / "config.json").write_text(json.dumps(lost))
+    with pytest.raises(FileNotFoundError, match="gone .init_from of .*orphan"):
+        training_stages(tmp_path / "orphan")
