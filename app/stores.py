@@ -24,7 +24,6 @@ from circuitlab.app.store_view import (
     load_circuit_generator,
 )
 from circuitlab.app.world_view import WorldProbe
-from circuitlab.checkpoint import checkpoint_file
 from circuitlab.files import file_sha256
 from circuitlab.store import META, CircuitStore, CircuitStoreError
 
@@ -59,6 +58,8 @@ def load_models(checkpoint: Checkpoints) -> list[AppModel]:
     """The app's models: none, one checkpoint (a run directory or its checkpoint.pt) or several."""
     if checkpoint is None:
         return []
+    from circuitlab.checkpoint import checkpoint_file  # torch: only when a model is asked for
+
     paths = [checkpoint] if isinstance(checkpoint, (str, os.PathLike)) else list(checkpoint)
     models = []
     for path in paths:
@@ -127,6 +128,7 @@ class AppStores:
         self._kind_views: dict[str, RoutingView | PathView | ReadView] = {}
         self._interveners: dict[str, Intervener] = {}
         self._worlds: dict[int, WorldProbe] = {}  # by id of the generator
+        self._store_models: dict[str, AppModel] = {}  # the model each opened store got
         self._lock = threading.Lock()
 
     @property
@@ -201,22 +203,25 @@ class AppStores:
         with self._lock:  # the server answers on several threads; open each store once
             if key not in self._views:
                 view = StoreView(CircuitStore.open(self.paths[key]), max_edges=self.max_edges)
-                self._attach_model(view)
+                model = self._attach_model(view)
+                if model is not None:
+                    self._store_models[key] = model
                 self._views[key] = view
             return self._views[key]
 
-    def _attach_model(self, view: StoreView) -> None:
-        """Give ``view`` the model its store was exported from (see the class docstring), or
-        say in ``view.no_model_reason`` why none fits."""
+    def _attach_model(self, view: StoreView) -> AppModel | None:
+        """Give ``view`` the model its store was exported from (see the class docstring) and
+        return it, or say in ``view.no_model_reason`` why none fits."""
         if not self.models:
-            return
+            return None
         made_by = view.store.meta.get("checkpoint_sha256")
         same = [m for m in self.models if m.sha256 == made_by]
         if not same and len(self.models) == 1 and self.generator.n_modules == view.n_modules:
             same = self.models  # a store of this model exported from another copy of it
         if same:
             view.generate_circuit = same[0].generator
-        elif len(self.models) == 1:
+            return same[0]
+        if len(self.models) == 1:
             view.no_model_reason = (
                 f"the app's model makes circuits of {self.generator.n_modules} modules "
                 f"and this store's have {view.n_modules}: typed sentences work on "
@@ -228,25 +233,35 @@ class AppStores:
                 f"names checkpoint sha256 {str(made_by)[:12]}): typed sentences work on "
                 "stores exported from a model given with --checkpoint"
             )
+        return None
+
+    def model_of(self, key: str | None) -> AppModel:
+        """The model store ``key`` (the default for None) got; ValueError says why it got
+        none."""
+        key = self.default if key is None else key
+        view = self.view(key)
+        if key not in self._store_models:
+            raise ValueError(view.no_model_reason)
+        return self._store_models[key]
 
     def intervener(self, key: str | None) -> Intervener:
         """The store's Intervener (made on first use). Raises ValueError saying why a store
         takes no interventions: no model given, a model of another size, no scenes."""
         view = self.view(key)
-        if view.generate_circuit is None:
-            raise ValueError(view.no_model_reason.replace("type sentences", "cut links"))
+        try:
+            model = self.model_of(key)
+        except ValueError:
+            raise ValueError(view.no_model_reason.replace("type sentences", "cut links")) from None
         key = self.default if key is None else key
         with self._lock:
             if key not in self._interveners:
-                self._interveners[key] = Intervener(view.generate_circuit, view)
+                self._interveners[key] = Intervener(model.generator, view)
             return self._interveners[key]
 
     def world_probe(self, key: str | None = None) -> WorldProbe:
         """The model of store ``key`` (the default for None) on scenes of its generated world
         (ValueError, saying why, when the store has no model)."""
-        generator = self.view(key).generate_circuit
-        if generator is None:
-            raise ValueError(self.view(key).no_model_reason)
+        generator = self.model_of(key).generator
         with self._lock:
             if id(generator) not in self._worlds:
                 self._worlds[id(generator)] = WorldProbe(generator)
