@@ -40,20 +40,11 @@ def tiny_pairs_export(tmp_path_factory) -> tuple[Path, Path]:
     12 kept): (checkpoint path, stores folder with ``nlvr2/`` and ``pairs/``)."""
     from circuitlab.checkpoint import checkpoint_file
     from circuitlab.export import write_pair_stores
-    from circuitlab.train import TrainConfig, load_model, train
-    from tests.test_train import TINY_MODEL
+    from circuitlab.train import load_model, train
+    from tests.test_train import tiny_conditional_config
 
-    config = TrainConfig(
-        task="pairs",
-        conditional=True,
-        task_options=dict(pool_size=40, val_pool_size=10, held_out_pool_size=10),
-        steps=6,
-        batch_size=8,
-        eval_every=3,
-        eval_size=16,
-        checkpoint_every=3,
-        model=dict(TINY_MODEL),
-    )
+    options = dict(pool_size=40, val_pool_size=10, held_out_pool_size=10)
+    config = tiny_conditional_config("pairs", options, steps=6, batch_size=8, every=3, eval_size=16)
     folder = tmp_path_factory.mktemp("tiny-pairs")
     train(config, folder / "run", progress=False)
     checkpoint = checkpoint_file(folder / "run")

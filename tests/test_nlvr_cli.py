@@ -16,7 +16,7 @@ from circuitlab.data.tagger import TAGGED
 from circuitlab.export import export_nlvr
 from circuitlab.nlvr_eval import evaluate_file
 from circuitlab.train import TrainConfig, train
-from tests.test_train import TINY_MODEL
+from tests.test_train import TINY_MODEL, tiny_conditional_config
 
 
 def _cli(*args: str) -> list[str]:
@@ -26,17 +26,8 @@ def _cli(*args: str) -> list[str]:
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     run = tmp_path_factory.mktemp("nlvr") / "run"
-    config = TrainConfig(
-        task="nlvr",
-        conditional=True,
-        task_options=dict(text_encoder="words", pool_size=40, val_pool_size=10),
-        steps=20,
-        batch_size=16,
-        eval_every=10,
-        eval_size=64,
-        checkpoint_every=10,
-        model=dict(TINY_MODEL),
-    )
+    options = dict(text_encoder="words", pool_size=40, val_pool_size=10)
+    config = tiny_conditional_config("nlvr", options, steps=20, batch_size=16, every=10)
     train(config, run, progress=False)
     return run
 

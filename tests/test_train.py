@@ -38,6 +38,24 @@ TINY_MODEL = dict(
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def tiny_conditional_config(
+    task: str, task_options: dict, steps: int, batch_size: int, every: int, eval_size: int = 64
+) -> TrainConfig:
+    """A conditional TINY_MODEL run of ``task``, evaluated (on ``eval_size`` examples) and
+    checkpointed every ``every`` steps."""
+    return TrainConfig(
+        task=task,
+        conditional=True,
+        task_options=task_options,
+        steps=steps,
+        batch_size=batch_size,
+        eval_every=every,
+        eval_size=eval_size,
+        checkpoint_every=every,
+        model=dict(TINY_MODEL),
+    )
+
+
 def _rows(run_dir: Path) -> list[dict]:
     with (run_dir / "metrics.csv").open() as f:
         return list(csv.DictReader(f))
