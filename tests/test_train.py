@@ -124,6 +124,8 @@ def toy_runs(tmp_path_factory) -> dict[bool, Path]:
     return runs
 
 
+# both cases on one xdist worker: split over two, each worker would train both toy runs
+@pytest.mark.xdist_group("toy-runs")
 @pytest.mark.parametrize("conditional", [False, True], ids=["unconditional", "conditional"])
 def test_toy_task_reaches_95_percent(toy_runs, conditional):
     """Acceptance 7: the default configuration learns the toy task on CPU in minutes."""
