@@ -5,9 +5,11 @@ For each trained ``nlvr`` run, the same held-out world examples (new sentences o
 ``circuitlab.nlvr_eval.WORLD_HELDOUT_SEED``) are scored with the run's own circuits; a sentence
 counts in every category it has.
 
-    python bench/world_categories.py RUN [RUN ...] [--examples 3000]
+    python bench/world_categories.py RUN [RUN ...] [--examples 3000] [--append]
 
-Rows go to bench/results/world_categories.csv; the Markdown table is printed too.
+Rows go to bench/results/world_categories.csv, a column per run (its directory's name); with
+--append the columns of runs already there are kept (a run measured again replaces its own).
+The Markdown table is printed too.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common import pipe_table, write_table
+from common import RESULTS, pipe_table, write_table
 
 from circuitlab.nlvr_eval import WORLD_HELDOUT_SEED, full_task
 from circuitlab.train import load_model, predict_logits
@@ -48,6 +50,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--examples", type=int, default=3000)
+    parser.add_argument("--append", action="store_true", help="keep other runs' columns")
     args = parser.parse_args()
     per_run = {run.name: group_accuracies(run, args.examples) for run in args.runs}
     groups = sorted(next(iter(per_run.values())))
@@ -59,9 +62,31 @@ def main() -> None:
         }
         for group in groups
     ]
-    write_table(rows, NAME, f"held-out world accuracy by group ({args.examples} examples)")
+    frame = pd.DataFrame(rows)
+    if args.append and (RESULTS / f"{NAME}.csv").is_file():
+        frame = with_earlier_columns(frame, pd.read_csv(RESULTS / f"{NAME}.csv"))
+    write_table(
+        frame.to_dict("records"),
+        NAME,
+        f"held-out world accuracy by group ({args.examples} examples)",
+    )
     print()
-    print(pipe_table(pd.DataFrame(rows)))
+    print(pipe_table(frame))
+
+
+def with_earlier_columns(new: pd.DataFrame, earlier: pd.DataFrame) -> pd.DataFrame:
+    """``new``'s columns after ``earlier``'s runs that ``new`` does not measure again, joined
+    on the group. Raises ValueError when the groups' example counts differ (another
+    --examples)."""
+    joined = earlier.merge(new[["group", "examples"]], on="group", suffixes=("", "_new"))
+    if len(joined) != len(new) or (joined["examples"] != joined["examples_new"]).any():
+        raise ValueError(
+            "the earlier table counts other examples per group: measure with its --examples"
+        )
+    kept = [c for c in earlier.columns if c not in new.columns]
+    return new.merge(earlier[["group", *kept]], on="group")[
+        ["group", "examples", *kept, *[c for c in new.columns if c not in ("group", "examples")]]
+    ]
 
 
 if __name__ == "__main__":

@@ -37,3 +37,19 @@ def test_step_in_fresh_process_times_the_step_and_keeps_the_peak_over_all_calls(
         assert seconds > 0
         assert 120 * 2**20 <= first <= 192 * 2**20
         assert peak >= first + 100 * 2**20  # the whole process: torch itself and the step
+
+
+def test_world_categories_append_keeps_earlier_runs_and_replaces_a_remeasured_one():
+    import pandas as pd
+    import pytest
+    from world_categories import with_earlier_columns
+
+    earlier = pd.DataFrame(
+        {"group": ["a", "b"], "examples": [3, 5], "old": [0.1, 0.2], "again": [0.3, 0.4]}
+    )
+    new = pd.DataFrame({"group": ["a", "b"], "examples": [3, 5], "again": [0.9, 0.8]})
+    joined = with_earlier_columns(new, earlier)
+    assert list(joined.columns) == ["group", "examples", "old", "again"]
+    assert joined["old"].tolist() == [0.1, 0.2] and joined["again"].tolist() == [0.9, 0.8]
+    with pytest.raises(ValueError, match="--examples"):
+        with_earlier_columns(new.assign(examples=[4, 5]), earlier)
