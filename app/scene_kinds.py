@@ -55,14 +55,14 @@ def _read_pair(text: str) -> PairScene:
 NLVR_SCENES = SceneKind(
     "nlvr",
     read=_read_nlvr,
-    svg=lambda scene, weights=None: scene_svg(scene, weights),
+    svg=scene_svg,
     object_names=object_names,
-    example=lambda identifier, text, label, scene: NLVRExample(identifier, text, label, scene),
+    example=NLVRExample,
 )
 PAIR_SCENES = SceneKind(
     "pairs",
     read=_read_pair,
-    svg=lambda scene, weights=None: pair_scene_svg(scene, weights),
+    svg=pair_scene_svg,
     object_names=pair_object_names,
     example=lambda identifier, text, label, scene: PairExample(text, scene, label, ()),
 )
