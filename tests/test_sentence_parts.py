@@ -75,6 +75,11 @@ def test_colour_and_shape_changes_leave_the_skeleton_and_logic_changes_the_conte
             "Each image shows exactly one thing that is not",
             "dog standing",
         ),
+        (
+            "An animal is next to a large dog",
+            "A thing is next to a thing",
+            "animal large dog",
+        ),
     ],
 )
 def test_the_pair_vocabulary_tells_a_facing_from_an_image_or_a_relation(
@@ -83,6 +88,18 @@ def test_the_pair_vocabulary_tells_a_facing_from_an_image_or_a_relation(
     pairs = vocabulary("pairs")
     assert skeleton(text, pairs) == expected_skeleton
     assert content(text, pairs) == expected_content
+
+
+def test_only_the_pair_vocabulary_makes_the_article_agree_with_its_placeholder():
+    """The shapes-world models were trained on "an thing": its skeletons must not change."""
+    assert skeleton("There is an object touching the wall") == (
+        "There is an thing touching the wall"
+    )
+    assert skeleton("There is an animal touching the wall", vocabulary("pairs")) == (
+        "There is a thing touching the wall"
+    )
+    # "an" that does not stand before a placeholder is left alone
+    assert skeleton("an image shows an", vocabulary("pairs")) == "an image shows an"
 
 
 def test_pair_sentences_split_into_words_that_rebuild_them():

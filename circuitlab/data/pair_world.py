@@ -697,7 +697,7 @@ def split_vocabulary() -> Vocabulary:
     phrases = [*COLOURS, *SIZES, *(w for ws in POSE_WORDS.values() for w in ws)]
     phrases += [w for ws in FACING_WORDS.values() for w in ws]
     nouns = [(f.singular, f.plural) for f in _known_forms().values()]
-    return Vocabulary.of("pairs", phrases, nouns)
+    return Vocabulary.of("pairs", phrases, nouns, article_agreement=True)
 
 
 def noun_split(nouns: Sequence[NounForms]) -> tuple[list[str], list[str]]:

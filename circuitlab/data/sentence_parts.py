@@ -13,7 +13,10 @@ nouns in both numbers (replaced by thing/things). ``"shapes"``: the shapes world
 and shape nouns (NLVR's vocabulary). ``"pairs"``: the pair world's colours, sizes, poses and
 facings as whole phrases ("facing left", "turned to the left": so "left" stays in the skeleton
 where it names an image or a relation) and every counted NLVR2 noun. Other words, also unknown
-ones, count as skeleton.
+ones, count as skeleton. A vocabulary with ``article_agreement`` turns "an" before a placeholder
+into "a" ("an orange dog" -> "a thing"): otherwise the skeleton, which should carry the logic
+only, would tell whether the dropped words began with a vowel. "shapes" keeps "an" ("an object"
+-> "an thing") because the shapes-world models were trained on those skeletons.
 """
 
 from __future__ import annotations
@@ -36,17 +39,23 @@ class Vocabulary:
     name: str
     attributes: frozenset[tuple[str, ...]]
     nouns: dict[str, bool]
+    article_agreement: bool = False
 
     @classmethod
     def of(
-        cls, name: str, attributes: Iterable[str], nouns: Iterable[tuple[str, str]]
+        cls,
+        name: str,
+        attributes: Iterable[str],
+        nouns: Iterable[tuple[str, str]],
+        article_agreement: bool = False,
     ) -> Vocabulary:
         """From attribute phrases ("lying down") and (singular, plural) noun pairs."""
         forms: dict[str, bool] = {}
         for singular, plural in nouns:
             forms.setdefault(singular.lower(), False)
             forms.setdefault(plural.lower(), True)
-        return cls(name, frozenset(tuple(a.lower().split()) for a in attributes), forms)
+        attribute_words = frozenset(tuple(a.lower().split()) for a in attributes)
+        return cls(name, attribute_words, forms, article_agreement)
 
     @property
     def longest_attribute(self) -> int:
@@ -99,6 +108,8 @@ def skeleton(text: str, vocab: Vocabulary = SHAPES) -> str:
         if kind == "other":
             words.append(word)
         elif kind != "attribute":
+            if vocab.article_agreement and words and words[-1].lower() == "an":
+                words[-1] = words[-1][0]  # "an"/"An" -> "a"/"A"
             words.append(PLACEHOLDER[kind == "plural"])
     return _join(words)
 
