@@ -14,7 +14,7 @@ and shape nouns (NLVR's vocabulary). ``"pairs"``: the pair world's colours, size
 facings as whole phrases ("facing left", "turned to the left": so "left" stays in the skeleton
 where it names an image or a relation) and every counted NLVR2 noun. Other words, also unknown
 ones, count as skeleton. A vocabulary with ``article_agreement`` turns "an" before a placeholder
-into "a" ("an orange dog" -> "a thing"): otherwise the skeleton, which should carry the logic
+into "a" ("an animal" -> "a thing"): otherwise the skeleton, which should carry the logic
 only, would tell whether the dropped words began with a vowel. "shapes" keeps "an" ("an object"
 -> "an thing") because the shapes-world models were trained on those skeletons.
 """
