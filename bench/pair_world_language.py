@@ -10,24 +10,29 @@ language", part 2.)
 
     python bench/pair_world_language.py [--sentences 20000]
 
-Rows go to bench/results/pair_world_language.csv; docs/results.md quotes them.
+Rows go to bench/results/pair_world_language.csv; docs/results.md quotes them. It also draws
+the user guide's example (``PairWorld().example(seed=7)``) to docs/figures/pair_world_example.png.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+from pathlib import Path
 
 import pandas as pd
 from common import pipe_table, write_table
 
+from circuitlab.analysis import pair_figure, save_figure
 from circuitlab.data.nlvr import CATEGORIES, read_annotations
 from circuitlab.data.nlvr2_vocab import word_coverage
-from circuitlab.data.pair_world import random_pair_sentence, world_nouns
+from circuitlab.data.pair_world import PairWorld, random_pair_sentence, world_nouns
 from circuitlab.data.tagger import tag_all
 from circuitlab.data.world import random_sentence
 
 NAME = "pair_world_language"
+FIGURES = Path("docs/figures")
+EXAMPLE_SEED = 7  # the user guide's example
 
 
 def category_shares(categories: list[list[str]] | list[frozenset[str]]) -> pd.Series:
@@ -78,6 +83,11 @@ def main() -> None:
     write_table(rows, NAME, f"pair world language ({args.sentences} generated sentences)")
     print()
     print(pipe_table(shares, index=True))
+
+    example = PairWorld().example(seed=EXAMPLE_SEED)
+    figure = pair_figure(example.scene, example.sentence, example.label)
+    (path,) = save_figure(figure, FIGURES, "pair_world_example", formats=("png",), dpi=110)
+    print(f"figure: {path}")
 
 
 if __name__ == "__main__":
