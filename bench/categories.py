@@ -14,13 +14,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from common import write_table
+from common import FIGURES, write_table
 
 from circuitlab.analysis.embedding import category_separation, embed
 from circuitlab.analysis.figures import embedding_figure, save_figure
 from circuitlab.store import CircuitStore
-
-FIGURES = Path("docs/figures")
 
 
 def main() -> None:

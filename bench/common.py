@@ -26,6 +26,7 @@ from circuitlab.model import NAC
 from circuitlab.train import TrainConfig, load_model, train
 
 RESULTS = Path(__file__).resolve().parent / "results"
+FIGURES = Path(__file__).resolve().parent.parent / "docs" / "figures"  # the docs' figures
 # blocks (cliques) of the block-structured priors in the claims benches' runs: 4 for both the
 # toy NACs (64 processors) and the NLVR ones (16)
 BLOCKS = {"planted_partition": 4, "ring_of_cliques": 4}

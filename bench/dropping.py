@@ -19,10 +19,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from pathlib import Path
 
 import nlvr_runs
-from common import write_table
+from common import FIGURES, write_table
 from toy_runs import PRIORS, trained_perceiver_io, trained_with_prior
 
 from circuitlab.analysis.figures import dropping_figure, save_figure
@@ -36,7 +35,6 @@ from circuitlab.train import (
 )
 
 FRACTIONS = [k / 8 for k in range(8)]
-FIGURES = Path("docs/figures")
 REPEATS = 5
 CONTROL = "scale_free"  # also dropped in random order: does least-connected-first matter?
 

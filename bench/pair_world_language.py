@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import argparse
 import random
-from pathlib import Path
 
 import pandas as pd
-from common import pipe_table, write_table
+from common import FIGURES, pipe_table, write_table
 
 from circuitlab.analysis import pair_figure, save_figure
 from circuitlab.data.nlvr import CATEGORIES, read_annotations
@@ -31,7 +30,6 @@ from circuitlab.data.tagger import tag_all
 from circuitlab.data.world import random_sentence
 
 NAME = "pair_world_language"
-FIGURES = Path("docs/figures")
 EXAMPLE_SEED = 7  # the user guide's example
 
 
