@@ -30,7 +30,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-import yaml
 from common import RESULTS, pipe_table, trained_run
 from tqdm import tqdm
 
@@ -41,6 +40,7 @@ from circuitlab.mn.diagnostics import (
     selection_entropy,
     specialisation,
 )
+from circuitlab.options_file import read_options
 from circuitlab.tasks import make_task
 from circuitlab.train import TrainConfig
 
@@ -60,7 +60,7 @@ EXPERIMENTS = {
 
 def run_config(experiment: str, method: str, seed: int) -> TrainConfig:
     """The experiment's config with the method's model options."""
-    values = yaml.safe_load((ROOT / "configs" / "mn" / EXPERIMENTS[experiment][0]).read_text())
+    values = read_options(ROOT / "configs" / "mn" / EXPERIMENTS[experiment][0])
     model = dict(values["model"])
     if method == "single":
         model.update(method="em", n_modules=1)

@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-import yaml
 from common import RESULTS, pipe_table, trained_run
 from tqdm import tqdm
 
 from circuitlab.analysis.layer_reads import top_down_share
 from circuitlab.nfm.model import slot_names
+from circuitlab.options_file import read_options
 from circuitlab.tasks import make_task
 from circuitlab.train import TrainConfig, predict_logits
 
@@ -36,7 +36,7 @@ MODELS = {"cnn-mlp": False, "nfm": True}
 
 
 def run_config(model: str, seed: int) -> TrainConfig:
-    values = yaml.safe_load(CONFIG.read_text())
+    values = read_options(CONFIG)
     values["model"] = {**values["model"], "nfm": MODELS[model]}
     # the CNN-MLP trains in ~2 min: compiling it would cost about as long as it saves
     values["compile"] = values.get("compile", False) and MODELS[model]

@@ -29,10 +29,10 @@ import time
 from pathlib import Path
 
 import pandas as pd
-import yaml
 from common import RESULTS, pipe_table, trained_run
 
 from circuitlab.ni.adapt import ADAPT_SETTINGS, adapt, r_squared_on, without_functions
+from circuitlab.options_file import read_options
 from circuitlab.tasks import make_task
 from circuitlab.train import TrainConfig
 
@@ -43,7 +43,7 @@ FIGURE = "ni_function_curves.png"
 
 
 def pretrain_config(seed: int) -> TrainConfig:
-    values = yaml.safe_load(CONFIG.read_text())
+    values = read_options(CONFIG)
     return TrainConfig.from_dict({**values, "seed": seed})
 
 

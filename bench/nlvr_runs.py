@@ -16,10 +16,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import yaml
 from common import prior_overrides, trained_run
 
 from circuitlab.model import NAC
+from circuitlab.options_file import read_options
 from circuitlab.prior_targets import PRIOR_NAMES
 from circuitlab.train import TrainConfig
 
@@ -32,7 +32,7 @@ GRAPH_RUNGS = {"modfc_dense": "dense", "modfc_frozen": "frozen"}
 
 
 def _config_file(path: Path, model_overrides: dict[str, Any], seed: int) -> TrainConfig:
-    values = yaml.safe_load(path.read_text())
+    values = read_options(path)
     values["model"] = {**values.get("model", {}), **model_overrides}
     return TrainConfig.from_dict({**values, "seed": seed})
 

@@ -37,15 +37,12 @@ def _parse_value(text: str) -> Any:
 
 
 def _read_config_file(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise typer.BadParameter(f"{path} does not exist", param_hint="--config")
+    from circuitlab.options_file import read_options
+
     try:
-        values = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as err:
-        raise typer.BadParameter(f"{path} is not valid YAML: {err}", param_hint="--config") from err
-    if not isinstance(values, dict):
-        raise typer.BadParameter(f"{path} must hold a mapping of options", param_hint="--config")
-    return values
+        return read_options(path)
+    except (FileNotFoundError, ValueError) as err:
+        raise typer.BadParameter(str(err), param_hint="--config") from err
 
 
 @app.command()
@@ -55,7 +52,10 @@ def train(
     ] = Path("runs/toy-sets"),
     config: Annotated[
         Path | None,
-        typer.Option(help="YAML/JSON file of training options (keys as below, 'model' a mapping)."),
+        typer.Option(
+            help="YAML/JSON file of training options (keys as below, 'model' a mapping; "
+            "'base: other.yaml' builds on another file)."
+        ),
     ] = None,
     task: Annotated[
         str | None,

@@ -5,7 +5,8 @@ run). Pools are shrunk: the configs' own sizes only change how many examples are
 from pathlib import Path
 
 import pytest
-import yaml
+
+from circuitlab.options_file import read_options
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").rglob("*.yaml"))
@@ -21,7 +22,7 @@ def test_a_config_builds_its_model_with_every_model_option(path: Path):
     from circuitlab.tasks import make_task
     from circuitlab.train import TrainConfig, build_model
 
-    values = yaml.safe_load(path.read_text())
+    values = read_options(path)  # a file with 'base' builds on another
     options = {k: SMALL_POOLS.get(k, v) for k, v in values.get("task_options", {}).items()}
     config = TrainConfig.from_dict({**values, "task_options": options})
     task = make_task(config.task, conditional=config.conditional, **config.task_options)
