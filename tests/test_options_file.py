@@ -92,9 +92,11 @@ def test_a_bad_file_is_named(tmp_path, text, message):
 
 def test_the_shipped_configs_with_a_base_add_what_their_comments_say():
     """The one-schedule design is split-sentence.yaml in 88,000 steps with four more model
-    options; the pair world's copy of it changes only the task and its held-out pool."""
+    options; its lr-3e-4 variant changes only the learning rate, and the pair world's copy of
+    that changes only the task and its held-out pool."""
     split = read_options(ROOT / "configs" / "circuits" / "split-sentence.yaml")
     one = read_options(ROOT / "configs" / "circuits" / "one-schedule.yaml")
+    slow = read_options(ROOT / "configs" / "circuits" / "one-schedule-lr3e-4.yaml")
     pairs = read_options(ROOT / "configs" / "pairs" / "split-sentence.yaml")
     assert one["steps"] == 88000 and split["steps"] == 16000
     assert {k: v for k, v in one["model"].items() if split["model"].get(k) != v} == {
@@ -104,5 +106,6 @@ def test_the_shipped_configs_with_a_base_add_what_their_comments_say():
         "repulsion_hinge": 0.1,
         "read_in_weights": "sigmoid",
     }
-    assert pairs["model"] == one["model"] and pairs["task"] == "pairs"
+    assert {k: v for k, v in slow.items() if one.get(k) != v} == {"lr": 0.0003}
+    assert pairs["model"] == one["model"] and pairs["task"] == "pairs" and pairs["lr"] == 0.0003
     assert pairs["task_options"] == {**one["task_options"], "held_out_pool_size": 500}
