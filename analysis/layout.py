@@ -10,6 +10,10 @@ from matplotlib import colormaps
 from circuitlab.store import CircuitStore
 
 LAYOUT_KEY = "layout"
+# the closest two modules may sit, in layout units ([-1, 1]): the app draws a module as a 24-pixel
+# disc at 260 pixels a unit (0.09), so 0.12 keeps every disc clear of its neighbours and
+# clickable; a spring layout alone puts modules with strong mutual links on top of each other
+MIN_DISTANCE = 0.12
 
 
 def module_layout(
@@ -20,7 +24,12 @@ def module_layout(
     modules whose signatures are similar on average sit close. Cached in store.json.
     """
     n = len(store)
-    params = {"seed": seed, "circuits": min(n, max_circuits), "n_circuits": n}
+    params = {
+        "seed": seed,
+        "circuits": min(n, max_circuits),
+        "n_circuits": n,
+        "min_distance": MIN_DISTANCE,
+    }
     cached = store.analysis_params(LAYOUT_KEY)
     if not recompute and cached is not None and cached.get("params") == params:
         return np.asarray(cached["positions"], dtype=float)
@@ -30,8 +39,11 @@ def module_layout(
     return positions
 
 
-def layout_from_similarity(similarity: np.ndarray, seed: int = 0) -> np.ndarray:
-    """(U, 2) spring layout of the complete graph with edge weights ``similarity`` (U, U)."""
+def layout_from_similarity(
+    similarity: np.ndarray, seed: int = 0, min_distance: float = MIN_DISTANCE
+) -> np.ndarray:
+    """(U, 2) spring layout of the complete graph with edge weights ``similarity`` (U, U),
+    scaled into [-1, 1] and spread so that no two modules are closer than ``min_distance``."""
     u = similarity.shape[0]
     graph = nx.Graph()
     graph.add_nodes_from(range(u))
@@ -42,8 +54,50 @@ def layout_from_similarity(similarity: np.ndarray, seed: int = 0) -> np.ndarray:
     )
     positions = nx.spring_layout(graph, weight="weight", seed=seed)
     xy = np.array([positions[i] for i in range(u)], dtype=float)
-    xy -= xy.mean(axis=0)
+    return spread_apart(_into_unit_box(xy), min_distance, seed=seed)
+
+
+def _into_unit_box(xy: np.ndarray) -> np.ndarray:
+    """``xy`` (U, 2) centred and scaled so that its largest coordinate is 1 in size."""
+    xy = xy - xy.mean(axis=0)
     return xy / max(np.abs(xy).max(), 1e-12)
+
+
+def spread_apart(
+    xy: np.ndarray, min_distance: float, seed: int = 0, rounds: int = 200
+) -> np.ndarray:
+    """``xy`` (U, 2) in [-1, 1] with every pair closer than ``min_distance`` pushed apart along
+    the line between them (coincident points along a seeded random direction), each point
+    moving half the shortfall and kept inside [-1, 1]; repeated until no pair is too close (or
+    ``rounds`` passes), then scaled to touch the box. Points far from any crowding keep their
+    relative places. Many points get a smaller distance, 0.6 of a square grid's spacing."""
+    u = len(xy)
+    if u < 2 or min_distance <= 0:
+        return xy
+    # a square grid of U points in [-1, 1] has spacing 2 / (sqrt(U) - 1): ask for at most
+    # 0.6 of that, which the pushes reach quickly (hundreds of modules get closer)
+    min_distance = min(min_distance, 1.2 / max(np.sqrt(u) - 1, 1))
+    rng = np.random.default_rng(seed)
+    # push a little further than asked: exactly the shortfall converges only asymptotically
+    target = 1.05 * min_distance
+    for _ in range(rounds):
+        offset = xy[:, None, :] - xy[None, :, :]  # (U, U, 2): i minus j
+        distance = np.linalg.norm(offset, axis=-1)
+        np.fill_diagonal(distance, np.inf)
+        if distance.min() >= min_distance:
+            break
+        coincident = distance < 1e-9
+        if coincident.any():
+            angle = rng.uniform(0, 2 * np.pi, size=distance.shape)
+            random = np.stack([np.cos(angle), np.sin(angle)], axis=-1)
+            random = (random - random.transpose(1, 0, 2)) / 2  # antisymmetric: i, j move apart
+            offset = np.where(coincident[..., None], random, offset)
+            distance = np.where(coincident, 1e-9, distance)
+        shortfall = np.clip(target - distance, 0, None)  # (U, U), 0 on the diagonal (inf)
+        direction = offset / np.linalg.norm(offset, axis=-1, keepdims=True).clip(1e-12)
+        # clipped rather than rescaled: rescaling would shrink every gap each round
+        xy = np.clip(xy + (shortfall[..., None] / 2 * direction).sum(axis=1), -1, 1)
+    return xy / np.abs(xy).max()  # only ever grows the gaps: everything lay inside the box
 
 
 def module_colors(n_modules: int) -> list[str]:

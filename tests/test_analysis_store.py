@@ -11,6 +11,7 @@ import jupytext
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.spatial.distance import pdist
 from typer.testing import CliRunner
 
 from circuitlab.analysis.embedding import (
@@ -20,7 +21,13 @@ from circuitlab.analysis.embedding import (
     single_category_labels,
 )
 from circuitlab.analysis.figures import dropping_figure, save_figure
-from circuitlab.analysis.layout import module_colors, module_layout
+from circuitlab.analysis.layout import (
+    MIN_DISTANCE,
+    layout_from_similarity,
+    module_colors,
+    module_layout,
+    spread_apart,
+)
 from circuitlab.analysis.store_analysis import analyze_graphs
 from circuitlab.circuit import Circuit
 from circuitlab.cli import app
@@ -251,3 +258,39 @@ def test_non_finite_analysis_results_are_never_written(store):
         store.add_analysis("layout", {"positions": [[float("nan"), 0.0]]})
     assert (store.path / "store.json").read_text() == before
     json.loads(before, parse_constant=lambda name: pytest.fail(f"{name} in store.json"))
+
+
+def test_module_layout_keeps_modules_apart_and_close_pairs_close():
+    """A spring layout puts modules linked far more to each other than to the rest on one
+    spot; the layout keeps every two at least MIN_DISTANCE apart (the app's discs must not
+    overlap and must stay clickable), and a pushed-apart pair stays nearer than the rest."""
+    grid = np.stack(np.meshgrid(np.linspace(-1, 1, 4), np.linspace(-1, 1, 4)), -1).reshape(-1, 2)
+    xy = grid.copy()
+    xy[1], xy[6], xy[11] = xy[0] + 0.01, xy[5] - [0.02, 0.0], xy[10]  # 10 and 11 coincide
+    spread = spread_apart(xy, MIN_DISTANCE, seed=3)
+    distance = np.linalg.norm(spread[:, None] - spread[None], axis=-1)
+    np.fill_diagonal(distance, np.inf)
+    assert distance.min() >= MIN_DISTANCE - 1e-9 and np.abs(spread).max() == pytest.approx(1.0)
+    for a, b in [(0, 1), (5, 6), (10, 11)]:
+        assert distance[a, b] < 0.2 and distance[a, b] == distance[a].min()
+    # far from every crowded pair, the others keep their places up to one common rescaling
+    untouched = [2, 3, 7, 12, 13, 14, 15]
+    before, after = (pdist(p[untouched]) for p in (grid, spread))
+    np.testing.assert_allclose(after / before, np.median(after / before), rtol=0.03)
+    # a store-like similarity: four groups of eight modules linked within, barely across
+    group = np.arange(32) // 8
+    similarity = np.where(group[:, None] == group[None], 1.0, 0.001)
+    crowded = layout_from_similarity(similarity, seed=0, min_distance=0)
+    layout = layout_from_similarity(similarity, seed=0)
+    for positions, closest in [(crowded, "below"), (layout, "at least")]:
+        distance = np.linalg.norm(positions[:, None] - positions[None], axis=-1)
+        np.fill_diagonal(distance, np.inf)
+        assert (distance.min() >= MIN_DISTANCE - 1e-9) == (closest == "at least")
+        within = distance[group[:, None] == group[None]]
+        assert np.median(within[np.isfinite(within)]) < np.median(
+            distance[group[:, None] != group[None]]
+        )
+    # 100 modules fit MIN_DISTANCE apart; 400 get 0.6 of a square grid's spacing
+    for u, closest in [(100, MIN_DISTANCE), (400, 1.2 / 19)]:
+        many = spread_apart(np.zeros((u, 2)), MIN_DISTANCE)
+        assert pdist(many).min() >= closest - 1e-9 and np.abs(many).max() == pytest.approx(1.0)

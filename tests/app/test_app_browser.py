@@ -558,11 +558,11 @@ def test_a_clicked_processor_shows_what_it_reads_outlined_in_the_scene(
     dash_duo.wait_for_contains_text("#example-facts", "outlined: what module 3 reads")
     svg = base64.b64decode(image.get_attribute("src").split(",", 1)[1]).decode()
     assert 'class="read"' in svg
-    weights = [
-        float(part.rsplit(" ", 1)[1])
-        for part in dash_duo.find_element("#module-reads").text.split(": ", 1)[1].split(", ")
-    ]
+    # "...: obj 0.41, obj 0.37, ...[; nothing (null token) 0.49]" (the null token's after ";")
+    objects, _, null = dash_duo.find_element("#module-reads").text.split(": ", 1)[1].partition("; ")
+    weights = [float(part.rsplit(" ", 1)[1]) for part in objects.split(", ")]
     assert weights == sorted(weights, reverse=True) and 0 < weights[0] <= 1
+    assert not null or (null.startswith("nothing (null token) ") and 0 <= float(null[21:]) <= 1)
     screenshot(dash_duo, "module_reads")
     readout = list(CircuitStore.open(nlvr2_store).roles).index("readout")
     tap(dash_duo, f"node[id='{readout}']")  # a read-out reads nothing of the scene
