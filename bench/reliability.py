@@ -338,6 +338,10 @@ CASES: dict[str, dict[str, Callable[[Path], str]]] = {
         "n_processors 0": lambda d: config_case(
             d, "", "-m", "n_processors=0", phrase="n_processors"
         ),
+        "base: a missing file": lambda d: config_case(
+            d, "base: nowhere.yaml\n", phrase="nowhere.yaml"
+        ),
+        "base: itself (a cycle)": lambda d: config_case(d, "base: config.yaml\n", phrase="cycle"),
     },
     "NLVR input": {
         "numeric identifier": lambda d: api(
