@@ -17,6 +17,7 @@ Unconditional runs (Perceiver IO baselines) get the task columns only.
 
     python bench/circuit_causality.py RUN [RUN ...] [--name NAME ...] [--append]
     python bench/circuit_causality.py --markdown     # the table of docs/results.md from the CSV
+    python bench/circuit_causality.py --markdown NAME NAME   # only these rows (the README's)
     python bench/circuit_causality.py --seeds NAME NAME NAME   # mean ± sd of seeds' rows
 
 Rows go to bench/results/circuit_causality.csv; with --append, rows of runs already there are
@@ -133,15 +134,20 @@ def markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def seed_summary(frame: pd.DataFrame, runs: list[str]) -> str:
-    """One markdown row for several seeds of one configuration: each acceptance column's mean
-    and sample standard deviation (ddof 1) over the rows named ``runs``, 3 decimals."""
+def rows_named(frame: pd.DataFrame, runs: list[str]) -> pd.DataFrame:
+    """The rows named ``runs``, in that order (a short table: the README's)."""
     missing = [r for r in runs if r not in set(frame["run"])]
     if missing:
         raise ValueError(f"no rows named {missing} in the results; names are the --name given")
+    return frame.set_index("run").loc[runs].reset_index()
+
+
+def seed_summary(frame: pd.DataFrame, runs: list[str]) -> str:
+    """One markdown row for several seeds of one configuration: each acceptance column's mean
+    and sample standard deviation (ddof 1) over the rows named ``runs``, 3 decimals."""
     if len(runs) < 2:
         raise ValueError("a spread needs at least two seeds' rows")
-    rows = frame[frame["run"].isin(runs)]
+    rows = rows_named(frame, runs)
     names = [c for c, _ in TABLE_COLUMNS if c in frame.columns and c != "run"]
     cells = []
     for c in names:
@@ -157,14 +163,22 @@ def main() -> None:
     parser.add_argument("--world", type=int, default=4000, help="held-out world examples")
     parser.add_argument("--seed", type=int, default=0, help="seed of swaps, folds, controls")
     parser.add_argument("--append", action="store_true", help="keep other runs' rows")
-    parser.add_argument("--markdown", action="store_true", help="print the results table")
+    parser.add_argument(
+        "--markdown",
+        nargs="*",
+        metavar="NAME",
+        help="print the results table (only the rows with these names, in this order)",
+    )
     parser.add_argument(
         "--seeds", nargs="+", metavar="NAME", help="print mean ± sd of these rows (seeds)"
     )
     args = parser.parse_args()
-    if args.markdown or args.seeds:
+    if args.markdown is not None or args.seeds:
         frame = pd.read_csv(RESULTS / f"{NAME}.csv")
-        print(seed_summary(frame, args.seeds) if args.seeds else markdown(frame))
+        if args.seeds:
+            print(seed_summary(frame, args.seeds))
+        else:
+            print(markdown(rows_named(frame, args.markdown) if args.markdown else frame))
         return
     if not args.runs:
         parser.error("give the run directories to measure (or --markdown)")

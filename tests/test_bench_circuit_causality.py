@@ -8,7 +8,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import pytest  # noqa: E402
-from circuit_causality import markdown, seed_summary  # noqa: E402
+from circuit_causality import markdown, rows_named, seed_summary  # noqa: E402
 
 
 def test_markdown_keeps_the_acceptance_columns_in_order_and_marks_missing_values():
@@ -41,3 +41,10 @@ def test_seed_summary_is_the_mean_and_sample_spread_of_the_named_rows_only():
         seed_summary(frame, ["s0", "s300"])
     with pytest.raises(ValueError, match="two seeds"):
         seed_summary(frame, ["s0"])
+
+
+def test_rows_named_keeps_the_asked_order_and_names_what_is_missing():
+    frame = pd.DataFrame([{"run": name, "world_heldout": 0.5} for name in ("a", "b", "c")])
+    assert list(rows_named(frame, ["c", "a"])["run"]) == ["c", "a"]
+    with pytest.raises(ValueError, match="'d'"):
+        rows_named(frame, ["a", "d"])
