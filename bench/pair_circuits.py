@@ -41,11 +41,10 @@ from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs
 from circuitlab.data.nlvr import read_annotations, read_nlvr2
 from circuitlab.data.nlvr2_vocab import object_nouns
 from circuitlab.interventions import causality_report, minimal_pair_shifts
-from circuitlab.tasks import make_task
+from circuitlab.pairs_eval import HELDOUT_SPLITS, PAIRS_HELDOUT_SEED, pairs_task
 from circuitlab.train import load_model, predict_logits
 
 NAME = "pair_circuits"
-HELD_OUT_SEED = 12345
 
 
 def embedding_logic_share(pairs: pd.DataFrame) -> float:
@@ -63,10 +62,10 @@ def measure(run: Path, name: str, n_examples: int, seed: int) -> dict:
     model, config = load_model(run)
     if config.task != "pairs":
         raise SystemExit(f"{run} was trained on task {config.task!r}, not pairs")
-    task = make_task("pairs", conditional=config.conditional, **config.task_options)
+    task = pairs_task(config)
     row: dict = {"run": name, "seed": config.seed, "steps": config.steps}
-    for split, column in (("val", "heldout_sentences"), ("held_out", "heldout_nouns")):
-        examples = task.validation_examples(n_examples, HELD_OUT_SEED, split=split)
+    for split, column in HELDOUT_SPLITS.items():
+        examples = task.validation_examples(n_examples, PAIRS_HELDOUT_SEED, split=split)
         batch = task.batch_for(examples)
         if split == "val" and model.config.conditional:
             report = causality_report(model, batch, [e.sentence for e in examples], seed=seed)

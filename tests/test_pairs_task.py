@@ -137,3 +137,37 @@ def test_a_pairs_model_trains_and_exports_its_nlvr2_and_pairs_stores(tiny_pairs_
     tokens, mask = task.encode_text([pairs["text"][0]])
     expected = model.circuits(tokens, mask)[0]
     np.testing.assert_allclose(stores["pairs"][0].signatures, expected.signatures, atol=1e-5)
+
+
+def test_a_pairs_run_ships_with_its_held_out_sentence_and_noun_accuracies(
+    tiny_pairs_export, tmp_path
+):
+    import dataclasses
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from circuitlab.pairs_eval import heldout_accuracies, pairs_task
+    from circuitlab.train import load_model
+
+    checkpoint, _ = tiny_pairs_export
+    run, shipped = checkpoint.parent, tmp_path / "checkpoints" / "pairs"
+    root = Path(__file__).resolve().parents[1]
+    args = [str(run), "--to", str(shipped), "--world", "24"]
+    subprocess.run([sys.executable, "scripts/ship_checkpoint.py", *args], check=True, cwd=root)
+    assert {p.name for p in shipped.iterdir()} == {
+        "checkpoint.pt",
+        "config.json",
+        "metrics.csv",
+        "summary.json",
+        "stages.json",
+        "results.json",
+    }
+    results = json.loads((shipped / "results.json").read_text())
+    model, config = load_model(shipped)
+    # the shipped numbers are the library's, on the same 24 examples of each split
+    assert results == {**heldout_accuracies(model, pairs_task(config), 24), "examples": 24}
+    assert set(results) == {"heldout_sentences", "heldout_nouns", "examples"}
+    with pytest.raises(ValueError, match="--task pairs"):
+        pairs_task(dataclasses.replace(config, task="nlvr"))
