@@ -88,8 +88,9 @@ class Intervener:
         self._run_lock = threading.Lock()
         # one example's batch (its sentence encoded once): clicks on one scene reuse it
         self._scene_batch = lru_cache(maxsize=64)(lambda index: self._batch(np.array([index])))
-        # the module panel and the scene both ask for the shown example's reads
+        # the module panel and the scene both ask for the shown example's reads, and its scene
         self.reads = lru_cache(maxsize=32)(self._reads)
+        self.scene_of = lru_cache(maxsize=64)(self._scene_of)
 
     def has_scene(self, index: int) -> bool:
         """Whether store row ``index`` has a scene to run the model on."""
@@ -183,8 +184,9 @@ class Intervener:
             for name, (signature_rows, code_rows) in choices.items()
         }
 
-    def scene_of(self, index: int) -> Any:
-        """Store row ``index``'s scene (of ``self.kind``: NLVR boxes or a ``PairScene``)."""
+    def _scene_of(self, index: int) -> Any:
+        """Store row ``index``'s scene (of ``self.kind``: NLVR boxes or a ``PairScene``), read
+        from its JSON (``scene_of`` keeps the last 64 read: scenes are immutable)."""
         return self.kind.read(self.view.frame["scene"].iloc[index])
 
     def _reads(self, index: int, edit: Edit) -> np.ndarray:
