@@ -18,6 +18,17 @@ from circuitlab.nlvr_eval import evaluate_file
 from circuitlab.train import TrainConfig, train
 from tests.test_train import TINY_MODEL, tiny_conditional_config
 
+# what scripts/ship_checkpoint.py puts in a checkpoint folder: the run's files, how it was
+# trained and the numbers the docs quote
+SHIPPED_FILES = {
+    "checkpoint.pt",
+    "config.json",
+    "metrics.csv",
+    "summary.json",
+    "stages.json",
+    "results.json",
+}
+
 
 def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "circuitlab", *args]
@@ -216,14 +227,7 @@ def test_a_warm_started_run_is_shipped_with_the_stages_that_made_it(tiny_run, tm
     args = [str(second), "--to", str(shipped), "--keep-old-as", str(old), "--world", "40"]
     subprocess.run([sys.executable, "scripts/ship_checkpoint.py", *args], check=True)
     assert (old / "marker").read_text() == "the model shipped before"
-    assert {p.name for p in shipped.iterdir()} == {
-        "checkpoint.pt",
-        "config.json",
-        "metrics.csv",
-        "summary.json",
-        "stages.json",
-        "results.json",
-    }
+    assert {p.name for p in shipped.iterdir()} == SHIPPED_FILES
     record = json.loads((shipped / "stages.json").read_text())
     assert [r["config"]["steps"] for r in record] == [20, 2]
     assert record[1]["config"]["init_from"] == str(tiny_run)

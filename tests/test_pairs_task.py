@@ -150,20 +150,14 @@ def test_a_pairs_run_ships_with_its_held_out_sentence_and_noun_accuracies(
 
     from circuitlab.pairs_eval import heldout_accuracies, pairs_task
     from circuitlab.train import load_model
+    from tests.test_nlvr_cli import SHIPPED_FILES
 
     checkpoint, _ = tiny_pairs_export
     run, shipped = checkpoint.parent, tmp_path / "checkpoints" / "pairs"
     root = Path(__file__).resolve().parents[1]
     args = [str(run), "--to", str(shipped), "--world", "24"]
     subprocess.run([sys.executable, "scripts/ship_checkpoint.py", *args], check=True, cwd=root)
-    assert {p.name for p in shipped.iterdir()} == {
-        "checkpoint.pt",
-        "config.json",
-        "metrics.csv",
-        "summary.json",
-        "stages.json",
-        "results.json",
-    }
+    assert {p.name for p in shipped.iterdir()} == SHIPPED_FILES
     results = json.loads((shipped / "results.json").read_text())
     model, config = load_model(shipped)
     # the shipped numbers are the library's, on the same 24 examples of each split
