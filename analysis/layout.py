@@ -54,13 +54,8 @@ def layout_from_similarity(
     )
     positions = nx.spring_layout(graph, weight="weight", seed=seed)
     xy = np.array([positions[i] for i in range(u)], dtype=float)
-    return spread_apart(_into_unit_box(xy), min_distance, seed=seed)
-
-
-def _into_unit_box(xy: np.ndarray) -> np.ndarray:
-    """``xy`` (U, 2) centred and scaled so that its largest coordinate is 1 in size."""
-    xy = xy - xy.mean(axis=0)
-    return xy / max(np.abs(xy).max(), 1e-12)
+    xy -= xy.mean(axis=0)
+    return spread_apart(xy / max(np.abs(xy).max(), 1e-12), min_distance, seed=seed)
 
 
 def spread_apart(
