@@ -3,13 +3,13 @@ fraction of processor modules dropped, least connected first (NAC.drop_modules; 
 all-ones graph ranks nothing, so its latents are dropped at random, seeded). One NAC is also
 dropped in random order, the control for the ordering.
 
-Models: on the toy task, an unconditional NAC per prior and none, and a Perceiver IO, the
-runs of bench/toy_runs.py that bench/priors_shape.py shares (trained here if missing); on
-the NLVR task, the shipped conditional NAC (checkpoints/nlvr, no prior), the same
+Models: on the toy task, an unconditional NAC per prior and none, and a Perceiver IO, the runs
+of bench/toy_runs.py that bench/priors_shape.py shares (trained here if missing); on the NLVR
+task, the small conditional NAC (checkpoints/nlvr-small: configs/nlvr.yaml, no prior), the same
 configuration with each prior and the Perceiver IO baseline, the runs of bench/nlvr_runs.py
-(trained here if missing: about 11 minutes each on 2 CPU cores; --no-nlvr-runs leaves them
-out). Accuracy on each run's fixed validation set; throughput = validation examples per
-second (median of 5 after a warm-up). Writes the CSV and docs/figures/dropping.png.
+(trained here if missing: about 11 minutes each on 2 CPU cores; --no-nlvr-runs leaves them out).
+Accuracy on each run's fixed validation set; throughput = validation examples per second (median
+of 5 after a warm-up). Writes the CSV and docs/figures/dropping.png.
 
     python bench/dropping.py [--steps 1000] [--no-nlvr-runs]
 """
@@ -87,7 +87,7 @@ def main() -> None:
         "--no-nlvr-runs",
         dest="nlvr_runs",
         action="store_false",
-        help="only the shipped NLVR NAC (no NLVR prior or Perceiver IO runs to train)",
+        help="only the small NLVR NAC (no NLVR prior or Perceiver IO runs to train)",
     )
     args = parser.parse_args()
     rows = []
@@ -98,10 +98,12 @@ def main() -> None:
             rows += curve(f"toy NAC, prior {prior}, random order", model, config, "random")
     model, config, _ = trained_perceiver_io(args.steps, args.seed)
     rows += curve("toy Perceiver IO", model, config)
-    model, config = load_model("checkpoints/nlvr")
-    rows += curve("NLVR NAC, prior none (shipped)", model, config)
+    model, config = load_model("checkpoints/nlvr-small")
+    rows += curve("NLVR NAC, prior none (configs/nlvr.yaml)", model, config)
     if args.nlvr_runs:
-        rows += curve("NLVR NAC, prior none (shipped), random order", model, config, "random")
+        rows += curve(
+            "NLVR NAC, prior none (configs/nlvr.yaml), random order", model, config, "random"
+        )
         for prior in nlvr_runs.PRIORS:
             model, config = nlvr_runs.trained_with_prior(prior, args.seed)
             rows += curve(f"NLVR NAC, prior {prior}", model, config)

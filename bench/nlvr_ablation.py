@@ -1,15 +1,16 @@
 """The ablation ladder (paper Table 1) on NLVR's generated world, one seed: accuracy in and out
 of distribution.
 
-Rungs, each the shipped NLVR configuration (configs/nlvr.yaml, 16 processors, 8000 steps) but for
+Rungs, each the small NLVR configuration (configs/nlvr.yaml, 16 processors, 8000 steps) but for
 what the rung changes, trained by bench/nlvr_runs.py: Perceiver IO (scene and sentence tokens as
 one input set; configs/nlvr-baselines/perceiver-io.yaml); + ModFC (module codes generated from
 the sentence, all-ones graph); + sparse frozen graph (signatures from a frozen random head); the
-NAC with a learned graph and no prior (the shipped checkpoint, checkpoints/nlvr); the NAC with each
-of the four priors. Splits, all on held-out sentences: the world validation set (every sentence,
-as training reports it); in distribution, the sentences about scattered scenes on boxes of 1-8
-objects, as in training; out of distribution, the same sentences on boxes of 9-12 objects
-(NLVRWorld.out_of_distribution). Labels are balanced per sentence in every split.
+NAC with a learned graph and no prior (checkpoints/nlvr-small, shipped before the circuit
+model); the NAC with each of the four priors. Splits, all on held-out sentences: the world
+validation set (every sentence, as training reports it); in distribution, the sentences about
+scattered scenes on boxes of 1-8 objects, as in training; out of distribution, the same
+sentences on boxes of 9-12 objects (NLVRWorld.out_of_distribution). Labels are balanced per
+sentence in every split.
 
     python bench/nlvr_ablation.py [--examples 1024] [--seed 0] [--rungs "Perceiver IO" ...]
     python bench/nlvr_ablation.py --summary
@@ -36,14 +37,14 @@ from circuitlab.tasks import make_task
 from circuitlab.tasks.nlvr import NLVRWorld
 from circuitlab.train import TrainConfig, batch_metrics, load_model
 
-SHIPPED = "checkpoints/nlvr"
+SMALL_NLVR = "checkpoints/nlvr-small"
 
 
 def rungs(seed: int) -> dict[str, Callable[[], tuple[NAC, TrainConfig]]]:
     """Rung name -> a function giving its (model, TrainConfig), training it first if needed.
-    The prior-free NAC of seed 0 is the shipped checkpoint (trained from the same config)."""
+    The prior-free NAC of seed 0 is checkpoints/nlvr-small (trained from the same config)."""
     if seed == 0:
-        no_prior = partial(load_model, SHIPPED)
+        no_prior = partial(load_model, SMALL_NLVR)
     else:
         no_prior = partial(trained_with_prior, None, seed)
     return {

@@ -1,7 +1,7 @@
-"""The NLVR models the claims benches share (dropping, nlvr_ablation): the shipped configuration
+"""The NLVR models the claims benches share (dropping, nlvr_ablation): the small NLVR configuration
 (configs/nlvr.yaml: a conditional NAC, 16 processors) with each graph prior, the Perceiver IO
 baseline (configs/nlvr-baselines/perceiver-io.yaml), and the ablation ladder's middle rungs (the
-shipped configuration with an all-ones graph, and with a frozen random one).
+small configuration with an all-ones graph, and with a frozen random one).
 
 Runs live in runs/nlvr_claims/NAME-seedS and are resumed if interrupted; each takes about
 11 minutes on 2 CPU cores (the Perceiver IO about 6).
@@ -45,8 +45,8 @@ def trained(name: str, config: TrainConfig) -> tuple[NAC, TrainConfig]:
 
 
 def trained_with_prior(prior: str | None, seed: int = 0) -> tuple[NAC, TrainConfig]:
-    """The shipped NLVR configuration with ``prior`` at the regulariser's default weight (None:
-    the shipped configuration itself, run ``none``)."""
+    """The small NLVR configuration with ``prior`` at the regulariser's default weight (None:
+    the configuration itself, run ``none``)."""
     overrides = prior_overrides(prior) if prior else {}
     return trained(prior or "none", _config_file(CONFIGS / "nlvr.yaml", overrides, seed))
 
@@ -57,7 +57,7 @@ def trained_perceiver_io(seed: int = 0) -> tuple[NAC, TrainConfig]:
 
 
 def trained_graph_rung(name: str, seed: int = 0) -> tuple[NAC, TrainConfig]:
-    """The shipped NLVR configuration with the graph of rung ``name`` (GRAPH_RUNGS)."""
+    """The small NLVR configuration with the graph of rung ``name`` (GRAPH_RUNGS)."""
     overrides = {"graph": GRAPH_RUNGS[name]}
     return trained(name, _config_file(CONFIGS / "nlvr.yaml", overrides, seed))
 

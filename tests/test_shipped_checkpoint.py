@@ -1,5 +1,6 @@
-"""The NLVR checkpoint that ships in checkpoints/nlvr: small, complete, and as good as
-docs/results.md says on real NLVR test (which it never trained on)."""
+"""The NLVR checkpoint that ships in checkpoints/nlvr: small, complete, as good as
+docs/results.md says on real NLVR test (which it never trained on), and answering through its
+circuit."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from pathlib import Path
 
 from circuitlab.data.nlvr import read_nlvr
+from circuitlab.interventions import causality_report
 from circuitlab.nlvr_eval import nlvr_task, predict_nlvr
 from circuitlab.train import TrainConfig, load_model
 
@@ -32,3 +34,16 @@ def test_shipped_checkpoint_beats_the_majority_class_on_nlvr_test():
     assert accuracy >= majority + 0.05
     recorded = json.loads((SHIPPED / "results.json").read_text())
     assert abs(accuracy - recorded["nlvr_test"]) < 2e-3  # the number docs/results.md quotes
+
+
+def test_shipped_circuit_decides_the_answer_on_nlvr_test():
+    """Issue 18's bar on real sentences: another sentence's graph (codes kept) or an all-ones
+    kernel costs >= 10 points (the model shipped before it lost nothing either way)."""
+    model, config = load_model(SHIPPED)
+    test = read_nlvr("nlvr-test")
+    batch = nlvr_task(config).batch_for(test)
+    report = causality_report(model, batch, [e.sentence for e in test])
+    assert report["sentences"] > 200
+    assert report["signature_swap_drop"] >= 0.10
+    assert report["all_ones_drop"] >= 0.10
+    assert 0.1 <= report["density"] <= 0.4
