@@ -41,20 +41,6 @@ def toggle(chosen: dict, item) -> None:
         chosen[item] = None
 
 
-def earlier_edit(restored: list, actions: list) -> bool:
-    """Whether ``restored`` (the URL's edit) is the edit ``actions`` made at some earlier click
-    (or now): the URL the page wrote for an earlier click, read back after later ones, which
-    must not undo them. A slow server delivers those echoes late; so the back button does not
-    undo edits either (the undo button does)."""
-
-    def key(edit: Edit) -> tuple[frozenset, ...]:
-        return frozenset(edit.cut), frozenset(edit.knocked_out), frozenset(edit.forced)
-
-    target = key(edit_of(restored))
-    actions = actions or []
-    return any(key(edit_of(actions[:k])) == target for k in range(len(actions) + 1))
-
-
 def edits_query(actions: list) -> dict[str, str]:
     """The URL's ``cut`` and ``force`` ("1-2,3-4") and ``knock`` ("5,6") for an edit; empty
     when none."""
@@ -186,7 +172,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         query = query_of(search)
         view = store_view(stores, stores.resolve(query.get("store"))[0])
         restored, _ = parse_edits(query, view.n_modules)
-        if earlier_edit(restored, actions):
+        if edit_of(restored) == edit_of(actions):
             raise PreventUpdate
         return restored
 

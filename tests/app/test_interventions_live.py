@@ -8,7 +8,6 @@ import torch
 from circuitlab.app.callbacks.circuit import edge_text
 from circuitlab.app.callbacks.compare import swap_text
 from circuitlab.app.callbacks.intervene import (
-    earlier_edit,
     edit_of,
     edits_query,
     mark_edits,
@@ -72,16 +71,6 @@ def test_edits_toggle_and_survive_the_url():
     _, problems = parse_edits({"cut": "2-40,x,3-3", "knock": "18,<b>"}, n_modules=18)
     assert len(problems) == 5 and "'<b>'" in problems[-1]
     assert edit_of([]) == Edit() and not Edit() and edits_query([]) == {}
-
-
-def test_a_late_url_of_an_earlier_click_does_not_undo_later_clicks():
-    actions = [["cut", 1, 3], ["knock", 5], ["knock", 7], ["knock", 5]]
-    for k in range(len(actions) + 1):  # every URL the page wrote on the way, and the empty one
-        written = parse_edits(edits_query(actions[:k]), n_modules=18)[0]
-        assert earlier_edit(written, actions)
-    assert earlier_edit(parse_edits({"knock": "7", "cut": "1-3"}, 18)[0], actions)  # now
-    assert not earlier_edit(parse_edits({"knock": "9"}, 18)[0], actions)  # a link opened
-    assert not earlier_edit(parse_edits({"cut": "1-3", "knock": "5,7"}, 18)[0], [])  # fresh page
 
 
 def test_cut_links_and_knocked_out_modules_are_marked_without_touching_the_cache():
