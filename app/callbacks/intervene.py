@@ -178,13 +178,13 @@ def register(app: dash.Dash, stores: AppStores) -> None:
 
     @app.callback(
         Output("edit-summary", "children"),
-        Output("intervention", "children"),
         Input("edits", "data"),
-        Input("circuit", "data"),
         Input("store-key", "data"),
         Input("url-read", "search"),
     )
-    def show_intervention(actions, circuit, key, search):
+    def summarize_edit(actions, key, search):
+        # apart from the model run below, so that each click shows at once while the runs of
+        # quick clicks queue on the server
         view = store_view(stores, key)
         edit = edit_of(actions)
         _, problems = parse_edits(query_of(search), view.n_modules)
@@ -194,13 +194,21 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         pick = pending_pick(actions)
         if pick is not None:
             problems = [f"forcing a link from module {pick}: click its other end", *problems]
-        summary = "; ".join([", ".join(parts) if edit else "no edit", *problems])
+        return "; ".join([", ".join(parts) if edit else "no edit", *problems])
+
+    @app.callback(
+        Output("intervention", "children"),
+        Input("edits", "data"),
+        Input("circuit", "data"),
+        Input("store-key", "data"),
+    )
+    def show_intervention(actions, circuit, key):
         if not shows_circuit(circuit) or "typed" in circuit:
-            return summary, "interventions run on a stored example with its scene"
+            return "interventions run on a stored example with its scene"
         try:
             intervener = stores.intervener(key)
         except ValueError as err:
-            return summary, str(err)
+            return str(err)
         if not intervener.has_scene(circuit["index"]):
-            return summary, "this circuit's example has no scene to run the model on"
-        return summary, outcome_text(intervener.outcome(circuit["index"], edit))
+            return "this circuit's example has no scene to run the model on"
+        return outcome_text(intervener.outcome(circuit["index"], edit_of(actions)))
