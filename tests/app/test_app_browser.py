@@ -99,6 +99,9 @@ def test_search_a_sentence_and_see_its_graph_then_move_the_threshold(
     assert edge_count(dash_duo) >= at_half
     fit = dash_duo.find_element("#prior-fit").text  # at P > 0.1 the graph may be complete
     assert "gap to runner-up" in fit or "no other family describes this graph" in fit
+    step_threshold(dash_duo, 8)  # back to 0.5: the graph first drawn
+    dash_duo.wait_for_contains_text("#edge-count", "P > 0.5")
+    assert edge_count(dash_duo) == at_half
     screenshot(dash_duo, "circuit_view")
     no_console_errors(dash_duo)
 
