@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 from circuitlab.data.nlvr import read_nlvr
-from circuitlab.interventions import causality_report
-from circuitlab.nlvr_eval import nlvr_task, predict_nlvr
+from circuitlab.nlvr_eval import nlvr_causality, nlvr_task, predict_nlvr
 from circuitlab.train import TrainConfig, load_model
 
 SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "nlvr"
@@ -40,9 +39,7 @@ def test_shipped_circuit_decides_the_answer_on_nlvr_test():
     """Issue 18's bar on real sentences: another sentence's graph (codes kept) or an all-ones
     kernel costs >= 10 points (the model shipped before it lost nothing either way)."""
     model, config = load_model(SHIPPED)
-    test = read_nlvr("nlvr-test")
-    batch = nlvr_task(config).batch_for(test)
-    report = causality_report(model, batch, [e.sentence for e in test])
+    report = nlvr_causality(model, nlvr_task(config), read_nlvr("nlvr-test"))
     assert report["sentences"] > 200
     assert report["signature_swap_drop"] >= 0.10
     assert report["all_ones_drop"] >= 0.10
