@@ -6,7 +6,8 @@ For each trained NLVR run (a directory of `circuitlab train --task nlvr`):
 - graph matters: the accuracy lost when every example takes the signatures of an example with
   another sentence (codes kept), the codes of one (signatures kept), or an all-ones kernel;
 - shape: fraction of processor links with P > 0.5 (mean over the held-out sentences) and its
-  spread, participation ratio and first principal component's share of the stack of P;
+  spread, participation ratio and first principal component's share of the stack of P, and
+  (pc1_mean_p_corr, CSV only) how closely that component follows the graphs' mean P;
 - meaning: 5-NN accuracy (5-fold) of the exact grammar category of held-out sentences that have
   one, from P, from the P of an untrained generator (same architecture, random init: the
   templates alone), and from the sentence embedding the generator reads; and the share of
@@ -87,6 +88,7 @@ def measure(run: Path, name: str, world: int, seed: int) -> dict:
         "mean_p",
         "participation_ratio",
         "pc1_share",
+        "pc1_mean_p_corr",
     ):
         row[key] = report[key]
     row["nlvr_test_signature_swap_drop"] = test_report["signature_swap_drop"]

@@ -327,7 +327,8 @@ def causality(
     """Does the circuit decide the answer? Accuracy with the model's own circuits, with
     signatures swapped between examples of different sentences (codes kept), with codes swapped
     (signatures kept), with an all-ones kernel; and the graphs' density (links with P > 0.5),
-    its spread over sentences, participation ratio and first component's share."""
+    its spread over sentences, participation ratio, first component's share and that
+    component's correlation with the graphs' mean P (is it just how full they are?)."""
     from circuitlab.data.nlvr import NLVRFormatError, read_nlvr
     from circuitlab.device import pick_device
     from circuitlab.nlvr_eval import full_task, nlvr_causality, nlvr_task, world_heldout

@@ -309,14 +309,19 @@ def graph_shape(p: np.ndarray, threshold: float = LINK_THRESHOLD) -> dict[str, f
     density_std: its standard deviation over graphs; mean_p: the mean off-diagonal P;
     participation_ratio: (sum l)^2 / sum l^2 over the eigenvalues l of the covariance of the
     graphs' off-diagonal entries (the effective number of dimensions the graphs vary in);
-    pc1_share: the largest eigenvalue's share of the variance.
+    pc1_share: the largest eigenvalue's share of the variance; pc1_mean_p_corr: the absolute
+    correlation, over graphs, of their scores on that first component with their mean P (near 1
+    when the main way the graphs differ is how full they are; 0 when undefined).
     """
     n = p.shape[0]
     flat = off_diagonal(p)
     present = (flat > threshold).mean(axis=1)
     centred = flat - flat.mean(axis=0)
     # eigenvalues of the covariance from the singular values of the centred stack
-    singular = np.linalg.svd(centred, compute_uv=False) if n > 1 else np.zeros(1)
+    if n > 1:
+        left, singular, _ = np.linalg.svd(centred, full_matrices=False)
+    else:
+        left, singular = np.zeros((n, 1)), np.zeros(1)
     eig = singular**2
     total = eig.sum()
     return {
@@ -325,7 +330,15 @@ def graph_shape(p: np.ndarray, threshold: float = LINK_THRESHOLD) -> dict[str, f
         "mean_p": float(flat.mean()),
         "participation_ratio": float(total**2 / (eig**2).sum()) if total > 0 else 0.0,
         "pc1_share": float(eig.max() / total) if total > 0 else 0.0,
+        "pc1_mean_p_corr": _abs_correlation(left[:, 0], flat.mean(axis=1)),
     }
+
+
+def _abs_correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """|Pearson correlation| of two (N,) vectors; 0 where either is constant (to rounding)."""
+    if min(np.ptp(a), np.ptp(b)) < 1e-12:
+        return 0.0
+    return float(abs(np.corrcoef(a, b)[0, 1]))
 
 
 def causality_report(

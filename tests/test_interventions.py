@@ -295,6 +295,32 @@ def test_graph_shape_on_known_stacks():
     assert graph_shape(half)["density_std"] == 0.5
 
 
+def test_graph_shape_tells_whether_the_first_component_is_density():
+    u, n = 5, 2000
+    rng = np.random.default_rng(1)
+    links = u * (u - 1)
+    contrast = np.where(np.arange(links) % 2 == 0, 1.0, -1.0)  # half the links up, half down
+    noise = 0.005 * rng.normal(size=(n, links))
+
+    def stack(flat: np.ndarray) -> np.ndarray:
+        p = np.zeros((n, u, u))
+        p[:, ~np.eye(u, dtype=bool)] = flat
+        return p
+
+    # graphs that differ mainly in how full they are
+    fuller = 0.3 + 0.1 * rng.normal(size=(n, 1)) * np.ones(links) + noise
+    assert graph_shape(stack(fuller))["pc1_mean_p_corr"] > 0.99
+    # graphs that differ mainly in which links they keep, their fullness a weaker, separate axis
+    rewired = (
+        0.3
+        + 0.1 * rng.normal(size=(n, 1)) * contrast
+        + 0.02 * rng.normal(size=(n, 1)) * np.ones(links)
+        + noise
+    )
+    assert graph_shape(stack(rewired))["pc1_mean_p_corr"] < 0.1
+    assert graph_shape(stack(np.full((n, links), 0.3)))["pc1_mean_p_corr"] == 0.0
+
+
 def test_causality_report_of_a_model_that_reads_codes_only():
     # sentence codes with an all-ones kernel: signatures cannot matter, codes do
     model, batch = _model(graph="dense"), _batch(40)
