@@ -22,7 +22,7 @@ Unconditional runs (Perceiver IO baselines) get the task columns only.
     python bench/circuit_causality.py --seeds NAME NAME NAME   # mean ± sd of seeds' rows
 
 Rows go to bench/results/circuit_causality.csv; with --append, rows of runs already there are
-replaced and the others kept.
+replaced in place and the others kept (new runs last).
 """
 
 from __future__ import annotations

@@ -318,9 +318,11 @@ def finished_runs(runs: list[Path], names: list[str] | None) -> list[str]:
 
 
 def with_other_runs(name: str, rows: list[dict]) -> list[dict]:
-    """``rows`` after the rows of bench/results/NAME.csv whose run is not among theirs."""
+    """The rows of bench/results/NAME.csv with ``rows`` merged in: a run measured again takes
+    its old row's place (the table's order stays), new runs come last."""
     path = RESULTS / f"{name}.csv"
     if not path.is_file():
         return rows
-    kept = pd.read_csv(path)
-    return kept[~kept["run"].isin([r["run"] for r in rows])].to_dict("records") + rows
+    fresh = {row["run"]: row for row in rows}
+    merged = [fresh.pop(row["run"], row) for row in pd.read_csv(path).to_dict("records")]
+    return merged + list(fresh.values())

@@ -9,8 +9,14 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import common  # noqa: E402
 from bench_helpers import build_allocating_step  # noqa: E402
-from common import interleaved_medians, step_in_fresh_process, step_peak_memory  # noqa: E402
+from common import (  # noqa: E402
+    interleaved_medians,
+    step_in_fresh_process,
+    step_peak_memory,
+    with_other_runs,
+)
 
 
 def test_interleaved_medians_call_each_step_in_turns():
@@ -53,3 +59,15 @@ def test_world_categories_append_keeps_earlier_runs_and_replaces_a_remeasured_on
     assert joined["old"].tolist() == [0.1, 0.2] and joined["again"].tolist() == [0.9, 0.8]
     with pytest.raises(ValueError, match="--examples"):
         with_earlier_columns(new.assign(examples=[4, 5]), earlier)
+
+
+def test_with_other_runs_replaces_a_remeasured_run_in_its_place(tmp_path, monkeypatch):
+    import pandas as pd
+
+    monkeypatch.setattr(common, "RESULTS", tmp_path)
+    pd.DataFrame({"run": ["a", "b", "c"], "acc": [0.1, 0.2, 0.3]}).to_csv(
+        tmp_path / "table.csv", index=False
+    )
+    rows = with_other_runs("table", [{"run": "d", "acc": 0.4}, {"run": "b", "acc": 0.9}])
+    assert [(r["run"], r["acc"]) for r in rows] == [("a", 0.1), ("b", 0.9), ("c", 0.3), ("d", 0.4)]
+    assert with_other_runs("absent", [{"run": "x"}]) == [{"run": "x"}]
