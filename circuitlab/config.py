@@ -85,6 +85,10 @@ class NACConfig:
     # dominates how their graphs differ); "circuit": every circuit's own density is pulled,
     # density_weight * mean over the batch of (density - target)^2
     density_scope: str = "batch"
+    # with density_scope "batch": each circuit whose own density strays from the target by more
+    # than this pays density_weight * (excess)^2 too (mean over the batch), so sentences may
+    # differ in how full their graphs are, but only so far (None: no bound)
+    density_band: float | None = None
     # hinge repulsion between processor signatures: weight * mean over pairs of
     # relu(repulsion_hinge - cosine distance), pushing apart pairs closer than the hinge (the
     # authors' code uses hinge 0.4); 0 turns it off
@@ -177,6 +181,16 @@ class NACConfig:
         if self.density_scope not in ("batch", "circuit"):
             raise ValueError(
                 f"NACConfig.density_scope must be 'batch' or 'circuit', got {self.density_scope!r}"
+            )
+        if self.density_band is not None and not (
+            self.density_band > 0
+            and self.density_target is not None
+            and self.density_scope == "batch"
+        ):
+            raise ValueError(
+                f"NACConfig.density_band={self.density_band} bounds how far each circuit's "
+                "density strays from density_target under density_scope 'batch': set a "
+                "density_target, keep the scope 'batch' and give a band > 0"
             )
         if self.signature_repulsion < 0 or not 0 < self.repulsion_hinge <= 2:
             raise ValueError(

@@ -243,10 +243,12 @@ class NAC(nn.Module):
         if self.regularizer is not None:
             loss = loss + self.regularizer(p)
         if c.density_target is not None:
-            density = link_density(p)  # (B,) or (1,)
-            if c.density_scope == "batch":
-                density = density.mean()
+            each = link_density(p)  # (B,) or (1,)
+            density = each.mean() if c.density_scope == "batch" else each
             loss = loss + c.density_weight * ((density - c.density_target) ** 2).mean()
+            if c.density_band is not None:
+                excess = ((each - c.density_target).abs() - c.density_band).clamp(min=0)
+                loss = loss + c.density_weight * (excess**2).mean()
         return loss
 
     def _to_circuits(self, signatures: torch.Tensor, codes: torch.Tensor) -> list[Circuit]:

@@ -277,6 +277,30 @@ def test_per_circuit_density_pulls_each_circuit_apart():
         NACConfig(**SMALL, density_scope="sentence")
 
 
+def test_density_band_charges_only_circuits_outside_it():
+    from circuitlab.model import link_density
+
+    batch_only = NAC(NACConfig(**SMALL, density_target=0.25, density_weight=2.0))
+    sigs = torch.randn(4, 14, 4)
+    each = link_density(batch_only.link_probabilities(sigs[:, :12]))  # (4,)
+    base = batch_only.structure_loss(sigs).item()
+    band = 0.5 * (each - 0.25).abs().max().item()  # at least the farthest circuit is outside
+    banded = NAC(NACConfig(**SMALL, density_target=0.25, density_weight=2.0, density_band=band))
+    excess = ((each - 0.25).abs() - band).clamp(min=0)
+    assert (excess > 0).any()
+    expected = base + 2.0 * (excess**2).mean().item()
+    assert banded.structure_loss(sigs).item() == pytest.approx(expected, rel=1e-5)
+    wide = NAC(NACConfig(**SMALL, density_target=0.25, density_weight=2.0, density_band=1.0))
+    assert wide.structure_loss(sigs).item() == pytest.approx(base, rel=1e-6)
+    for bad in (
+        {"density_band": 0.1},  # no target
+        {"density_band": 0.0, "density_target": 0.25},
+        {"density_band": 0.1, "density_target": 0.25, "density_scope": "circuit"},
+    ):
+        with pytest.raises(ValueError, match="density_band"):
+            NACConfig(**SMALL, **bad)
+
+
 def test_wiring_only_generator_keeps_one_code_per_module():
     config = NACConfig(**SMALL, conditional=True, cond_dim=5, sentence_codes=False)
     model = NAC(config)
