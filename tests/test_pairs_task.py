@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 import torch
 
-from circuitlab.data.pair_tokens import ATTRIBUTES, N_ATTRIBUTES, noun_vectors, pair_tokens
+from circuitlab.data.pair_tokens import (
+    ATTRIBUTES,
+    N_ATTRIBUTES,
+    noun_vectors,
+    pair_tokens,
+    scale_noun_vectors,
+)
 from circuitlab.data.pair_world import PairObject, PairScene
 from circuitlab.data.text import WordEncoder
 from circuitlab.tasks import make_task
@@ -38,6 +44,45 @@ def test_pair_tokens_describe_each_object_and_its_noun():
 def test_noun_vectors_need_an_encoder_that_gives_vectors():
     with pytest.raises(ValueError, match="minilm"):
         noun_vectors(["dog"], WordEncoder())
+
+
+def test_unit_noun_scale_centres_on_the_reference_nouns():
+    vectors = {
+        "dog": torch.tensor([3.0, 1.0]),
+        "cat": torch.tensor([1.0, 1.0]),
+        "owl": torch.tensor([2.0, 5.0]),
+    }
+    unit = scale_noun_vectors(vectors, ["dog", "cat"], "unit")
+    # mean of the reference nouns (2, 1): dog -> (1, 0), cat -> (-1, 0), owl (held out) -> (0, 4)
+    assert torch.allclose(unit["dog"], torch.tensor([1.0, 0.0]))
+    assert torch.allclose(unit["cat"], torch.tensor([-1.0, 0.0]))
+    assert torch.allclose(unit["owl"], torch.tensor([0.0, 1.0]))
+    assert scale_noun_vectors(vectors, ["dog"], "raw") == vectors
+    with pytest.raises(ValueError, match="noun scale"):
+        scale_noun_vectors(vectors, ["dog"], "whitened")
+    with pytest.raises(ValueError, match="'emu'"):
+        scale_noun_vectors(vectors, ["emu"], "unit")
+
+
+def test_pairs_task_noun_scale_reaches_the_object_tokens():
+    task = make_task(
+        "pairs",
+        conditional=True,
+        pool_size=20,
+        val_pool_size=5,
+        held_out_pool_size=5,
+        noun_scale="unit",
+    )
+    norms = torch.stack([v.norm() for v in task.vectors.values()])
+    assert torch.allclose(norms, torch.ones_like(norms), atol=1e-5)
+    training = torch.stack([task.vectors[n] for n in task.train_nouns])
+    # centred on the training nouns: their unit vectors nearly cancel (exactly only before
+    # scaling), and much more than raw vectors (cosine about 0.65) do
+    assert training.mean(0).norm() < 0.3
+    batch = task.sample(8, seed=1)
+    nouns = batch.inputs[..., N_ATTRIBUTES:]
+    present = nouns.norm(dim=-1) > 0
+    assert torch.allclose(nouns.norm(dim=-1)[present], torch.ones(int(present.sum())), atol=1e-5)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,8 @@ sentences about the same nouns (new sentences on new pairs); ``out_of_distributi
 ``held_out_pool_size`` sentences about the held-out nouns (``pair_world.noun_split``: every sixth
 noun), on pairs whose objects may be of any noun: nouns no training example showed.
 
-Objects enter as ``circuitlab.data.pair_tokens`` (attributes and the noun's text vector). What the
+Objects enter as ``circuitlab.data.pair_tokens`` (attributes and the noun's text vector; with
+``noun_scale="unit"`` that vector centred on the training nouns' mean and of length 1). What the
 model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence to the
 circuit generator, objects to the executor), ``joint`` (unconditional baselines) or ``text``.
 """
@@ -21,7 +22,12 @@ import pandas as pd
 import torch
 
 from circuitlab.data.grammar import both_labels_common, distinct_sentences
-from circuitlab.data.pair_tokens import N_ATTRIBUTES, noun_vectors, pair_tokens
+from circuitlab.data.pair_tokens import (
+    N_ATTRIBUTES,
+    noun_vectors,
+    pair_tokens,
+    scale_noun_vectors,
+)
 from circuitlab.data.pair_world import (
     PairExample,
     PairScene,
@@ -72,6 +78,7 @@ class PairWorldTask:
         val_pool_size: int = 500,
         held_out_pool_size: int = 500,
         pool_seed: int = 0,
+        noun_scale: str = "raw",
     ) -> None:
         check_inputs(inputs, conditional, "pair")
         self.conditional, self.inputs = conditional, inputs
@@ -82,7 +89,11 @@ class PairWorldTask:
         nouns = world_nouns()
         self.train_nouns, self.held_out_nouns = noun_split(nouns)
         every_noun = [f.singular for f in nouns]
-        self.vectors = noun_vectors(every_noun, self.encoder)
+        self.vectors = scale_noun_vectors(
+            noun_vectors(every_noun, self.encoder),
+            self.train_nouns,
+            noun_scale,
+        )
         self.world = PairWorld(self.train_nouns)
         self.held_out_world = PairWorld(self.held_out_nouns, vocabulary=every_noun)
         self.pool = pair_sentence_pool(pool_size, pool_seed, self.world)
