@@ -5,6 +5,9 @@ For each trained run of the ``pairs`` task (`circuitlab train --config configs/p
 
 - task: accuracy on held-out pair-world examples (new sentences about the training nouns, new
   pairs) and on held-out nouns (sentences about nouns no training example showed);
+- what the executor reads: the accuracy lost on the held-out sentences when every object moves
+  to the other image, loses its colour, or takes another object's noun
+  (``circuitlab.pairs_eval.input_probes``);
 - graph matters: the accuracy lost on the held-out examples when every example takes the
   signatures of an example with another sentence (codes kept), the codes of one, or an all-ones
   kernel; the graphs' shape;
@@ -41,7 +44,13 @@ from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs
 from circuitlab.data.nlvr import read_annotations, read_nlvr2
 from circuitlab.data.nlvr2_vocab import object_nouns
 from circuitlab.interventions import causality_report, minimal_pair_shifts
-from circuitlab.pairs_eval import HELDOUT_SPLITS, PAIRS_HELDOUT_SEED, pairs_task
+from circuitlab.pairs_eval import (
+    HELDOUT_SPLITS,
+    PAIRS_HELDOUT_SEED,
+    SCRAMBLES,
+    input_probes,
+    pairs_task,
+)
 from circuitlab.train import load_model, predict_logits
 
 NAME = "pair_circuits"
@@ -80,6 +89,9 @@ def measure(run: Path, name: str, n_examples: int, seed: int) -> dict:
                 "pc1_share",
             ):
                 row[key] = report[key]
+            probes = input_probes(model, batch, seed=seed)
+            for probe in SCRAMBLES:
+                row[f"{probe}_drop"] = probes["as_given"] - probes[probe]
         else:
             logits = predict_logits(model, batch)
             row[column] = float((logits.argmax(-1) == batch.labels).float().mean())

@@ -1,12 +1,19 @@
 """Score a pair-world model (``--task pairs``) on its held-out examples: new sentences about the
 training nouns (split ``val``) and sentences about the nouns no training example showed
 (``held_out``), each on new pairs of images. Every pair-world table reads the same examples
-(``PAIRS_HELDOUT_SEED``)."""
+(``PAIRS_HELDOUT_SEED``). ``input_probes`` asks which object features the model reads: the
+accuracy left when each kind (image, colour, noun) is scrambled."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import torch
+
+from circuitlab.data.pair_tokens import ATTRIBUTES, N_ATTRIBUTES
 from circuitlab.model import NAC
 from circuitlab.tasks import make_task
+from circuitlab.tasks.base import Batch
 from circuitlab.tasks.pairs import PairWorldTask
 from circuitlab.train import TrainConfig, predict_logits
 
@@ -35,4 +42,58 @@ def heldout_accuracies(
     for split, name in HELDOUT_SPLITS.items():
         batch = task.batch_for(task.validation_examples(n, seed, split=split))
         out[name] = float((predict_logits(model, batch).argmax(-1) == batch.labels).float().mean())
+    return out
+
+
+# object features scrambled by ``input_probes``: each probe -> what it does to the object tokens
+SCRAMBLES = {
+    "images_swapped": "every object moved to the other image (its image one-hot flipped)",
+    "colours_zeroed": "every object's colour one-hot set to 0",
+    "nouns_shuffled": "the noun vectors permuted among all objects of the batch",
+}
+
+
+def scramble_objects(
+    tokens: torch.Tensor, mask: torch.Tensor, probe: str, generator: torch.Generator
+) -> torch.Tensor:
+    """A copy of pair-world object tokens (B, N, N_ATTRIBUTES + dim), mask (B, N), with one kind
+    of feature scrambled (``SCRAMBLES``); padding tokens stay as they are."""
+    if probe not in SCRAMBLES:
+        raise ValueError(f"probe must be one of {sorted(SCRAMBLES)}, got {probe!r}")
+    if tokens.shape[-1] <= N_ATTRIBUTES:
+        raise ValueError(
+            f"pair-world object tokens have {N_ATTRIBUTES} attributes and a noun vector; got "
+            f"width {tokens.shape[-1]} (a batch of inputs='scene' for a conditional model?)"
+        )
+    out = tokens.clone()
+    real = mask.bool()
+    if probe == "images_swapped":
+        left, right = ATTRIBUTES.index("image_left"), ATTRIBUTES.index("image_right")
+        out[..., [left, right]] = tokens[..., [right, left]]
+    elif probe == "colours_zeroed":
+        colours = [i for i, name in enumerate(ATTRIBUTES) if name.startswith("colour_")]
+        out[..., colours] = 0.0
+    else:
+        nouns = tokens[..., N_ATTRIBUTES:][real]  # (n_real, dim)
+        order = torch.randperm(len(nouns), generator=generator)
+        out[..., N_ATTRIBUTES:][real] = nouns[order]
+    out[~real] = tokens[~real]
+    return out
+
+
+def input_probes(model: NAC, batch: Batch, seed: int = 0) -> dict[str, float]:
+    """What the executor reads of each object: accuracy on a conditional pair-world ``batch`` as
+    given ("as_given") and with each of ``SCRAMBLES`` applied to its object tokens. A feature the
+    model reads costs accuracy when scrambled; one it ignores costs none."""
+    if batch.input_mask is None or batch.conditioning is None:
+        raise ValueError("input_probes needs a conditional pair-world batch (objects as inputs)")
+    generator = torch.Generator().manual_seed(seed)
+
+    def accuracy(b: Batch) -> float:
+        return float((predict_logits(model, b).argmax(-1) == b.labels).float().mean())
+
+    out = {"as_given": accuracy(batch)}
+    for probe in SCRAMBLES:
+        tokens = scramble_objects(batch.inputs, batch.input_mask, probe, generator)
+        out[probe] = accuracy(dataclasses.replace(batch, inputs=tokens))
     return out

@@ -210,3 +210,61 @@ def test_a_pairs_run_ships_with_its_held_out_sentence_and_noun_accuracies(
     assert set(results) == {"heldout_sentences", "heldout_nouns", "examples"}
     with pytest.raises(ValueError, match="--task pairs"):
         pairs_task(dataclasses.replace(config, task="nlvr"))
+
+
+def test_scramble_objects_touches_one_kind_of_feature(task):
+    from circuitlab.pairs_eval import SCRAMBLES, scramble_objects
+
+    batch = task.sample(16, seed=3)
+    tokens, mask = batch.inputs, batch.input_mask
+    g = torch.Generator().manual_seed(0)
+    swapped = scramble_objects(tokens, mask, "images_swapped", g)
+    image = [ATTRIBUTES.index("image_left"), ATTRIBUTES.index("image_right")]
+    assert torch.equal(swapped[..., image], tokens[..., image].flip(-1) * mask[..., None])
+    assert torch.equal(scramble_objects(swapped, mask, "images_swapped", g), tokens)
+    rest = [i for i in range(tokens.shape[-1]) if i not in image]
+    assert torch.equal(swapped[..., rest], tokens[..., rest])
+    zeroed = scramble_objects(tokens, mask, "colours_zeroed", g)
+    colours = [i for i, name in enumerate(ATTRIBUTES) if name.startswith("colour_")]
+    assert (zeroed[..., colours] == 0).all()
+    assert zeroed[..., N_ATTRIBUTES:].equal(tokens[..., N_ATTRIBUTES:])
+    shuffled = scramble_objects(tokens, mask, "nouns_shuffled", g)
+    assert torch.equal(shuffled[..., :N_ATTRIBUTES], tokens[..., :N_ATTRIBUTES])
+    before = tokens[..., N_ATTRIBUTES:][mask].tolist()
+    after = shuffled[..., N_ATTRIBUTES:][mask].tolist()
+    assert sorted(before) == sorted(after) and before != after  # the same nouns, moved
+    assert torch.equal(shuffled[~mask], tokens[~mask])
+    assert set(SCRAMBLES) == {"images_swapped", "colours_zeroed", "nouns_shuffled"}
+    with pytest.raises(ValueError, match="probe"):
+        scramble_objects(tokens, mask, "sizes_zeroed", g)
+
+
+def test_input_probes_score_the_batch_as_given_and_scrambled(task):
+    from circuitlab.model import NAC, NACConfig
+    from circuitlab.pairs_eval import input_probes
+    from circuitlab.train import predict_logits
+
+    torch.manual_seed(0)
+    model = NAC(
+        NACConfig(
+            input_dim=task.input_dim,
+            n_classes=2,
+            conditional=True,
+            cond_dim=task.cond_dim,
+            n_processors=4,
+            n_readouts=1,
+            dim=16,
+            heads=2,
+            head_dim=8,
+            code_dim=8,
+            sig_dim=4,
+            generator_dim=16,
+        )
+    ).eval()
+    batch = task.validation(32, seed=5)
+    probes = input_probes(model, batch, seed=1)
+    plain = (predict_logits(model, batch).argmax(-1) == batch.labels).float().mean().item()
+    assert probes["as_given"] == pytest.approx(plain)
+    assert set(probes) == {"as_given", "images_swapped", "colours_zeroed", "nouns_shuffled"}
+    assert all(0.0 <= v <= 1.0 for v in probes.values())
+    assert input_probes(model, batch, seed=1) == probes  # seeded
