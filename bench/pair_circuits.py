@@ -43,7 +43,7 @@ from circuitlab.analysis.embedding import sentence_embeddings
 from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs
 from circuitlab.data.nlvr import read_annotations, read_nlvr2
 from circuitlab.data.nlvr2_vocab import object_nouns
-from circuitlab.interventions import causality_report, minimal_pair_shifts
+from circuitlab.interventions import accuracy, causality_report, minimal_pair_shifts
 from circuitlab.pairs_eval import (
     HELDOUT_SPLITS,
     PAIRS_HELDOUT_SEED,
@@ -94,7 +94,7 @@ def measure(run: Path, name: str, n_examples: int, seed: int) -> dict:
                 row[f"{probe}_drop"] = probes["as_given"] - probes[probe]
         else:
             logits = predict_logits(model, batch)
-            row[column] = float((logits.argmax(-1) == batch.labels).float().mean())
+            row[column] = accuracy(logits, batch.labels)
     if not model.config.conditional:
         return row
     gold = read_annotations()

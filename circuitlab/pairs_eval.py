@@ -11,6 +11,7 @@ import dataclasses
 import torch
 
 from circuitlab.data.pair_tokens import ATTRIBUTES, N_ATTRIBUTES
+from circuitlab.interventions import accuracy
 from circuitlab.model import NAC
 from circuitlab.tasks import make_task
 from circuitlab.tasks.base import Batch
@@ -41,7 +42,7 @@ def heldout_accuracies(
     out = {}
     for split, name in HELDOUT_SPLITS.items():
         batch = task.batch_for(task.validation_examples(n, seed, split=split))
-        out[name] = float((predict_logits(model, batch).argmax(-1) == batch.labels).float().mean())
+        out[name] = accuracy(predict_logits(model, batch), batch.labels)
     return out
 
 
@@ -89,11 +90,9 @@ def input_probes(model: NAC, batch: Batch, seed: int = 0) -> dict[str, float]:
         raise ValueError("input_probes needs a conditional pair-world batch (objects as inputs)")
     generator = torch.Generator().manual_seed(seed)
 
-    def accuracy(b: Batch) -> float:
-        return float((predict_logits(model, b).argmax(-1) == b.labels).float().mean())
-
-    out = {"as_given": accuracy(batch)}
+    out = {"as_given": accuracy(predict_logits(model, batch), batch.labels)}
     for probe in SCRAMBLES:
         tokens = scramble_objects(batch.inputs, batch.input_mask, probe, generator)
-        out[probe] = accuracy(dataclasses.replace(batch, inputs=tokens))
+        scrambled = dataclasses.replace(batch, inputs=tokens)
+        out[probe] = accuracy(predict_logits(model, scrambled), scrambled.labels)
     return out
