@@ -245,19 +245,31 @@ def circuit_features(model: NAC, encode, texts: list[str], seed: int) -> dict:
     from circuitlab.analysis.embedding import sentence_embeddings
     from circuitlab.interventions import off_diagonal, sentence_link_probabilities
 
-    torch.manual_seed(seed)
-    untrained = NAC(model.config).eval()
     return {
         "p": off_diagonal(sentence_link_probabilities(model, encode, texts)),
-        "untrained": off_diagonal(sentence_link_probabilities(untrained, encode, texts)),
+        "untrained": untrained_features(model, encode, texts, seed),
         "sentence": sentence_embeddings(texts),
     }
 
 
-def separation(model: NAC, encode, texts: list[str], labels: list[str], seed: int) -> dict:
+def untrained_features(model: NAC, encode, texts: list[str], seed: int):
+    """(N, d): the off-diagonal P of an untrained generator of ``model``'s architecture,
+    initialised from ``seed``."""
+    from circuitlab.interventions import off_diagonal, sentence_link_probabilities
+
+    torch.manual_seed(seed)
+    untrained = NAC(model.config).eval()
+    return off_diagonal(sentence_link_probabilities(untrained, encode, texts))
+
+
+def separation(
+    model: NAC, encode, texts: list[str], labels: list[str], seed: int, repeats: int = 1
+) -> dict:
     """How well ``labels`` (one category per sentence) separate, by 5-NN accuracy (5-fold) and
     silhouette, in each of ``circuit_features``. Labels with fewer than 5 sentences are left
-    out."""
+    out. With ``repeats`` > 1, also ``knn_NAME_mean`` and ``knn_NAME_sd``: the 5-NN accuracy
+    over seeds ``seed .. seed + repeats - 1`` (folds reshuffled, the untrained control drawn
+    again), for sets of sentences small enough that one seed's figure moves by points."""
     import numpy as np
     from sklearn.metrics import silhouette_score
 
@@ -268,11 +280,22 @@ def separation(model: NAC, encode, texts: list[str], labels: list[str], seed: in
     keep = series.isin(counts[counts >= 5].index).to_numpy()
     kept = [t for t, k in zip(texts, keep, strict=True) if k]
     y = series[keep].to_numpy()
+    features = circuit_features(model, encode, kept, seed)
     row: dict = {}
-    for name, x in circuit_features(model, encode, kept, seed).items():
+    for name, x in features.items():
         row[f"knn_{name}"] = knn_accuracy(x, y, 5, seed)
         spread = float(np.ptp(x)) > 0
         row[f"silhouette_{name}"] = float(silhouette_score(x, y)) if spread else float("nan")
+    if repeats > 1:
+        scores: dict[str, list[float]] = {name: [] for name in features}
+        for s in range(seed, seed + repeats):
+            if s != seed:
+                features["untrained"] = untrained_features(model, encode, kept, s)
+            for name, x in features.items():
+                scores[name].append(knn_accuracy(x, y, 5, s))
+        for name, values in scores.items():
+            row[f"knn_{name}_mean"] = float(np.mean(values))
+            row[f"knn_{name}_sd"] = float(np.std(values, ddof=1))
     counts = counts[counts >= 5]
     row.update(knn_sentences=len(y), knn_classes=len(counts), knn_chance=counts.max() / len(y))
     return row

@@ -71,3 +71,49 @@ def test_with_other_runs_replaces_a_remeasured_run_in_its_place(tmp_path, monkey
     rows = with_other_runs("table", [{"run": "d", "acc": 0.4}, {"run": "b", "acc": 0.9}])
     assert [(r["run"], r["acc"]) for r in rows] == [("a", 0.1), ("b", 0.9), ("c", 0.3), ("d", 0.4)]
     assert with_other_runs("absent", [{"run": "x"}]) == [{"run": "x"}]
+
+
+def test_separation_over_seeds_averages_the_one_seed_measure(monkeypatch):
+    import numpy as np
+    import pytest
+
+    import circuitlab.analysis.embedding as embedding
+    from circuitlab.analysis.embedding import knn_accuracy
+    from circuitlab.config import NACConfig
+    from circuitlab.model import NAC
+
+    torch.manual_seed(0)
+    config = NACConfig(
+        input_dim=5, n_processors=6, n_readouts=2, dim=16, depth=2, heads=2, head_dim=8,
+        code_dim=8, sig_dim=4, conditional=True, cond_dim=7, generator_dim=16, generator_heads=2,
+    )  # fmt: skip
+    model = NAC(config).eval()
+    words = {w: torch.randn(7) for w in "abcdz"}
+
+    def encode(texts):
+        tokens = torch.stack([torch.stack([words[w] for w in t.split()]) for t in texts])
+        return tokens, torch.ones(tokens.shape[:2], dtype=torch.bool)
+
+    rng = np.random.default_rng(0)
+    sentence = {w: rng.normal(size=3) for w in "abcdz"}
+    monkeypatch.setattr(
+        embedding, "sentence_embeddings", lambda texts: np.stack([sentence[t[0]] for t in texts])
+    )
+    texts = [f"{x} {y}" for x in "abcd" for y in "abcd"] * 2 + ["z a", "z b", "z c"]
+    labels = [t[0] for t in texts]  # "z" has 3 sentences: left out
+    row = common.separation(model, encode, texts, labels, seed=3, repeats=3)
+
+    kept, y = texts[:32], np.array(labels[:32])
+    features = common.circuit_features(model, encode, kept, 3)
+    assert row["knn_p"] == knn_accuracy(features["p"], y, 5, 3)
+    assert row["knn_sentences"] == 32 and row["knn_classes"] == 4
+    for name in ("p", "sentence"):
+        scores = [knn_accuracy(features[name], y, 5, s) for s in (3, 4, 5)]
+        assert row[f"knn_{name}_mean"] == pytest.approx(np.mean(scores))
+        assert row[f"knn_{name}_sd"] == pytest.approx(np.std(scores, ddof=1))
+    untrained = [
+        knn_accuracy(common.untrained_features(model, encode, kept, s), y, 5, s) for s in (3, 4, 5)
+    ]
+    assert row["knn_untrained"] == untrained[0]
+    assert row["knn_untrained_mean"] == pytest.approx(np.mean(untrained))
+    assert "knn_p_mean" not in common.separation(model, encode, texts, labels, seed=3)
