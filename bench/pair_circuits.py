@@ -71,9 +71,10 @@ def embedding_logic_share(pairs: pd.DataFrame) -> float:
 
 def measure(run: Path, name: str, n_examples: int, seed: int) -> dict:
     model, config = load_model(run)
-    if config.task != "pairs":
-        raise SystemExit(f"{run} was trained on task {config.task!r}, not pairs")
-    task = pairs_task(config)
+    try:
+        task = pairs_task(config)
+    except ValueError as err:
+        raise SystemExit(f"{run}: {err}") from None
     row: dict = {"run": name, "seed": config.seed, "steps": config.steps}
     for split, column in HELDOUT_SPLITS.items():
         examples = task.validation_examples(n_examples, PAIRS_HELDOUT_SEED, split=split)
