@@ -287,10 +287,9 @@ def separation(
         spread = float(np.ptp(x)) > 0
         row[f"silhouette_{name}"] = float(silhouette_score(x, y)) if spread else float("nan")
     if repeats > 1:
-        scores: dict[str, list[float]] = {name: [] for name in features}
-        for s in range(seed, seed + repeats):
-            if s != seed:
-                features["untrained"] = untrained_features(model, encode, kept, s)
+        scores = {name: [row[f"knn_{name}"]] for name in features}
+        for s in range(seed + 1, seed + repeats):
+            features["untrained"] = untrained_features(model, encode, kept, s)
             for name, x in features.items():
                 scores[name].append(knn_accuracy(x, y, 5, s))
         for name, values in scores.items():
