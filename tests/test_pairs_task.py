@@ -13,9 +13,10 @@ from circuitlab.data.pair_tokens import (
     pair_tokens,
     scale_noun_vectors,
 )
-from circuitlab.data.pair_world import PairObject, PairScene
+from circuitlab.data.pair_world import PairObject, PairScene, noun_split, world_nouns
 from circuitlab.data.text import WordEncoder
 from circuitlab.tasks import make_task
+from circuitlab.tasks.pairs import add_noun_noise, pool_nouns
 
 VECTORS = {"dog": torch.tensor([1.0, 2.0]), "ball": torch.tensor([3.0, 4.0])}
 
@@ -83,6 +84,54 @@ def test_pairs_task_noun_scale_reaches_the_object_tokens():
     nouns = batch.inputs[..., N_ATTRIBUTES:]
     present = nouns.norm(dim=-1) > 0
     assert torch.allclose(nouns.norm(dim=-1)[present], torch.ones(int(present.sum())), atol=1e-5)
+
+
+def test_a_larger_noun_pool_trains_more_nouns_and_holds_out_the_same_ones():
+    train60, held60 = pool_nouns(60)
+    assert (train60, held60) == noun_split(world_nouns())
+    train90, held90 = pool_nouns(90)
+    assert held90 == held60 and len(held60) == 10
+    assert train90[: len(train60)] == train60 and len(train90) == 80
+    assert not set(train90) & set(held90)
+    for bad in (59, 91):
+        with pytest.raises(ValueError, match="noun_pool must lie in"):
+            pool_nouns(bad)
+
+
+def test_noun_noise_moves_real_objects_nouns_by_about_its_length():
+    objects = torch.ones(64, 5, N_ATTRIBUTES + 400)
+    mask = torch.ones(64, 5, dtype=torch.bool)
+    mask[:, 3:] = False
+    noisy = add_noun_noise(objects, mask, 0.5, seed=7)
+    assert torch.equal(noisy, add_noun_noise(objects, mask, 0.5, seed=7))
+    assert not torch.equal(noisy, add_noun_noise(objects, mask, 0.5, seed=8))
+    assert torch.equal(noisy[..., :N_ATTRIBUTES], objects[..., :N_ATTRIBUTES])
+    assert torch.equal(noisy[~mask], objects[~mask])  # padding keeps its (zero) features
+    shift = (noisy - objects)[mask][:, N_ATTRIBUTES:].norm(dim=-1)
+    assert abs(shift.mean().item() - 0.5) < 0.02 and shift.std().item() < 0.05
+    assert torch.equal(objects, torch.ones_like(objects))  # the input is left as it was
+
+
+def test_pairs_task_noun_options_reach_training_batches_only():
+    options = dict(conditional=True, pool_size=20, val_pool_size=5, held_out_pool_size=5)
+    plain = make_task("pairs", noun_scale="unit", **options)
+    noisy = make_task("pairs", noun_scale="unit", noun_noise=0.5, noun_pool=90, **options)
+    assert len(noisy.train_nouns) == 80 and noisy.held_out_nouns == plain.held_out_nouns
+    assert {n for s in noisy.pool for n in s.nouns} <= set(noisy.train_nouns)
+    for split in (noisy.validation, noisy.out_of_distribution):
+        assert torch.equal(split(16, seed=2).inputs, split(16, seed=2).inputs)
+    # held-out pairs are drawn as without the options, and their nouns carry no noise
+    held, plain_held = noisy.out_of_distribution(16, seed=2), plain.out_of_distribution(16, seed=2)
+    assert torch.equal(held.input_mask, plain_held.input_mask)
+    assert torch.equal(held.inputs[..., :N_ATTRIBUTES], plain_held.inputs[..., :N_ATTRIBUTES])
+    held_norms = held.inputs[..., N_ATTRIBUTES:][held.input_mask].norm(dim=-1)
+    assert torch.allclose(held_norms, torch.ones_like(held_norms), atol=1e-5)
+    batch = noisy.sample(16, seed=3)
+    assert torch.equal(batch.inputs, noisy.sample(16, seed=3).inputs)
+    nouns = batch.inputs[..., N_ATTRIBUTES:][batch.input_mask]
+    assert (nouns.norm(dim=-1) - 1).abs().max() > 0.05  # unit vectors, moved by the noise
+    with pytest.raises(ValueError, match="noun_noise"):
+        make_task("pairs", noun_noise=-0.1, **options)
 
 
 @pytest.fixture(scope="module")

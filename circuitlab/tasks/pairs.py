@@ -8,7 +8,12 @@ sentences about the same nouns (new sentences on new pairs); ``out_of_distributi
 noun), on pairs whose objects may be of any noun: nouns no training example showed.
 
 Objects enter as ``circuitlab.data.pair_tokens`` (attributes and the noun's text vector; with
-``noun_scale="unit"`` that vector centred on the training nouns' mean and of length 1). What the
+``noun_scale="unit"`` that vector centred on the training nouns' mean and of length 1). With
+``noun_pool`` above 60 the world also speaks of the next most frequent counted NLVR2 nouns (up to
+90), all of them training nouns: the held-out nouns stay every sixth of the 60 most frequent, and
+their sentences and pairs stay as they are. ``noun_noise`` > 0 adds Gaussian noise of expected
+length ``noun_noise`` to every training object's noun vector (validation and held-out objects
+keep theirs), so that the executor cannot read a training noun by its exact vector. What the
 model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence to the
 circuit generator, objects to the executor), ``joint`` (unconditional baselines) or ``text``.
 """
@@ -22,6 +27,7 @@ import pandas as pd
 import torch
 
 from circuitlab.data.grammar import both_labels_common, distinct_sentences
+from circuitlab.data.nlvr2_vocab import object_nouns
 from circuitlab.data.pair_tokens import (
     N_ATTRIBUTES,
     noun_vectors,
@@ -29,6 +35,7 @@ from circuitlab.data.pair_tokens import (
     scale_noun_vectors,
 )
 from circuitlab.data.pair_world import (
+    N_NOUNS,
     PairExample,
     PairScene,
     PairSentence,
@@ -64,6 +71,36 @@ def pair_sentence_pool(
     )
 
 
+def pool_nouns(noun_pool: int = N_NOUNS) -> tuple[list[str], list[str]]:
+    """(training nouns, held-out nouns) of a world drawn from the ``noun_pool`` most frequent
+    counted NLVR2 nouns: the held-out nouns are ``noun_split``'s of the 60 most frequent at any
+    pool, and every other noun of the pool trains."""
+    available = len(object_nouns(10 * N_NOUNS))
+    if not N_NOUNS <= noun_pool <= available:
+        raise ValueError(
+            f"noun_pool must lie in [{N_NOUNS}, {available}] (NLVR2 has {available} counted "
+            f"nouns), got {noun_pool}"
+        )
+    held_out = noun_split(world_nouns())[1]
+    train = [f.singular for f in world_nouns(noun_pool) if f.singular not in held_out]
+    return train, held_out
+
+
+def add_noun_noise(
+    objects: torch.Tensor, mask: torch.Tensor, length: float, seed: int
+) -> torch.Tensor:
+    """A copy of object tokens (B, N, N_ATTRIBUTES + dim) whose noun vectors (the last ``dim``
+    features) of real objects (mask (B, N) true) carry Gaussian noise of expected length about
+    ``length`` (per-feature sd ``length / sqrt(dim)``), drawn from ``seed``."""
+    nouns = objects[..., N_ATTRIBUTES:]
+    generator = torch.Generator().manual_seed(seed)
+    noise = torch.randn(nouns.shape, generator=generator, dtype=nouns.dtype)
+    noise = noise * (length / nouns.shape[-1] ** 0.5) * mask.unsqueeze(-1)
+    noisy = objects.clone()
+    noisy[..., N_ATTRIBUTES:] = nouns + noise
+    return noisy
+
+
 class PairWorldTask:
     name = "pairs"
     n_classes = 2
@@ -79,18 +116,22 @@ class PairWorldTask:
         held_out_pool_size: int = 500,
         pool_seed: int = 0,
         noun_scale: str = "raw",
+        noun_pool: int = N_NOUNS,
+        noun_noise: float = 0.0,
     ) -> None:
         check_inputs(inputs, conditional, "pair")
+        if noun_noise < 0:
+            raise ValueError(f"noun_noise must be >= 0, got {noun_noise}")
+        self.noun_noise = noun_noise
         self.conditional, self.inputs = conditional, inputs
         # a split encoder splits pair-world sentences by the pair world's words
         split = {"vocabulary": "pairs"} if text_encoder == "minilm-split" else {}
         self.encoder = make_encoder(text_encoder, **split)
         self.split_text = conditional and bool(split)  # sentences in two parts, for the generator
-        nouns = world_nouns()
-        self.train_nouns, self.held_out_nouns = noun_split(nouns)
-        every_noun = [f.singular for f in nouns]
+        self.train_nouns, self.held_out_nouns = pool_nouns(noun_pool)
+        every_noun = [f.singular for f in world_nouns()]  # the held-out pairs' objects
         self.vectors = scale_noun_vectors(
-            noun_vectors(every_noun, self.encoder),
+            noun_vectors(list(dict.fromkeys(every_noun + self.train_nouns)), self.encoder),
             self.train_nouns,
             noun_scale,
         )
@@ -133,13 +174,17 @@ class PairWorldTask:
         labels: Sequence[bool],
         text: torch.Tensor,
         text_mask: torch.Tensor,
+        noise_seed: int | None = None,
     ) -> Batch:
-        """One batch from pairs and their sentences' encoded tokens (B, T[, D]) and mask."""
+        """One batch from pairs and their sentences' encoded tokens (B, T[, D]) and mask; with
+        ``noise_seed`` (training batches) the objects' nouns take ``noun_noise``."""
         text, text_mask = trim_text(text, text_mask)
         y = torch.tensor([int(v) for v in labels])
         if self.inputs == "text":
             return Batch(text, y, input_mask=text_mask)
         objects, object_mask = pair_tokens(scenes, self.vectors)
+        if noise_seed is not None and self.noun_noise > 0:
+            objects = add_noun_noise(objects, object_mask, self.noun_noise, noise_seed)
         return objects_and_text_batch(
             self.inputs, self.conditional, objects, object_mask, text, text_mask, y
         )
@@ -156,7 +201,11 @@ class PairWorldTask:
         index = [rng.randrange(len(pool)) for _ in range(batch_size)]
         examples = [world.example(rng.getrandbits(62), pool[i]) for i in index]
         return self._batch(
-            [e.scene for e in examples], [e.label for e in examples], tokens[index], mask[index]
+            [e.scene for e in examples],
+            [e.label for e in examples],
+            tokens[index],
+            mask[index],
+            noise_seed=rng.getrandbits(62) if split == "train" else None,
         )
 
     def sample(self, batch_size: int, seed: int) -> Batch:
