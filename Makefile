@@ -3,6 +3,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 DEMO_CHECKPOINT ?= checkpoints/nlvr
 DEMO_STORES ?= stores/nlvr
+DEMO_PAIRS_CHECKPOINT ?= checkpoints/pairs
+DEMO_PAIRS_STORES ?= stores/pairs
 
 .PHONY: setup test lint demo notebooks clean
 
@@ -19,14 +21,17 @@ lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-# The main job: the shipped NLVR checkpoint (a conditional NAC trained on the generated world),
-# both circuit stores exported (NLVR2: one circuit per distinct sentence; NLVR: one per example),
-# and a summary: accuracy, store paths, counts per category.
-# In a terminal it then serves the app on both stores, NLVR2 first (Ctrl-C to stop); from a script
-# (no terminal on stdin) it prints the command instead of blocking.
+# The main job: the two shipped conditional models' circuits exported, each with a summary
+# (accuracy, store paths, counts per category): the pair-world model (checkpoints/pairs, trained
+# on a two-image world in NLVR2's language) writes stores/pairs (nlvr2: one circuit per distinct
+# NLVR2 sentence; pairs: held-out pair-world examples), the shapes-world model (checkpoints/nlvr)
+# writes stores/nlvr (nlvr2, and nlvr: one circuit per real NLVR example).
+# In a terminal it then serves the app on every store, the pair-world model's NLVR2 circuits first
+# (Ctrl-C to stop); from a script (no terminal on stdin) it prints the command instead of blocking.
 demo: setup
+	$(VENV)/bin/circuitlab export $(DEMO_PAIRS_CHECKPOINT) --out $(DEMO_PAIRS_STORES) --overwrite
 	$(VENV)/bin/circuitlab export $(DEMO_CHECKPOINT) --out $(DEMO_STORES) --overwrite
-	@serve="$(VENV)/bin/circuitlab app $(DEMO_STORES)/nlvr2 --root $(DEMO_STORES) --checkpoint $(DEMO_CHECKPOINT)"; \
+	@serve="$(VENV)/bin/circuitlab app $(DEMO_PAIRS_STORES)/nlvr2 --root stores --checkpoint $(DEMO_PAIRS_CHECKPOINT) --checkpoint $(DEMO_CHECKPOINT)"; \
 	if [ -t 0 ]; then $$serve; else echo "browse the circuits: $$serve"; fi
 
 # The notebooks are jupytext percent-format sources; the .ipynb files are generated from them
