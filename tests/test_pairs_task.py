@@ -13,10 +13,10 @@ from circuitlab.data.pair_tokens import (
     pair_tokens,
     scale_noun_vectors,
 )
-from circuitlab.data.pair_world import PairObject, PairScene, noun_split, world_nouns
+from circuitlab.data.pair_world import PairObject, PairScene, noun_split, pool_nouns, world_nouns
 from circuitlab.data.text import WordEncoder
 from circuitlab.tasks import make_task
-from circuitlab.tasks.pairs import add_noun_noise, pool_nouns
+from circuitlab.tasks.pairs import add_noun_noise
 
 VECTORS = {"dog": torch.tensor([1.0, 2.0]), "ball": torch.tensor([3.0, 4.0])}
 

@@ -708,6 +708,21 @@ def noun_split(nouns: Sequence[NounForms]) -> tuple[list[str], list[str]]:
     return train, held_out
 
 
+def pool_nouns(noun_pool: int = N_NOUNS) -> tuple[list[str], list[str]]:
+    """(training nouns, held-out nouns) of a world drawn from the ``noun_pool`` most frequent
+    counted NLVR2 nouns: the held-out nouns are ``noun_split``'s of the 60 most frequent at any
+    pool, and every other noun of the pool trains."""
+    available = len(_known_forms())
+    if not N_NOUNS <= noun_pool <= available:
+        raise ValueError(
+            f"noun_pool must lie in [{N_NOUNS}, {available}] (NLVR2 has {available} counted "
+            f"nouns), got {noun_pool}"
+        )
+    held_out = noun_split(world_nouns())[1]
+    train = [f.singular for f in world_nouns(noun_pool) if f.singular not in held_out]
+    return train, held_out
+
+
 # --------------------------------------------------------------------------- examples
 @dataclass(frozen=True)
 class PairExample:

@@ -27,7 +27,6 @@ import pandas as pd
 import torch
 
 from circuitlab.data.grammar import both_labels_common, distinct_sentences
-from circuitlab.data.nlvr2_vocab import object_nouns
 from circuitlab.data.pair_tokens import (
     N_ATTRIBUTES,
     noun_vectors,
@@ -40,7 +39,7 @@ from circuitlab.data.pair_world import (
     PairScene,
     PairSentence,
     PairWorld,
-    noun_split,
+    pool_nouns,
     random_pair_sentence,
     world_nouns,
 )
@@ -69,21 +68,6 @@ def pair_sentence_pool(
     return distinct_sentences(
         n, seed, lambda rng: random_pair_sentence(rng, world.nouns), usable, exclude
     )
-
-
-def pool_nouns(noun_pool: int = N_NOUNS) -> tuple[list[str], list[str]]:
-    """(training nouns, held-out nouns) of a world drawn from the ``noun_pool`` most frequent
-    counted NLVR2 nouns: the held-out nouns are ``noun_split``'s of the 60 most frequent at any
-    pool, and every other noun of the pool trains."""
-    available = len(object_nouns(10 * N_NOUNS))
-    if not N_NOUNS <= noun_pool <= available:
-        raise ValueError(
-            f"noun_pool must lie in [{N_NOUNS}, {available}] (NLVR2 has {available} counted "
-            f"nouns), got {noun_pool}"
-        )
-    held_out = noun_split(world_nouns())[1]
-    train = [f.singular for f in world_nouns(noun_pool) if f.singular not in held_out]
-    return train, held_out
 
 
 def add_noun_noise(
