@@ -22,7 +22,9 @@ from circuitlab.tasks.nlvr import NLVRWorld
 from circuitlab.train import TrainConfig, load_model, predict_logits
 
 
-def nlvr_task(config: TrainConfig, *, pool_size: int = 1, val_pool_size: int = 1) -> NLVRWorld:
+def nlvr_task(
+    config: TrainConfig, *, pool_size: int = 1, val_pool_size: int = 1, extra_pool_size: int = 0
+) -> NLVRWorld:
     """The run's task with tiny sentence pools: enough to encode real examples the same way."""
     if config.task != "nlvr":
         raise ValueError(
@@ -30,6 +32,8 @@ def nlvr_task(config: TrainConfig, *, pool_size: int = 1, val_pool_size: int = 1
             "model trained with --task nlvr"
         )
     options = {**config.task_options, "pool_size": pool_size, "val_pool_size": val_pool_size}
+    if "extra_pool_size" in options or extra_pool_size:
+        options["extra_pool_size"] = extra_pool_size
     return make_task("nlvr", conditional=config.conditional, **options)
 
 
@@ -43,6 +47,7 @@ def full_task(config: TrainConfig) -> NLVRWorld:
         config,
         pool_size=config.task_options.get("pool_size", 6000),
         val_pool_size=config.task_options.get("val_pool_size", 500),
+        extra_pool_size=config.task_options.get("extra_pool_size", 0),
     )
 
 

@@ -5,8 +5,10 @@ encoded once by the frozen text encoder) with a fresh scene that makes it true o
 equal odds; with ``nlvr_dev_fraction`` > 0 that share of the training examples are real NLVR
 dev examples instead (NLVR test is never trained on). Validation uses another
 ``val_pool_size`` sentences, none in the training pool, so ``val_acc`` measures new sentences
-on new scenes; ``out_of_distribution`` puts the validation sentences about scattered scenes on
-boxes more crowded (9-12 objects) than any in training (1-8). ``batch_for(examples)`` turns
+on new scenes; ``extra_pool_size`` more training sentences come from the phrasings of NLVR dev
+that the base grammar lacks (``circuitlab.data.world_extra``; validation keeps the base
+grammar). ``out_of_distribution`` puts the validation sentences about scattered scenes on boxes
+more crowded (9-12 objects) than any in training (1-8). ``batch_for(examples)`` turns
 real NLVR examples (or any NLVRExample) into a batch for the same model.
 
 What the model sees, by ``inputs``:
@@ -21,7 +23,7 @@ What the model sees, by ``inputs``:
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 import torch
@@ -40,6 +42,7 @@ from circuitlab.data.world import (
     random_scene,
     random_sentence,
 )
+from circuitlab.data.world_extra import random_extra_sentence
 from circuitlab.tasks.base import (
     Batch,
     check_inputs,
@@ -50,16 +53,22 @@ from circuitlab.tasks.base import (
 
 
 def sentence_pool(
-    n: int, seed: int, *, tower_fraction: float = 0.5, exclude: frozenset[str] = frozenset()
+    n: int,
+    seed: int,
+    *,
+    tower_fraction: float = 0.5,
+    exclude: frozenset[str] = frozenset(),
+    draw: Callable[[random.Random, bool], Sentence] = random_sentence,
 ) -> list[Sentence]:
     """``n`` distinct world sentences (not in ``exclude``) that some scenes make true and some
-    false, drawn deterministically from ``seed``."""
+    false, drawn deterministically from ``seed`` by ``draw(rng, towers)`` (the base grammar's
+    ``random_sentence``, or ``random_extra_sentence`` for the extra phrasings)."""
 
     def usable(sentence: Sentence, rng: random.Random) -> bool:
         return both_labels_common(sentence.label, lambda r: random_scene(r, sentence.towers), rng)
 
     return distinct_sentences(
-        n, seed, lambda rng: random_sentence(rng, rng.random() < tower_fraction), usable, exclude
+        n, seed, lambda rng: draw(rng, rng.random() < tower_fraction), usable, exclude
     )
 
 
@@ -78,6 +87,7 @@ class NLVRWorld:
         pool_seed: int = 0,
         tower_fraction: float = 0.5,
         nlvr_dev_fraction: float = 0.0,
+        extra_pool_size: int = 0,
     ) -> None:
         check_inputs(inputs, conditional, "scene")
         self.conditional, self.inputs = conditional, inputs
@@ -99,6 +109,16 @@ class NLVRWorld:
             pool_seed + 7919,
             tower_fraction=tower_fraction,
             exclude=frozenset(s.text for s in self.pool),
+        )
+        if extra_pool_size < 0:
+            raise ValueError(f"extra_pool_size must be >= 0, got {extra_pool_size}")
+        # drawn after the validation pool and kept out of it: validation stays the base grammar's
+        self.pool += sentence_pool(
+            extra_pool_size,
+            pool_seed + 15485863,
+            tower_fraction=tower_fraction,
+            exclude=frozenset(s.text for s in [*self.pool, *self.val_pool]),
+            draw=random_extra_sentence,
         )
         self._text = dict(zip(("train", "val"), self._encode_pools(), strict=True))
 
