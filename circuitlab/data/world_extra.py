@@ -101,13 +101,13 @@ def _only_n(rng: random.Random, towers: bool) -> Sentence:
     n = rng.randint(1, 4 if towers else 5)
     count = quantity(rng, "bare", n)
     head = rng.choice(["block", "block", "square"]) if towers else rng.choice(["item", "object"])
+    plural = head if n == 1 else head + "s"
     colours: list[str] = []
     kind = rng.choice(["plain", "coloured", "of_colours"])
     if kind == "plain":
-        words = f"{count.words} {head if n == 1 else head + 's'}"
+        words = f"{count.words} {plural}"
     else:
         colours, names = _colour_list(rng, most=n)
-        plural = head if n == 1 else head + "s"
         words = (
             f"{count.words} {names} {plural}"
             if kind == "coloured"
