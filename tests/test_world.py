@@ -27,14 +27,20 @@ def _normal(text: str) -> str:
     return re.sub(r"\.$", "", text.lower())
 
 
-@pytest.fixture(scope="module")
-def grammar() -> dict:
-    """Sentences the grammar produces, by normalised text (first seed that gives each)."""
+def first_by_text(draw, seeds: int) -> dict:
+    """Sentences ``draw(rng)`` produces over ``seeds`` seeds, by normalised text (the first seed
+    that gives each)."""
     found: dict = {}
-    for seed in range(40000):
-        sentence = random_sentence(random.Random(seed))
+    for seed in range(seeds):
+        sentence = draw(random.Random(seed))
         found.setdefault(_normal(sentence.text), sentence)
     return found
+
+
+@pytest.fixture(scope="module")
+def grammar() -> dict:
+    """Sentences the grammar produces, by normalised text."""
+    return first_by_text(random_sentence, 40000)
 
 
 def obj(x: int, y: int, size: int, shape: str, colour: str) -> SceneObject:

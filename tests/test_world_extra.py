@@ -11,21 +11,13 @@ import pytest
 from circuitlab.data.world import Scene, scattered_scene
 from circuitlab.data.world_extra import random_extra_sentence
 from circuitlab.tasks import make_task
-from tests.test_world import SCATTERED, TOWERS, TOWERS_2, obj
-
-
-def _normal(text: str) -> str:
-    return re.sub(r"\.$", "", text.lower())
+from tests.test_world import SCATTERED, TOWERS, TOWERS_2, first_by_text, obj
 
 
 @pytest.fixture(scope="module")
 def extra() -> dict:
-    """Sentences the extra forms produce, by normalised text (first seed that gives each)."""
-    found: dict = {}
-    for seed in range(20000):
-        sentence = random_extra_sentence(random.Random(seed))
-        found.setdefault(_normal(sentence.text), sentence)
-    return found
+    """Sentences the extra forms produce, by normalised text."""
+    return first_by_text(random_extra_sentence, 20000)
 
 
 THREE_COLOURS = Scene(
