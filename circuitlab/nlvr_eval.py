@@ -31,9 +31,12 @@ def nlvr_task(
             f"this checkpoint was trained on task {config.task!r}; scoring NLVR files needs a "
             "model trained with --task nlvr"
         )
-    options = {**config.task_options, "pool_size": pool_size, "val_pool_size": val_pool_size}
-    if "extra_pool_size" in options or extra_pool_size:
-        options["extra_pool_size"] = extra_pool_size
+    options = {
+        **config.task_options,
+        "pool_size": pool_size,
+        "val_pool_size": val_pool_size,
+        "extra_pool_size": extra_pool_size,
+    }
     return make_task("nlvr", conditional=config.conditional, **options)
 
 

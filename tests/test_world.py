@@ -114,11 +114,17 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("text, scene, truth, category", CASES)
-def test_constructs_on_hand_built_scenes(grammar, text, scene, truth, category):
-    sentence = grammar[text]
+def assert_construct(sentences: dict, text: str, scene: Scene, truth: bool, category: str) -> None:
+    """The sentence ``text`` (from ``first_by_text``) is ``truth`` on ``scene`` and carries
+    ``category``."""
+    sentence = sentences[text]
     assert sentence.label(scene) is truth
     assert category in sentence.categories
+
+
+@pytest.mark.parametrize("text, scene, truth, category", CASES)
+def test_constructs_on_hand_built_scenes(grammar, text, scene, truth, category):
+    assert_construct(grammar, text, scene, truth, category)
 
 
 def _count(scene: Scene, colour: str, shape: str) -> int:

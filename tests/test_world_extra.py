@@ -11,7 +11,7 @@ import pytest
 from circuitlab.data.world import Scene, scattered_scene
 from circuitlab.data.world_extra import random_extra_sentence
 from circuitlab.tasks import make_task
-from tests.test_world import SCATTERED, TOWERS, TOWERS_2, first_by_text, obj
+from tests.test_world import SCATTERED, TOWERS, TOWERS_2, assert_construct, first_by_text, obj
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +65,7 @@ CASES = [
 
 @pytest.mark.parametrize("text, scene, truth, category", CASES)
 def test_extra_phrasings_on_hand_built_scenes(extra, text, scene, truth, category):
-    sentence = extra[text]
-    assert sentence.label(scene) is truth
-    assert category in sentence.categories
+    assert_construct(extra, text, scene, truth, category)
 
 
 ONLY_N = re.compile(

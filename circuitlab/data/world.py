@@ -642,7 +642,10 @@ def _coordination(rng: random.Random, towers: bool) -> Sentence:
     )
 
 
-SCATTERED_FORMS: list[tuple[float, Callable[[random.Random], Sentence]]] = [
+# a grammar's sentence forms: (weight, maker) pairs
+Forms = list[tuple[float, Callable[[random.Random], Sentence]]]
+
+SCATTERED_FORMS: Forms = [
     (4, lambda r: _scene_count(r, False)),
     (3, _box_with),
     (1, _box_total),
@@ -653,7 +656,7 @@ SCATTERED_FORMS: list[tuple[float, Callable[[random.Random], Sentence]]] = [
     (1, lambda r: _comparison(r, False)),
     (1, lambda r: _coordination(r, False)),
 ]
-TOWER_FORMS: list[tuple[float, Callable[[random.Random], Sentence]]] = [
+TOWER_FORMS: Forms = [
     (2, lambda r: _scene_count(r, True)),
     (5, _tower_sentence),
     (1, _block_of_tower),
@@ -671,14 +674,22 @@ def _surface(rng: random.Random, text: str) -> str:
     return text + "." if rng.random() < 0.5 else text
 
 
-def random_sentence(rng: random.Random, towers: bool | None = None) -> Sentence:
-    """A sentence about a tower scene (``towers=True``), a scattered one (False) or either."""
+def sentence_from_forms(
+    rng: random.Random, towers: bool | None, scattered_forms: Forms, tower_forms: Forms
+) -> Sentence:
+    """A sentence from one of ``tower_forms`` (``towers=True``) or ``scattered_forms`` (False;
+    None: either), drawn by the forms' weights, its surface varied as NLVR's writers vary it."""
     if towers is None:
         towers = rng.random() < 0.5
-    forms = TOWER_FORMS if towers else SCATTERED_FORMS
+    forms = tower_forms if towers else scattered_forms
     weights, makers = zip(*forms, strict=True)
     sentence = rng.choices(makers, weights=weights)[0](rng)
     return Sentence(_surface(rng, sentence.text), sentence.holds, sentence.categories, towers)
+
+
+def random_sentence(rng: random.Random, towers: bool | None = None) -> Sentence:
+    """A sentence about a tower scene (``towers=True``), a scattered one (False) or either."""
+    return sentence_from_forms(rng, towers, SCATTERED_FORMS, TOWER_FORMS)
 
 
 def random_scene(

@@ -19,12 +19,13 @@ pool only, so validation (and every held-out world number) stays the base gramma
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from circuitlab.data.grammar import ALL, COORD, HARD, Count, quantity, random_quantity
 from circuitlab.data.nlvr import COLOURS
 from circuitlab.data.world import (
     COLOUR_WORDS,
+    Forms,
     Noun,
     Placed,
     Scene,
@@ -32,8 +33,8 @@ from circuitlab.data.world import (
     _counted,
     _noun,
     _phrase,
-    _surface,
     _there_is,
+    sentence_from_forms,
 )
 
 COLOUR_WORD_FORMS = ("colors", "colours", "different colors")
@@ -52,26 +53,22 @@ def _group_words(rng: random.Random, towers: bool) -> tuple[str, str]:
 
 def _counted_groups(
     rng: random.Random, towers: bool, has: Callable[[list[Placed]], bool]
-) -> tuple[str, Callable[[Scene], bool], frozenset[str]]:
-    """ "There is a box" / "There is 1 tower" / "There are 2 boxes" with its test: how many of
-    the scene's groups ``has`` holds for."""
+) -> tuple[str, Callable[[Scene], bool], Count]:
+    """ "There is a box" / "There is 1 tower" / "There are 2 boxes", its test (how many of the
+    scene's groups ``has`` holds for) and its quantity."""
     count = random_quantity(rng, ["exists", "exists", "exists", "bare", "exactly"], 1, 2)
     singular, plural = _group_words(rng, towers)
     noun = Noun(singular, plural, lambda p: True)
     intro = f"{_there_is(count)} {_phrase(count, noun)}"
-    return (
-        intro,
-        lambda s: count.holds(sum(map(has, _groups(s, towers)))),
-        count.categories,
-    )
+    return intro, lambda s: count.holds(sum(map(has, _groups(s, towers)))), count
 
 
-def _with(rng: random.Random, intro: str) -> str:
-    """ "with" or "which has"/"which have" after ``intro`` (NLVR dev: "there is a tower which
-    has ...")."""
+def _with(rng: random.Random, groups: Count) -> str:
+    """ "with" or "which has"/"which have" after the counted ``groups`` (NLVR dev: "there is a
+    tower which has ...")."""
     if rng.random() < 0.6:
         return "with"
-    return "which has" if intro.startswith("There is") else "which have"
+    return "which has" if groups.singular else "which have"
 
 
 def _in_each(rng: random.Random, towers: bool) -> Sentence:
@@ -117,12 +114,12 @@ def _only_n(rng: random.Random, towers: bool) -> Sentence:
     def has(group: list[Placed]) -> bool:
         return len(group) == n and all(not colours or p.colour in colours for p in group)
 
-    intro, holds, group_categories = _counted_groups(rng, towers, has)
-    categories = group_categories | {HARD} | ({ALL} if colours else set())
+    intro, holds, groups = _counted_groups(rng, towers, has)
+    categories = groups.categories | {HARD} | ({ALL} if colours else set())
     if len(colours) > 1:
         categories |= {COORD}
     return Sentence(
-        f"{intro} {_with(rng, intro)} only {words}",
+        f"{intro} {_with(rng, groups)} only {words}",
         holds,
         frozenset(categories),
         towers,
@@ -141,10 +138,10 @@ def _all_colours(rng: random.Random, towers: bool) -> Sentence:
     def has(group: list[Placed]) -> bool:
         return {p.colour for p in group} == set(COLOURS) and (n is None or len(group) == n)
 
-    intro, holds, group_categories = _counted_groups(rng, towers, has)
-    categories = group_categories | {ALL} | ({HARD} if n else set())
+    intro, holds, groups = _counted_groups(rng, towers, has)
+    categories = groups.categories | {ALL} | ({HARD} if n else set())
     return Sentence(
-        f"{intro} {_with(rng, intro)} {size}{head} of all {three} {colour_words}",
+        f"{intro} {_with(rng, groups)} {size}{head} of all {three} {colour_words}",
         holds,
         frozenset(categories),
         towers,
@@ -159,34 +156,26 @@ def _boxes_only(rng: random.Random) -> Sentence:
     def has(group: list[Placed]) -> bool:
         return bool(group) and all(p.colour in colours for p in group)
 
-    intro, holds, group_categories = _counted_groups(rng, False, has)
+    intro, holds, groups = _counted_groups(rng, False, has)
     head = rng.choice(["items", "objects", "shapes"])
-    categories = group_categories | {ALL} | ({COORD} if len(colours) > 1 else set())
+    categories = groups.categories | {ALL} | ({COORD} if len(colours) > 1 else set())
     return Sentence(f"{intro} with only {names} {head}", holds, frozenset(categories), False)
 
 
-EXTRA_SCATTERED_FORMS: list[tuple[float, Callable[[random.Random], Sentence]]] = [
+EXTRA_SCATTERED_FORMS: Forms = [
     (1, lambda r: _in_each(r, False)),
     (1, lambda r: _only_n(r, False)),
     (1, lambda r: _all_colours(r, False)),
     (1, _boxes_only),
 ]
-EXTRA_TOWER_FORMS: list[tuple[float, Callable[[random.Random], Sentence]]] = [
+EXTRA_TOWER_FORMS: Forms = [
     (1, lambda r: _in_each(r, True)),
     (1, lambda r: _only_n(r, True)),
     (1, lambda r: _all_colours(r, True)),
 ]
 
 
-def _draw(rng: random.Random, forms: Sequence[tuple[float, Callable]]) -> Sentence:
-    weights, makers = zip(*forms, strict=True)
-    return rng.choices(makers, weights=weights)[0](rng)
-
-
 def random_extra_sentence(rng: random.Random, towers: bool | None = None) -> Sentence:
     """A sentence in one of the extra phrasings, about a tower scene (``towers=True``), a
     scattered one (False) or either."""
-    if towers is None:
-        towers = rng.random() < 0.5
-    sentence = _draw(rng, EXTRA_TOWER_FORMS if towers else EXTRA_SCATTERED_FORMS)
-    return Sentence(_surface(rng, sentence.text), sentence.holds, sentence.categories, towers)
+    return sentence_from_forms(rng, towers, EXTRA_SCATTERED_FORMS, EXTRA_TOWER_FORMS)

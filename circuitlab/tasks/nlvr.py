@@ -100,6 +100,8 @@ class NLVRWorld:
         if not 0.0 <= nlvr_dev_fraction <= 1.0:
             raise ValueError(f"nlvr_dev_fraction must be in [0, 1], got {nlvr_dev_fraction}")
         self.nlvr_dev_fraction = nlvr_dev_fraction
+        if extra_pool_size < 0:
+            raise ValueError(f"extra_pool_size must be >= 0, got {extra_pool_size}")
         # real NLVR dev examples mixed into training (never NLVR test)
         self.dev = read_nlvr("nlvr-dev") if nlvr_dev_fraction > 0 else []
         self.world = WorldGenerator(tower_fraction=tower_fraction)
@@ -110,8 +112,6 @@ class NLVRWorld:
             tower_fraction=tower_fraction,
             exclude=frozenset(s.text for s in self.pool),
         )
-        if extra_pool_size < 0:
-            raise ValueError(f"extra_pool_size must be >= 0, got {extra_pool_size}")
         # drawn after the validation pool and kept out of it: validation stays the base grammar's
         self.pool += sentence_pool(
             extra_pool_size,
