@@ -122,6 +122,9 @@ class NACConfig:
     # in training, each example's generated codes are replaced by the modules' own codes with
     # this probability: on those examples only the wiring carries the input, so it must
     code_dropout: float = 0.0
+    # in training, each conditioning token is hidden from the generator with this probability
+    # (word dropout; circuitlab.nn.token_dropout), so no one word carries a circuit alone
+    token_dropout: float = 0.0
     # conditioning in two parts told apart by its last feature (0: skeleton, 1: content), as
     # the "minilm-split" text encoder writes it: signatures (the wiring) are generated from the
     # skeleton tokens alone and codes from the content tokens alone (needs sentence_codes)
@@ -158,6 +161,12 @@ class NACConfig:
             raise ValueError(f"NACConfig.code_dropout must be in [0, 1), got {self.code_dropout}")
         if self.code_dropout > 0 and not self.conditional:
             raise ValueError("NACConfig.code_dropout needs a conditional NAC (codes per input)")
+        if not 0.0 <= self.token_dropout < 1.0:
+            raise ValueError(f"NACConfig.token_dropout must be in [0, 1), got {self.token_dropout}")
+        if self.token_dropout > 0 and not self.conditional:
+            raise ValueError(
+                "NACConfig.token_dropout needs a conditional NAC (conditioning tokens)"
+            )
         if self.code_queries and self.code_scope != "read_in":
             raise ValueError("NACConfig.code_queries needs code_scope='read_in'")
         if self.code_scope != "all" and not self.conditional:

@@ -28,6 +28,7 @@ from circuitlab.nn.kernel import SignatureKernel, cosine_distance
 from circuitlab.nn.modfc import ModFC, ModFFN
 from circuitlab.nn.readin import ReadIn
 from circuitlab.nn.skmdpa import SKMDPA
+from circuitlab.nn.token_dropout import drop_tokens
 from circuitlab.nn.tokenizers import ByteTokenizer, FeatureTokenizer, PatchTokenizer
 from circuitlab.prior_loss import GraphPriorRegularizer
 
@@ -289,7 +290,10 @@ class NAC(nn.Module):
         return_circuit: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Logits (B, n_classes); with ``return_circuit`` also the signatures and codes used.
-        In training, ``code_dropout`` gives a share of the examples the modules' own codes."""
+        In training, ``token_dropout`` hides a share of the conditioning tokens from the generator
+        and ``code_dropout`` gives a share of the examples the modules' own codes."""
+        if self.training and self.config.token_dropout > 0 and conditioning is not None:
+            conditioning_mask = self._drop_tokens(conditioning, conditioning_mask)
         signatures, codes = self.generate(conditioning, conditioning_mask)
         if self.training and self.config.code_dropout > 0:
             dropped = torch.rand(codes.shape[0], 1, 1, device=codes.device)
@@ -298,6 +302,15 @@ class NAC(nn.Module):
         if return_circuit:
             return result, signatures, codes
         return result
+
+    def _drop_tokens(self, conditioning: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """The conditioning mask (B, T) with a share ``token_dropout`` of its tokens hidden; with
+        ``split_conditioning`` the skeleton and the content each keep at least one token."""
+        if mask is None:
+            mask = torch.ones(conditioning.shape[:2], dtype=torch.bool, device=conditioning.device)
+        split = self.config.split_conditioning and conditioning.dtype.is_floating_point
+        parts = conditioning[..., -1] > 0.5 if split else None
+        return drop_tokens(mask, self.config.token_dropout, parts)
 
     def execute(
         self,
