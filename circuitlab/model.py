@@ -23,7 +23,11 @@ from torch import nn
 from circuitlab.circuit import PROCESSOR, READOUT, Circuit
 from circuitlab.config import NACConfig
 from circuitlab.nn.blocks import TokenEncoder
-from circuitlab.nn.generators import ConditionalGenerator, UnconditionalGenerator
+from circuitlab.nn.generators import (
+    ConditionalGenerator,
+    UnconditionalGenerator,
+    content_tokens,
+)
 from circuitlab.nn.kernel import SignatureKernel, cosine_distance
 from circuitlab.nn.modfc import ModFC, ModFFN
 from circuitlab.nn.readin import ReadIn
@@ -309,7 +313,7 @@ class NAC(nn.Module):
         if mask is None:
             mask = torch.ones(conditioning.shape[:2], dtype=torch.bool, device=conditioning.device)
         split = self.config.split_conditioning and conditioning.dtype.is_floating_point
-        parts = conditioning[..., -1] > 0.5 if split else None
+        parts = content_tokens(conditioning) if split else None
         return drop_tokens(mask, self.config.token_dropout, parts)
 
     def execute(

@@ -26,8 +26,6 @@ def test_drop_tokens_keeps_a_token_in_each_part_of_every_row():
     kept = drop_tokens(mask, 0.95, parts)
     assert (kept & ~parts).any(dim=1).all() and (kept & parts).any(dim=1).all()
     assert not kept[:, 8:].any()
-    emptied = ~(kept & parts).any(dim=1)  # never: the guard restores them
-    assert not emptied.any()
     # a row whose content all went keeps all of it: so some rows have every content token
     assert (kept[:, 5:8].all(dim=1)).any()
 

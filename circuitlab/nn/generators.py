@@ -52,6 +52,12 @@ class _QueryReader(nn.Module):
         return self.norm_out(self.self_attn(self.cross(x, context, ~mask)))
 
 
+def content_tokens(tokens: torch.Tensor) -> torch.Tensor:
+    """Which tokens (B, T, cond_dim) of a split sentence are content: (B, T) bool, read from the
+    flag in the last feature (0: skeleton, 1: content; ``SplitEncoder``)."""
+    return tokens[..., -1] > 0.5
+
+
 def _select(parameter: nn.Parameter, index: torch.Tensor) -> nn.Parameter:
     """Rows ``index`` of ``parameter`` as a new parameter that keeps its requires_grad."""
     return nn.Parameter(parameter.data[index].clone(), requires_grad=parameter.requires_grad)
@@ -112,7 +118,7 @@ class ConditionalGenerator(nn.Module):
         if self.split:
             if mask is None:
                 mask = torch.ones(tokens.shape[:2], dtype=torch.bool, device=tokens.device)
-            is_content = tokens[..., -1] > 0.5
+            is_content = content_tokens(tokens)
             signature_mask = mask & ~is_content if self.signatures_from_skeleton else mask
         else:
             signature_mask = mask

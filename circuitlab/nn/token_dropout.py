@@ -19,8 +19,7 @@ def drop_tokens(mask: torch.Tensor, p: float, parts: torch.Tensor | None = None)
     False for the first; a row whose part would lose every token keeps that part's mask as is.
     """
     kept = mask & (torch.rand(mask.shape, device=mask.device) >= p)
-    for in_part in (None,) if parts is None else (~parts, parts):
-        inside = torch.ones_like(mask) if in_part is None else in_part
+    for inside in (torch.ones_like(mask),) if parts is None else (~parts, parts):
         emptied = ~(kept & inside).any(dim=1, keepdim=True)
         kept = torch.where(emptied & inside, mask, kept)
     return kept
