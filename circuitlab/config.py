@@ -133,6 +133,10 @@ class NACConfig:
     # cannot depend on the content words) or "sentence" (skeleton and content tokens, so the
     # wiring sees every word while the codes still see only the content)
     signature_tokens: str = "skeleton"
+    # the signature queries read the mean of each part's tokens (of the whole input when not
+    # split) instead of the tokens: MiniLM's mean-pooled embeddings are trained to land close
+    # for paraphrases, so wiring built from them may carry over to wordings never trained on
+    signature_pooling: bool = False
 
     def __post_init__(self) -> None:
         checks = {
@@ -166,6 +170,10 @@ class NACConfig:
         if self.token_dropout > 0 and not self.conditional:
             raise ValueError(
                 "NACConfig.token_dropout needs a conditional NAC (conditioning tokens)"
+            )
+        if self.signature_pooling and not self.conditional:
+            raise ValueError(
+                "NACConfig.signature_pooling needs a conditional NAC (conditioning tokens)"
             )
         if self.code_queries and self.code_scope != "read_in":
             raise ValueError("NACConfig.code_queries needs code_scope='read_in'")

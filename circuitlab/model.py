@@ -169,6 +169,7 @@ class NAC(nn.Module):
                 sentence_codes=c.sentence_codes,
                 split=c.split_conditioning,
                 signatures_from_skeleton=c.signature_tokens == "skeleton",
+                pool_signatures=c.signature_pooling,
             )
         else:
             self.generator = UnconditionalGenerator(c.n_modules, c.sig_dim, c.code_dim)

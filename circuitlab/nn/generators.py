@@ -58,6 +58,17 @@ def content_tokens(tokens: torch.Tensor) -> torch.Tensor:
     return tokens[..., -1] > 0.5
 
 
+def pooled_parts(
+    tokens: torch.Tensor, parts: list[torch.Tensor]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The mean of each part's tokens: tokens (B, T, D) and ``parts``, P masks (B, T) of the
+    tokens each part holds, give pooled tokens (B, P, D) and a mask (B, P), True where a part
+    holds a token (an empty part's row is zeros)."""
+    weights = torch.stack(parts, dim=1).to(tokens.dtype)  # (B, P, T)
+    counts = weights.sum(-1, keepdim=True)
+    return (weights @ tokens) / counts.clamp(min=1), counts.squeeze(-1) > 0
+
+
 def _select(parameter: nn.Parameter, index: torch.Tensor) -> nn.Parameter:
     """Rows ``index`` of ``parameter`` as a new parameter that keeps its requires_grad."""
     return nn.Parameter(parameter.data[index].clone(), requires_grad=parameter.requires_grad)
@@ -81,6 +92,12 @@ class ConditionalGenerator(nn.Module):
     tokens, the codes from a second set of queries that read only the content tokens, so the
     wiring cannot depend on the content. With ``signatures_from_skeleton=False`` the signature
     queries read every token (the codes still only the content).
+
+    With ``pool_signatures=True`` the signature queries read, instead of the tokens, the mean of
+    each part's tokens (one token for the skeleton, one for the content; one for the whole
+    input when not split). MiniLM is trained so that the mean of its token embeddings lands
+    close for paraphrases, so a wiring built from it should carry over to wordings never
+    trained on; the codes still read the tokens.
     """
 
     def __init__(
@@ -95,12 +112,14 @@ class ConditionalGenerator(nn.Module):
         sentence_codes: bool = True,
         split: bool = False,
         signatures_from_skeleton: bool = True,
+        pool_signatures: bool = False,
     ) -> None:
         super().__init__()
         if split and not sentence_codes:
             raise ValueError("a split generator makes codes from the content: sentence_codes")
         self.split = split
         self.signatures_from_skeleton = signatures_from_skeleton
+        self.pool_signatures = pool_signatures
         self.queries = nn.Parameter(torch.randn(n_modules, dim))
         self.cond_proj = nn.Linear(cond_dim, dim)
         self.cross = TransformerBlock(dim, heads, cross=True)
@@ -114,16 +133,22 @@ class ConditionalGenerator(nn.Module):
     def forward(
         self, tokens: torch.Tensor, mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
+        if mask is None:
+            mask = torch.ones(tokens.shape[:2], dtype=torch.bool, device=tokens.device)
         context = self.cond_proj(tokens)
         if self.split:
-            if mask is None:
-                mask = torch.ones(tokens.shape[:2], dtype=torch.bool, device=tokens.device)
             is_content = content_tokens(tokens)
-            signature_mask = mask & ~is_content if self.signatures_from_skeleton else mask
+            skeleton = mask & ~is_content
+            parts = [skeleton] if self.signatures_from_skeleton else [skeleton, mask & is_content]
         else:
-            signature_mask = mask
+            parts = [mask]
+        if self.pool_signatures:
+            pooled, signature_mask = pooled_parts(tokens, parts)
+            signature_context = self.cond_proj(pooled)
+        else:
+            signature_context, signature_mask = context, torch.stack(parts).any(dim=0)
         x = self.queries.unsqueeze(0).expand(tokens.shape[0], -1, -1)
-        x = self.cross(x, context, None if signature_mask is None else ~signature_mask)
+        x = self.cross(x, signature_context, ~signature_mask)
         x = self.norm_out(self.self_attn(x))
         base_signatures, base_codes = self.base()
         signatures = base_signatures + self.to_signatures(x)
