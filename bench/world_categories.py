@@ -6,10 +6,17 @@ For each trained ``nlvr`` run, the same held-out world examples (new sentences o
 counts in every category it has.
 
     python bench/world_categories.py RUN [RUN ...] [--examples 3000] [--append]
+        [--scenes nlvr-test]
 
 Rows go to bench/results/world_categories.csv, a column per run (its directory's name); with
 --append the columns of runs already there are kept (a run measured again replaces its own).
 The Markdown table is printed too.
+
+With ``--scenes FILE`` (an NLVR-format file: nlvr-test, nlvr-dev) the held-out sentences are
+put on that file's real scenes instead of the world's, labelled by their logical forms and
+balanced per sentence (``NLVRWorld.validation_on_scenes``); rows go to
+world_categories_FILE_scenes.csv. Set beside NLVR accuracy on the same scenes, it tells what a
+model loses to real scenes from what it loses to real wording.
 """
 
 from __future__ import annotations
@@ -22,17 +29,26 @@ import numpy as np
 import pandas as pd
 from common import RESULTS, pipe_table, write_table
 
+from circuitlab.data.nlvr import read_nlvr
+from circuitlab.data.world import Scene
 from circuitlab.nlvr_eval import WORLD_HELDOUT_SEED, full_task
 from circuitlab.train import load_model, predict_logits
 
 NAME = "world_categories"
 
 
-def group_accuracies(run: Path, n_examples: int) -> dict[str, tuple[int, float]]:
-    """group -> (examples, accuracy) for one run."""
+def group_accuracies(
+    run: Path, n_examples: int, scenes_from: str | None = None
+) -> dict[str, tuple[int, float]]:
+    """group -> (examples, accuracy) for one run; held-out sentences on the world's scenes, or
+    on those of the NLVR-format file ``scenes_from``."""
     model, config = load_model(run)
     task = full_task(config)
-    examples = task.validation_examples(n_examples, seed=WORLD_HELDOUT_SEED)
+    if scenes_from is None:
+        examples = task.validation_examples(n_examples, seed=WORLD_HELDOUT_SEED)
+    else:
+        scenes = [Scene(e.boxes) for e in read_nlvr(scenes_from)]
+        examples = task.validation_on_scenes(scenes, n_examples, seed=WORLD_HELDOUT_SEED)
     towers = {s.text: s.towers for s in task.val_pool}
     batch = task.batch_for([e.to_nlvr(f"w{i}-0") for i, e in enumerate(examples)])
     correct = (predict_logits(model, batch).argmax(-1) == batch.labels).numpy()
@@ -51,8 +67,12 @@ def main() -> None:
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--examples", type=int, default=3000)
     parser.add_argument("--append", action="store_true", help="keep other runs' columns")
+    parser.add_argument(
+        "--scenes", help="an NLVR-format file whose real scenes replace the world's (nlvr-test)"
+    )
     args = parser.parse_args()
-    per_run = {run.name: group_accuracies(run, args.examples) for run in args.runs}
+    name = NAME if args.scenes is None else f"{NAME}_{Path(args.scenes).stem}_scenes"
+    per_run = {run.name: group_accuracies(run, args.examples, args.scenes) for run in args.runs}
     groups = sorted(next(iter(per_run.values())))
     rows = [
         {
@@ -63,12 +83,13 @@ def main() -> None:
         for group in groups
     ]
     frame = pd.DataFrame(rows)
-    if args.append and (RESULTS / f"{NAME}.csv").is_file():
-        frame = with_earlier_columns(frame, pd.read_csv(RESULTS / f"{NAME}.csv"))
+    if args.append and (RESULTS / f"{name}.csv").is_file():
+        frame = with_earlier_columns(frame, pd.read_csv(RESULTS / f"{name}.csv"))
+    where = "world scenes" if args.scenes is None else f"{args.scenes}'s scenes"
     write_table(
         frame.to_dict("records"),
-        NAME,
-        f"held-out world accuracy by group ({args.examples} examples)",
+        name,
+        f"held-out world sentences on {where}, accuracy by group ({args.examples} draws)",
     )
     print()
     print(pipe_table(frame))

@@ -12,7 +12,7 @@ from circuitlab.data.nlvr import read_annotations, read_nlvr
 from circuitlab.data.scene_tokens import FEATURES, SCENE_TOKEN_DIM, scene_tokens
 from circuitlab.data.tagger import tag, tagger_scores
 from circuitlab.data.text import MiniLMEncoder, WordEncoder
-from circuitlab.data.world import MAX_OBJECTS, random_scene
+from circuitlab.data.world import MAX_OBJECTS, Scene, random_scene
 from circuitlab.tasks import make_task
 from circuitlab.tasks.nlvr import sentence_pool
 from tests.test_world import SCATTERED, TOWERS
@@ -198,3 +198,21 @@ def test_heldout_sentences_extend_the_validation_pool_with_unseen_sentences():
     assert len(set(texts)) == 40
     assert not set(texts) & {s.text for s in task.pool}
     assert [s.text for s in task.heldout_sentences(40)] == texts  # seeded
+
+
+def test_validation_on_scenes_labels_held_out_sentences_on_the_given_scenes():
+    task = make_task("nlvr", conditional=True, text_encoder="words", pool_size=30, val_pool_size=20)
+    scenes = [Scene(e.boxes) for e in read_nlvr("nlvr-test")]
+    examples = task.validation_on_scenes(scenes, 200, seed=5)
+    sentences = {s.text: s for s in task.val_pool}
+    assert len(examples) > 180  # a draw is skipped only when no scene gives its label
+    for example in examples:
+        sentence = sentences[example.sentence]  # a held-out sentence
+        assert example.scene in scenes and example.scene.is_towers == sentence.towers
+        assert sentence.label(example.scene) == example.label
+        assert example.categories == tuple(sorted(sentence.categories))
+    assert 0.4 < sum(e.label for e in examples) / len(examples) < 0.6
+    again = task.validation_on_scenes(scenes, 200, seed=5)
+    assert [(e.sentence, e.label) for e in again] == [(e.sentence, e.label) for e in examples]
+    with pytest.raises(ValueError, match="tower scenes"):
+        task.validation_on_scenes([s for s in scenes if not s.is_towers], 50, seed=5)

@@ -227,6 +227,34 @@ class NLVRWorld:
             for _ in range(n)
         ]
 
+    def validation_on_scenes(
+        self, scenes: Sequence[Scene], n: int, seed: int, tries: int = 300
+    ) -> list[WorldExample]:
+        """Up to ``n`` held-out world examples whose scenes come from ``scenes`` (e.g. NLVR
+        test's real ones) rather than from the world: each draws a validation sentence and a
+        label, then scenes of the sentence's kind (towers or scattered) until the sentence's
+        logical form gives that label; a draw that no scene satisfies in ``tries`` is
+        skipped. Separates what a model carries over to new scenes from new wording."""
+        by_kind = {kind: [s for s in scenes if s.is_towers == kind] for kind in (False, True)}
+        rng = random.Random(seed)
+        examples = []
+        for _ in range(n):
+            sentence = self.val_pool[rng.randrange(len(self.val_pool))]
+            wanted = rng.random() < 0.5
+            candidates = by_kind[sentence.towers]
+            if not candidates:
+                raise ValueError(
+                    f"no {'tower' if sentence.towers else 'scattered'} scenes among the "
+                    f"{len(scenes)} given: held-out sentences need both kinds"
+                )
+            for _ in range(tries):
+                scene = candidates[rng.randrange(len(candidates))]
+                if sentence.label(scene) == wanted:
+                    categories = tuple(sorted(sentence.categories))
+                    examples.append(WorldExample(sentence.text, scene, wanted, categories))
+                    break
+        return examples
+
     def heldout_sentences(self, n: int, seed: int = 104729) -> list[Sentence]:
         """The ``val_pool`` followed by more sentences none of which is in the training pool, ``n``
         in all (n >= val_pool_size); a larger held-out sample for measures over sentences."""
