@@ -136,6 +136,7 @@ class NACConfig:
     # the signature queries read the mean of each part's tokens (of the whole input when not
     # split) instead of the tokens: MiniLM's mean-pooled embeddings are trained to land close
     # for paraphrases, so wiring built from them may carry over to wordings never trained on
+    # (screened: worse on the shapes world, NLVR test -5.8 points at 16,000 steps)
     signature_pooling: bool = False
 
     def __post_init__(self) -> None:

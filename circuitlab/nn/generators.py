@@ -96,8 +96,9 @@ class ConditionalGenerator(nn.Module):
     With ``pool_signatures=True`` the signature queries read, instead of the tokens, the mean of
     each part's tokens (one token for the skeleton, one for the content; one for the whole
     input when not split). MiniLM is trained so that the mean of its token embeddings lands
-    close for paraphrases, so a wiring built from it should carry over to wordings never
-    trained on; the codes still read the tokens.
+    close for paraphrases, so a wiring built from it might carry over to wordings never
+    trained on; the codes still read the tokens. (Screened on the shapes world it did not: one
+    mean token holds too little of the logic; docs/results.md.)
     """
 
     def __init__(
