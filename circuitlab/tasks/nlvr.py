@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 import torch
 
-from circuitlab.data.grammar import both_labels_common, distinct_sentences
+from circuitlab.data.grammar import balanced_scene, both_labels_common, distinct_sentences
 from circuitlab.data.nlvr import NLVRExample, read_nlvr
 from circuitlab.data.scene_tokens import SCENE_TOKEN_DIM, scene_tokens
 from circuitlab.data.text import make_encoder
@@ -247,12 +247,12 @@ class NLVRWorld:
                     f"no {'tower' if sentence.towers else 'scattered'} scenes among the "
                     f"{len(scenes)} given: held-out sentences need both kinds"
                 )
-            for _ in range(tries):
-                scene = candidates[rng.randrange(len(candidates))]
-                if sentence.label(scene) == wanted:
-                    categories = tuple(sorted(sentence.categories))
-                    examples.append(WorldExample(sentence.text, scene, wanted, categories))
-                    break
+            scene = balanced_scene(
+                rng, sentence.label, lambda r, pool=candidates: r.choice(pool), wanted, tries
+            )
+            if scene is not None:
+                categories = tuple(sorted(sentence.categories))
+                examples.append(WorldExample(sentence.text, scene, wanted, categories))
         return examples
 
     def heldout_sentences(self, n: int, seed: int = 104729) -> list[Sentence]:
