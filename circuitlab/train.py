@@ -303,6 +303,35 @@ def warm_start(model: Model, path: str | os.PathLike, device: torch.device | str
         )
 
 
+def make_optimizer(model: Model, config: TrainConfig) -> torch.optim.AdamW:
+    """The run's AdamW: ``config.lr`` and weight decay, signatures at ``signature_lr_scale``."""
+    return torch.optim.AdamW(
+        parameter_groups(model, config.lr, config.signature_lr_scale),
+        lr=config.lr,
+        weight_decay=config.weight_decay,
+    )
+
+
+def nac_losses(
+    net: torch.nn.Module, model: NAC, task: Task | None, batch: Batch
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One training forward of a NAC: (logits (B, n_classes), task loss, structure loss).
+    ``net`` is ``model`` itself or a wrapper of it (torch.compile, DDP) that runs the forward;
+    the structure loss (priors, density, repulsion) is read off ``model``."""
+    logits, circuit, _ = forward_batch(net, batch, return_circuit=True)
+    return logits, objective_loss(task, logits, batch.labels), model.structure_loss(circuit)
+
+
+def optimizer_step(
+    model: Model, optimizer: torch.optim.Optimizer, loss: torch.Tensor, grad_clip: float
+) -> None:
+    """Backward ``loss``, clip ``model``'s gradient norm to ``grad_clip``, step ``optimizer``."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+    optimizer.step()
+
+
 def step_seed(seed: int, step: int) -> int:
     """The seed of every random draw at ``step`` of a run seeded ``seed``."""
     return (seed * 1_000_003 + step) % (2**63)
@@ -500,11 +529,7 @@ def train(
     net = DistributedDataParallel(model) if rank.distributed else model
     if config.compile:
         net = torch.compile(net)  # checkpoints and evaluation keep using the plain model
-    optimizer = torch.optim.AdamW(
-        parameter_groups(model, config.lr, config.signature_lr_scale),
-        lr=config.lr,
-        weight_decay=config.weight_decay,
-    )
+    optimizer = make_optimizer(model, config)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: cosine_with_warmup(s, config.warmup_steps, config.steps)
     )
@@ -545,14 +570,9 @@ def train(
                 )
                 extra = losses.metrics
             else:
-                logits, circuit, _ = forward_batch(net, batch, return_circuit=True)
-                task_loss = objective_loss(task, logits, batch.labels)
-                structure_loss = model.structure_loss(circuit)
+                logits, task_loss, structure_loss = nac_losses(net, model, task, batch)
             loss = task_loss + structure_loss
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-            optimizer.step()
+            optimizer_step(model, optimizer, loss, config.grad_clip)
             scheduler.step()
 
             done = step + 1
