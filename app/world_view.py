@@ -53,7 +53,7 @@ class WorldProbe:
             worlds = [(self.task.pool, self.task.world), (self.task.val_pool, self.task.world)]
             worlds.append((self.task.held_out_pool, self.task.held_out_world))
             self.known = {s.text: (s, world) for pool, world in worlds for s in pool}
-            self.forms = world_nouns()
+            self.forms = world_nouns(self.task.noun_pool)  # its training and held-out nouns
         else:
             self.kind, self._draw = NLVR_SCENES, self._shapes_scene
             pools = [getattr(self.task, name, []) for name in ("pool", "val_pool")]

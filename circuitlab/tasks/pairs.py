@@ -112,6 +112,7 @@ class PairWorldTask:
         split = {"vocabulary": "pairs"} if text_encoder == "minilm-split" else {}
         self.encoder = make_encoder(text_encoder, **split)
         self.split_text = conditional and bool(split)  # sentences in two parts, for the generator
+        self.noun_pool = noun_pool
         self.train_nouns, self.held_out_nouns = pool_nouns(noun_pool)
         every_noun = [f.singular for f in world_nouns()]  # the held-out pairs' objects
         self.vectors = scale_noun_vectors(

@@ -119,6 +119,22 @@ def test_a_pairs_model_answers_on_generated_pairs_with_the_grammars_truth(pair_s
     assert shown.count("dog") > len(shown) / 3
 
 
+def test_a_probe_knows_the_nouns_a_larger_noun_pool_adds():
+    from types import SimpleNamespace
+
+    from circuitlab.app.world_view import WorldProbe
+    from circuitlab.data.pair_world import world_nouns
+    from circuitlab.tasks.pairs import PairWorldTask
+
+    task = PairWorldTask(noun_pool=90, pool_size=20, val_pool_size=5, held_out_pool_size=5)
+    probe = WorldProbe(SimpleNamespace(model=None, task=task))
+    extra = world_nouns(90)[-1]  # the 90th noun: a training noun here, unknown at the default pool
+    assert extra.singular in task.train_nouns
+    assert extra.singular not in {f.singular for f in world_nouns()}
+    text = f"There are two {extra.plural} and a dog."
+    assert probe.named_nouns(text) == [extra.singular, "dog"]
+
+
 def test_with_several_models_each_store_gets_the_model_it_was_exported_from(
     tiny_pairs_export, nlvr2_store, tmp_path
 ):
