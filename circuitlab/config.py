@@ -138,6 +138,9 @@ class NACConfig:
     # for paraphrases, so wiring built from them may carry over to wordings never trained on
     # (screened: worse on the shapes world, NLVR test -5.8 points at 16,000 steps)
     signature_pooling: bool = False
+    # trainable self-attention blocks over the tokens the signatures read, before they are read
+    # (the frozen encoder's tokens adapted to the wiring; the codes still read them as they are)
+    signature_layers: int = 0
 
     def __post_init__(self) -> None:
         checks = {
@@ -175,6 +178,19 @@ class NACConfig:
         if self.signature_pooling and not self.conditional:
             raise ValueError(
                 "NACConfig.signature_pooling needs a conditional NAC (conditioning tokens)"
+            )
+        if self.signature_layers < 0:
+            raise ValueError(
+                f"NACConfig.signature_layers must be >= 0, got {self.signature_layers}"
+            )
+        if self.signature_layers and not self.conditional:
+            raise ValueError(
+                "NACConfig.signature_layers needs a conditional NAC (conditioning tokens)"
+            )
+        if self.signature_layers and self.signature_pooling:
+            raise ValueError(
+                "NACConfig.signature_layers attend among the tokens the signatures read; with "
+                "signature_pooling those are one mean per part: use one or the other"
             )
         if self.code_queries and self.code_scope != "read_in":
             raise ValueError("NACConfig.code_queries needs code_scope='read_in'")

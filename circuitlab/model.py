@@ -170,6 +170,7 @@ class NAC(nn.Module):
                 split=c.split_conditioning,
                 signatures_from_skeleton=c.signature_tokens == "skeleton",
                 pool_signatures=c.signature_pooling,
+                signature_layers=c.signature_layers,
             )
         else:
             self.generator = UnconditionalGenerator(c.n_modules, c.sig_dim, c.code_dim)

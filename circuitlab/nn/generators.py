@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from circuitlab.nn.blocks import TransformerBlock, mlp
+from circuitlab.nn.blocks import TokenEncoder, TransformerBlock, mlp
 
 
 class UnconditionalGenerator(nn.Module):
@@ -99,6 +99,10 @@ class ConditionalGenerator(nn.Module):
     close for paraphrases, so a wiring built from it might carry over to wordings never
     trained on; the codes still read the tokens. (Screened on the shapes world it did not: one
     mean token holds too little of the logic; docs/results.md.)
+
+    ``signature_layers`` self-attention blocks run over the tokens the signature queries read
+    (only those attend to one another) before they are read; the codes read the tokens as
+    projected, so a split generator's codes still see nothing of the skeleton.
     """
 
     def __init__(
@@ -114,6 +118,7 @@ class ConditionalGenerator(nn.Module):
         split: bool = False,
         signatures_from_skeleton: bool = True,
         pool_signatures: bool = False,
+        signature_layers: int = 0,
     ) -> None:
         super().__init__()
         if split and not sentence_codes:
@@ -123,6 +128,10 @@ class ConditionalGenerator(nn.Module):
         self.pool_signatures = pool_signatures
         self.queries = nn.Parameter(torch.randn(n_modules, dim))
         self.cond_proj = nn.Linear(cond_dim, dim)
+        # trainable self-attention over the tokens the signatures read (the codes read them raw)
+        self.signature_encoder = (
+            TokenEncoder(dim, heads, signature_layers) if signature_layers else None
+        )
         self.cross = TransformerBlock(dim, heads, cross=True)
         self.self_attn = TransformerBlock(dim, heads, cross=False)
         self.norm_out = nn.LayerNorm(dim)
@@ -148,6 +157,8 @@ class ConditionalGenerator(nn.Module):
             signature_context = self.cond_proj(pooled)
         else:
             signature_context, signature_mask = context, torch.stack(parts).any(dim=0)
+        if self.signature_encoder is not None:
+            signature_context = self.signature_encoder(signature_context, signature_mask)
         x = self.queries.unsqueeze(0).expand(tokens.shape[0], -1, -1)
         x = self.cross(x, signature_context, ~signature_mask)
         x = self.norm_out(self.self_attn(x))
