@@ -32,9 +32,9 @@ from circuitlab.interventions import generated_circuits, link_probabilities
 from circuitlab.tasks import Batch, make_task
 from circuitlab.train import (
     TrainConfig,
+    forward_losses,
     load_model,
     make_optimizer,
-    nac_losses,
     optimizer_step,
     predict_logits,
     step_seed,
@@ -75,7 +75,7 @@ def training_step(path: str, config: TrainConfig, batch: Batch, device: torch.de
     batch = batch.to(device)
 
     def step() -> None:
-        _, task_loss, structure_loss = nac_losses(model, model, task, batch)
+        _, task_loss, structure_loss = forward_losses(model, model, task, batch)
         optimizer_step(model, optimizer, task_loss + structure_loss, config.grad_clip)
 
     return step

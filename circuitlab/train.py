@@ -312,12 +312,13 @@ def make_optimizer(model: Model, config: TrainConfig) -> torch.optim.AdamW:
     )
 
 
-def nac_losses(
-    net: torch.nn.Module, model: NAC, task: Task | None, batch: Batch
+def forward_losses(
+    net: torch.nn.Module, model: Model, task: Task | None, batch: Batch
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """One training forward of a NAC: (logits (B, n_classes), task loss, structure loss).
+    """One training forward of a NAC, Neural Interpreter or NFM network (not a Modular Network,
+    whose E-step has its own): (outputs (B, n_classes or targets), task loss, structure loss).
     ``net`` is ``model`` itself or a wrapper of it (torch.compile, DDP) that runs the forward;
-    the structure loss (priors, density, repulsion) is read off ``model``."""
+    the structure loss (the model's regularisers) is read off ``model``."""
     logits, circuit, _ = forward_batch(net, batch, return_circuit=True)
     return logits, objective_loss(task, logits, batch.labels), model.structure_loss(circuit)
 
@@ -570,7 +571,7 @@ def train(
                 )
                 extra = losses.metrics
             else:
-                logits, task_loss, structure_loss = nac_losses(net, model, task, batch)
+                logits, task_loss, structure_loss = forward_losses(net, model, task, batch)
             loss = task_loss + structure_loss
             optimizer_step(model, optimizer, loss, config.grad_clip)
             scheduler.step()
