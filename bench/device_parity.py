@@ -29,7 +29,7 @@ from common import interleaved_medians, machine, sync, write_table
 
 from circuitlab.device import pick_device
 from circuitlab.interventions import generated_circuits, link_probabilities
-from circuitlab.tasks import Batch, make_task
+from circuitlab.tasks import Batch, Task, make_task
 from circuitlab.train import (
     TrainConfig,
     forward_losses,
@@ -45,7 +45,8 @@ CHECKPOINTS = ("checkpoints/nlvr", "checkpoints/pairs")
 
 
 def eval_outputs(model: torch.nn.Module, batch: Batch, device: torch.device) -> dict:
-    """Logits (B, n_classes) and P (B, U, U) of ``model`` on ``batch``, on the CPU."""
+    """Logits (B, n_classes) and P among the processors (B, u, u) of ``model`` on ``batch``,
+    returned on the CPU."""
     logits = predict_logits(model, batch, device)
     with torch.no_grad():
         signatures, _ = generated_circuits(model, batch)
@@ -67,10 +68,10 @@ def parity_row(path: str, batch: Batch, device: torch.device) -> dict:
     }
 
 
-def training_step(path: str, config: TrainConfig, batch: Batch, device: torch.device):
-    """One training step of a fresh copy of checkpoint ``path`` on ``batch``, as a callable."""
+def training_step(path: str, config: TrainConfig, task: Task, batch: Batch, device: torch.device):
+    """One training step of a fresh copy of checkpoint ``path`` (trained on ``task``) on
+    ``batch``, as a callable."""
     model = load_model(path, str(device))[0].train()
-    task = make_task(config.task, conditional=config.conditional, **config.task_options)
     optimizer = make_optimizer(model, config)
     batch = batch.to(device)
 
@@ -119,7 +120,7 @@ def main() -> None:
         row.update(parity_row(str(ROOT / path), examples, device))
         say(path, "timing training steps", started)
         steps = {
-            name: training_step(str(ROOT / path), config, batch, where)
+            name: training_step(str(ROOT / path), config, task, batch, where)
             for name, where in (("cpu", cpu), ("device", device))
         }
         medians = interleaved_medians(steps, device, repeats=args.repeats)
