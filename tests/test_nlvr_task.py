@@ -13,6 +13,7 @@ from circuitlab.data.scene_tokens import FEATURES, SCENE_TOKEN_DIM, scene_tokens
 from circuitlab.data.tagger import tag, tagger_scores
 from circuitlab.data.text import MiniLMEncoder, WordEncoder
 from circuitlab.data.world import MAX_OBJECTS, Scene, random_scene
+from circuitlab.device import pick_device
 from circuitlab.tasks import make_task
 from circuitlab.tasks.nlvr import sentence_pool
 from tests.test_world import SCATTERED, TOWERS
@@ -216,3 +217,14 @@ def test_validation_on_scenes_labels_held_out_sentences_on_the_given_scenes():
     assert [(e.sentence, e.label) for e in again] == [(e.sentence, e.label) for e in examples]
     with pytest.raises(ValueError, match="tower scenes"):
         task.validation_on_scenes([s for s in scenes if not s.is_towers], 50, seed=5)
+
+
+def test_minilm_encoder_runs_where_pick_device_says_and_agrees_with_the_cpu(tmp_path):
+    sentences = ["There is a yellow block.", "Each box has at most two black items"]
+    auto = MiniLMEncoder(cache_dir=tmp_path / "auto")
+    on_cpu = MiniLMEncoder(cache_dir=tmp_path / "cpu", device="cpu")
+    (tokens, mask), (cpu_tokens, cpu_mask) = auto.encode(sentences), on_cpu.encode(sentences)
+    assert auto._model.device.type == pick_device("auto").type
+    assert on_cpu._model.device.type == "cpu"
+    assert torch.equal(mask, cpu_mask) and tokens.device.type == "cpu"
+    assert torch.allclose(tokens, cpu_tokens, atol=1e-2)  # float16 cache either way

