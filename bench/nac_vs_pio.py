@@ -21,6 +21,7 @@ their memory is left blank (a compiled model's first step is mostly the compiler
 from __future__ import annotations
 
 import argparse
+import importlib.util
 
 import torch
 from common import (
@@ -132,6 +133,11 @@ def main() -> None:
     parser.add_argument("--modules", type=int, default=128)
     parser.add_argument("--compile", action="store_true", help="add torch.compile'd rows")
     args = parser.parse_args()
+    if importlib.util.find_spec("perceiver_pytorch") is None:
+        raise SystemExit(
+            "bench/nac_vs_pio.py measures against the perceiver-pytorch package, which is not "
+            "installed: pip install -e '.[bench]'"
+        )
     device = pick_device(args.device)
     n, u = args.tokens, args.modules
     variants = [(name, False) for name in MODELS]
