@@ -145,7 +145,9 @@ class ConditionalGenerator(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         if mask is None:
             mask = torch.ones(tokens.shape[:2], dtype=torch.bool, device=tokens.device)
-        context = self.cond_proj(tokens)
+        # the projected tokens, read by the signature queries unless pooled and by a split's codes
+        needs_context = not self.pool_signatures or self.code_reader is not None
+        context = self.cond_proj(tokens) if needs_context else None
         if self.split:
             is_content = content_tokens(tokens)
             skeleton = mask & ~is_content
