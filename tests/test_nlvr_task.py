@@ -139,9 +139,26 @@ def test_batches_for_every_input_mode(inputs, conditional):
     assert real.labels.tolist() == [int(e.label) for e in examples]
 
 
+def test_a_conditional_joint_batch_is_the_baselines_tokens_with_the_sentence_as_conditioning():
+    options = dict(inputs="joint", text_encoder="minilm", pool_size=30, val_pool_size=10)
+    joint = make_task("nlvr", conditional=True, **options)
+    baseline = make_task("nlvr", conditional=False, **options)
+    scene = make_task("nlvr", conditional=True, **{**options, "inputs": "scene"})
+    batch, reference, circuit_only = (t.sample(8, seed=3) for t in (joint, baseline, scene))
+    assert joint.input_dim == baseline.input_dim == batch.inputs.shape[-1]
+    assert torch.equal(batch.inputs, reference.inputs)
+    assert torch.equal(batch.input_mask, reference.input_mask)
+    assert torch.equal(batch.conditioning, circuit_only.conditioning)
+    assert torch.equal(batch.conditioning_mask, circuit_only.conditioning_mask)
+    # the sentence tokens among the inputs are the conditioning's, behind the objects
+    n = circuit_only.inputs.shape[1]
+    text = batch.inputs[:, n:, SCENE_TOKEN_DIM:-1]
+    assert torch.equal(text, batch.conditioning[:, : text.shape[1]])
+
+
 def test_bad_task_options_are_named():
-    with pytest.raises(ValueError, match="use inputs='scene'"):
-        make_task("nlvr", conditional=True, inputs="joint", pool_size=5)
+    with pytest.raises(ValueError, match="use inputs='scene' or 'joint'"):
+        make_task("nlvr", conditional=True, inputs="text", pool_size=5)
     with pytest.raises(ValueError, match="needs a text encoder that gives vectors"):
         make_task("nlvr", conditional=False, inputs="text", text_encoder="words", pool_size=5)
     with pytest.raises(ValueError, match="unknown text encoder"):

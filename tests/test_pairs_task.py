@@ -182,8 +182,8 @@ def test_pairs_task_joint_inputs_for_unconditional_baselines():
     assert batch.conditioning is None and batch.inputs.shape[2] == joint.input_dim
     is_text = batch.inputs[..., -1] == 1
     assert is_text.any() and (~is_text & batch.input_mask).any()
-    with pytest.raises(ValueError, match="inputs='scene'"):
-        make_task("pairs", conditional=True, inputs="joint")
+    with pytest.raises(ValueError, match="inputs='scene' or 'joint'"):
+        make_task("pairs", conditional=True, inputs="text")
 
 
 def test_a_split_pairs_task_splits_by_the_pair_worlds_words_and_builds_a_split_model():

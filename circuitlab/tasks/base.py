@@ -87,19 +87,20 @@ def objects_and_text_batch(
     - conditional (``inputs="scene"``): objects as inputs, the sentence as conditioning;
     - ``inputs="scene"``, unconditional: the objects alone;
     - ``inputs="joint"``: one set of tokens [object features | text vector | is-text flag],
-      objects first (Perceiver IO and other unconditional baselines).
+      objects first (Perceiver IO and other unconditional baselines); conditional, the
+      sentence is also the conditioning (the executor reads it beside the circuit it made).
     """
-    if conditional:
-        return Batch(objects, labels, text, text_mask, input_mask=object_mask)
+    conditioning = (text, text_mask) if conditional else ()
     if inputs == "scene":
-        return Batch(objects, labels, input_mask=object_mask)
+        return Batch(objects, labels, *conditioning, input_mask=object_mask)
     b, n, f = objects.shape
     t, d = text.shape[1], text.shape[2]
     joint = torch.zeros(b, n + t, f + d + 1)
     joint[:, :n, :f] = objects
     joint[:, n:, f:-1] = text
     joint[:, n:, -1] = 1.0
-    return Batch(joint, labels, input_mask=torch.cat([object_mask, text_mask], dim=1))
+    joint_mask = torch.cat([object_mask, text_mask], dim=1)
+    return Batch(joint, labels, *conditioning, input_mask=joint_mask)
 
 
 INPUTS = ("scene", "joint", "text")
@@ -107,13 +108,15 @@ INPUTS = ("scene", "joint", "text")
 
 def check_inputs(inputs: str, conditional: bool, scene_word: str = "scene") -> None:
     """Refuse an ``inputs`` mode a reasoning task does not have, or one a conditional model
-    cannot read (it takes the sentence through its generator and the ``scene_word`` as input)."""
+    cannot read (it takes the sentence through its generator and the ``scene_word`` as input,
+    with ``"joint"`` the sentence's tokens as input too)."""
     if inputs not in INPUTS:
         raise ValueError(f"inputs must be one of {INPUTS}, got {inputs!r}")
-    if conditional and inputs != "scene":
+    if conditional and inputs == "text":
         raise ValueError(
             f"a conditional model reads the sentence through its circuit generator and the "
-            f"{scene_word} as input: use inputs='scene', not {inputs!r} (or --unconditional)"
+            f"{scene_word} as input: use inputs='scene' or 'joint', not 'text' "
+            f"(or --unconditional)"
         )
 
 

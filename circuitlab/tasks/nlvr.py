@@ -15,7 +15,9 @@ What the model sees, by ``inputs``:
 - ``scene`` with ``conditional=True`` (the NAC of the paper): the circuit generator reads the
   sentence tokens, the executor reads the scene's object tokens;
 - ``joint`` (unconditional baselines, e.g. Perceiver IO): one set of tokens, scene objects and
-  sentence tokens side by side, [object features | text vector | is-text flag];
+  sentence tokens side by side, [object features | text vector | is-text flag]; with
+  ``conditional=True`` the generator reads the sentence too, so the executor reads it both
+  through its circuit and directly (a way around the circuit: check the swap drops);
 - ``text``: the sentence tokens alone (the text-only baseline);
 - ``scene`` with ``conditional=False``: the scene alone.
 """

@@ -15,7 +15,8 @@ their sentences and pairs stay as they are. ``noun_noise`` > 0 adds Gaussian noi
 length ``noun_noise`` to every training object's noun vector (validation and held-out objects
 keep theirs), so that the executor cannot read a training noun by its exact vector. What the
 model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence to the
-circuit generator, objects to the executor), ``joint`` (unconditional baselines) or ``text``.
+circuit generator, objects to the executor), ``joint`` (objects and sentence tokens as input;
+conditional, the sentence also to the generator) or ``text``.
 """
 
 from __future__ import annotations
