@@ -156,6 +156,34 @@ def test_a_conditional_joint_batch_is_the_baselines_tokens_with_the_sentence_as_
     assert torch.equal(text, batch.conditioning[:, : text.shape[1]])
 
 
+def test_text_input_dropout_hides_the_sentence_tokens_of_that_share_of_training_examples():
+    options = dict(inputs="joint", text_encoder="minilm", pool_size=30, val_pool_size=10)
+    plain = make_task("nlvr", conditional=True, **options)
+    batches = {
+        p: make_task("nlvr", conditional=True, text_input_dropout=p, **options).sample(64, 5)
+        for p in (0.0, 0.5, 1.0)
+    }
+    reference = plain.sample(64, 5)
+    is_text = reference.inputs[..., -1] == 1
+    for p, batch in batches.items():
+        assert torch.equal(batch.inputs, reference.inputs)  # same examples, same tokens
+        assert torch.equal(batch.conditioning, reference.conditioning)
+        objects_kept = batch.input_mask[~is_text] == reference.input_mask[~is_text]
+        assert objects_kept.all()
+        hidden = (reference.input_mask & is_text).any(1) & ~(batch.input_mask & is_text).any(1)
+        assert hidden.float().mean().item() == pytest.approx(p, abs=0.15)
+        # a hidden example loses every sentence token, a kept one none
+        text_kept = (batch.input_mask & is_text).sum(1)
+        assert torch.equal(text_kept[~hidden], (reference.input_mask & is_text).sum(1)[~hidden])
+    assert torch.equal(batches[0.0].input_mask, reference.input_mask)
+    validation = make_task("nlvr", conditional=True, text_input_dropout=1.0, **options)
+    assert torch.equal(validation.validation(16, 2).input_mask, plain.validation(16, 2).input_mask)
+    with pytest.raises(ValueError, match="needs a conditional model with inputs='joint'"):
+        make_task("nlvr", conditional=True, text_input_dropout=0.5, pool_size=5)
+    with pytest.raises(ValueError, match=r"must be in \[0, 1\]"):
+        make_task("nlvr", conditional=True, text_input_dropout=1.5, **options)
+
+
 def test_bad_task_options_are_named():
     with pytest.raises(ValueError, match="use inputs='scene' or 'joint'"):
         make_task("nlvr", conditional=True, inputs="text", pool_size=5)

@@ -103,6 +103,15 @@ def objects_and_text_batch(
     return Batch(joint, labels, *conditioning, input_mask=joint_mask)
 
 
+def hide_text_inputs(batch: Batch, rows: torch.Tensor) -> Batch:
+    """``batch`` (joint inputs: last feature 1 on sentence tokens) with the sentence's input
+    tokens masked out in the examples where ``rows`` (B,) bool is True; objects and
+    conditioning unchanged."""
+    is_text = batch.inputs[..., -1] == 1
+    keep = batch.input_mask & ~(is_text & rows[:, None])
+    return dataclasses.replace(batch, input_mask=keep)
+
+
 INPUTS = ("scene", "joint", "text")
 
 

@@ -18,6 +18,8 @@ What the model sees, by ``inputs``:
   sentence tokens side by side, [object features | text vector | is-text flag]; with
   ``conditional=True`` the generator reads the sentence too, so the executor reads it both
   through its circuit and directly (a way around the circuit: check the swap drops);
+  ``text_input_dropout`` then hides the sentence's input tokens from that share of training
+  examples, which the circuit alone must answer;
 - ``text``: the sentence tokens alone (the text-only baseline);
 - ``scene`` with ``conditional=False``: the scene alone.
 """
@@ -48,6 +50,7 @@ from circuitlab.data.world_extra import random_extra_sentence
 from circuitlab.tasks.base import (
     Batch,
     check_inputs,
+    hide_text_inputs,
     objects_and_text_batch,
     sentence_circuit_inputs,
     trim_text,
@@ -90,8 +93,18 @@ class NLVRWorld:
         tower_fraction: float = 0.5,
         nlvr_dev_fraction: float = 0.0,
         extra_pool_size: int = 0,
+        text_input_dropout: float = 0.0,
     ) -> None:
         check_inputs(inputs, conditional, "scene")
+        if not 0.0 <= text_input_dropout <= 1.0:
+            raise ValueError(f"text_input_dropout must be in [0, 1], got {text_input_dropout}")
+        if text_input_dropout and not (conditional and inputs == "joint"):
+            raise ValueError(
+                "text_input_dropout hides the sentence's input tokens from some training "
+                "examples, so that their circuit alone must answer: it needs a conditional "
+                "model with inputs='joint'"
+            )
+        self.text_input_dropout = text_input_dropout
         self.conditional, self.inputs = conditional, inputs
         self.encoder = make_encoder(text_encoder)
         if inputs in ("joint", "text") and self.encoder.dim is None:
@@ -180,7 +193,12 @@ class NLVRWorld:
                 index.append(i)
                 scenes.append(example.scene)
                 labels.append(example.label)
-        return self._batch(scenes, labels, tokens[index], mask[index])
+        batch = self._batch(scenes, labels, tokens[index], mask[index])
+        if split == "train" and self.text_input_dropout:
+            hide_rng = random.Random(seed ^ 0x5EED)  # apart from the examples' draws
+            hidden = [hide_rng.random() < self.text_input_dropout for _ in range(batch_size)]
+            batch = hide_text_inputs(batch, torch.tensor(hidden))
+        return batch
 
     def sample(self, batch_size: int, seed: int) -> Batch:
         """Training sentences on fresh scenes; depends only on ``seed``."""
