@@ -115,6 +115,12 @@ def hide_text_inputs(batch: Batch, rows: torch.Tensor) -> Batch:
 INPUTS = ("scene", "joint", "text")
 
 
+def check_share(name: str, value: float) -> None:
+    """Refuse a task option ``name`` that is a share of examples but lies outside [0, 1]."""
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1], got {value}")
+
+
 def check_inputs(inputs: str, conditional: bool, scene_word: str = "scene") -> None:
     """Refuse an ``inputs`` mode a reasoning task does not have, or one a conditional model
     cannot read (it takes the sentence through its generator and the ``scene_word`` as input,

@@ -50,6 +50,7 @@ from circuitlab.data.world_extra import random_extra_sentence
 from circuitlab.tasks.base import (
     Batch,
     check_inputs,
+    check_share,
     hide_text_inputs,
     objects_and_text_batch,
     sentence_circuit_inputs,
@@ -96,8 +97,7 @@ class NLVRWorld:
         text_input_dropout: float = 0.0,
     ) -> None:
         check_inputs(inputs, conditional, "scene")
-        if not 0.0 <= text_input_dropout <= 1.0:
-            raise ValueError(f"text_input_dropout must be in [0, 1], got {text_input_dropout}")
+        check_share("text_input_dropout", text_input_dropout)
         if text_input_dropout and not (conditional and inputs == "joint"):
             raise ValueError(
                 "text_input_dropout hides the sentence's input tokens from some training "
@@ -112,8 +112,7 @@ class NLVRWorld:
                 f"inputs={inputs!r} puts text vectors among the input tokens and needs a text "
                 f"encoder that gives vectors (minilm), not {text_encoder!r}"
             )
-        if not 0.0 <= nlvr_dev_fraction <= 1.0:
-            raise ValueError(f"nlvr_dev_fraction must be in [0, 1], got {nlvr_dev_fraction}")
+        check_share("nlvr_dev_fraction", nlvr_dev_fraction)
         self.nlvr_dev_fraction = nlvr_dev_fraction
         if extra_pool_size < 0:
             raise ValueError(f"extra_pool_size must be >= 0, got {extra_pool_size}")
