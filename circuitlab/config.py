@@ -125,6 +125,10 @@ class NACConfig:
     # in training, each conditioning token is hidden from the generator with this probability
     # (word dropout; circuitlab.nn.token_dropout), so no one word carries a circuit alone
     token_dropout: float = 0.0
+    # in training, each conditioning token's vector moves by Gaussian noise of about this
+    # expected length (circuitlab.nn.token_noise; MiniLM's token vectors are about 8 long), so
+    # nearby wordings get nearby circuits
+    token_noise: float = 0.0
     # conditioning in two parts told apart by its last feature (0: skeleton, 1: content), as
     # the "minilm-split" text encoder writes it: signatures (the wiring) are generated from the
     # skeleton tokens alone and codes from the content tokens alone (needs sentence_codes)
@@ -176,6 +180,10 @@ class NACConfig:
             raise ValueError(
                 "NACConfig.token_dropout needs a conditional NAC (conditioning tokens)"
             )
+        if self.token_noise < 0:
+            raise ValueError(f"NACConfig.token_noise must be >= 0, got {self.token_noise}")
+        if self.token_noise > 0 and not self.conditional:
+            raise ValueError("NACConfig.token_noise needs a conditional NAC (conditioning tokens)")
         if self.signature_pooling and not self.conditional:
             raise ValueError(
                 "NACConfig.signature_pooling needs a conditional NAC (conditioning tokens)"

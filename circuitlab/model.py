@@ -33,6 +33,7 @@ from circuitlab.nn.modfc import ModFC, ModFFN
 from circuitlab.nn.readin import ReadIn
 from circuitlab.nn.skmdpa import SKMDPA
 from circuitlab.nn.token_dropout import drop_tokens
+from circuitlab.nn.token_noise import add_token_noise
 from circuitlab.nn.tokenizers import ByteTokenizer, FeatureTokenizer, PatchTokenizer
 from circuitlab.prior_loss import GraphPriorRegularizer
 
@@ -296,10 +297,13 @@ class NAC(nn.Module):
         return_circuit: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Logits (B, n_classes); with ``return_circuit`` also the signatures and codes used.
-        In training, ``token_dropout`` hides a share of the conditioning tokens from the generator
-        and ``code_dropout`` gives a share of the examples the modules' own codes."""
+        In training, ``token_dropout`` hides a share of the conditioning tokens from the generator,
+        ``token_noise`` jitters their vectors and ``code_dropout`` gives a share of the examples
+        the modules' own codes."""
         if self.training and self.config.token_dropout > 0 and conditioning is not None:
             conditioning_mask = self._drop_tokens(conditioning, conditioning_mask)
+        if self.training and self.config.token_noise > 0 and conditioning is not None:
+            conditioning = self._jitter_tokens(conditioning, conditioning_mask)
         signatures, codes = self.generate(conditioning, conditioning_mask)
         if self.training and self.config.code_dropout > 0:
             dropped = torch.rand(codes.shape[0], 1, 1, device=codes.device)
@@ -317,6 +321,18 @@ class NAC(nn.Module):
         split = self.config.split_conditioning and conditioning.dtype.is_floating_point
         parts = content_tokens(conditioning) if split else None
         return drop_tokens(mask, self.config.token_dropout, parts)
+
+    def _jitter_tokens(self, conditioning: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """The conditioning (B, T, cond_dim) with ``token_noise`` on its real tokens' vectors (a
+        split sentence's skeleton/content flag kept)."""
+        if not conditioning.dtype.is_floating_point:
+            raise ValueError(
+                "token_noise needs conditioning vectors, got token ids "
+                f"({conditioning.dtype}); use a text encoder that writes vectors (e.g. minilm) "
+                "or set token_noise: 0"
+            )
+        keep_last = self.config.split_conditioning
+        return add_token_noise(conditioning, mask, self.config.token_noise, keep_last)
 
     def execute(
         self,

@@ -1,0 +1,42 @@
+import pytest
+import torch
+
+from circuitlab import NAC, NACConfig
+from circuitlab.nn.token_noise import add_token_noise
+from tests.test_model import SMALL
+
+
+def test_token_noise_has_the_expected_length_on_real_tokens_only_and_keeps_the_flag():
+    torch.manual_seed(0)
+    tokens = torch.randn(200, 10, 385)
+    tokens[..., -1] = (torch.rand(200, 10) < 0.5).float()  # a split sentence's flag
+    mask = torch.ones(200, 10, dtype=torch.bool)
+    mask[:, 7:] = False  # padding
+    noised = add_token_noise(tokens, mask, 2.0, keep_last=True)
+    moved = (noised - tokens).norm(dim=-1)
+    assert torch.equal(noised[..., -1], tokens[..., -1])
+    assert torch.equal(noised[:, 7:], tokens[:, 7:])
+    assert abs(float(moved[:, :7].mean()) - 2.0) < 0.05
+    everywhere = add_token_noise(tokens, None, 1.0, keep_last=False)
+    assert (everywhere[..., -1] != tokens[..., -1]).all()
+    assert abs(float((everywhere - tokens).norm(dim=-1).mean()) - 1.0) < 0.03
+
+
+def test_token_noise_jitters_the_generators_tokens_in_training_only():
+    config = NACConfig(**SMALL, conditional=True, cond_dim=5, token_noise=1.0)
+    model = NAC(config)
+    x, cond = torch.randn(8, 9, 6), torch.randn(8, 7, 5)
+    torch.manual_seed(3)
+    trained = model.train()(x, cond)
+    torch.manual_seed(3)
+    jittered = model._jitter_tokens(cond, None)
+    assert not torch.allclose(jittered, cond)
+    assert torch.allclose(trained, model.execute(x, *model.generate(jittered)))
+    model.eval()
+    assert torch.allclose(model(x, cond), model.execute(x, *model.generate(cond)))
+    with pytest.raises(ValueError, match="token ids"):
+        model._jitter_tokens(torch.zeros(2, 3, dtype=torch.long), None)
+    with pytest.raises(ValueError, match="token_noise"):
+        NACConfig(**SMALL, token_noise=1.0)
+    with pytest.raises(ValueError, match="token_noise"):
+        NACConfig(**SMALL, conditional=True, cond_dim=5, token_noise=-0.5)
