@@ -45,6 +45,7 @@ from circuitlab.data.pair_world import (
     world_nouns,
 )
 from circuitlab.data.text import make_encoder
+from circuitlab.nn.token_noise import gaussian_jitter
 from circuitlab.tasks.base import (
     Batch,
     check_inputs,
@@ -77,12 +78,10 @@ def add_noun_noise(
     """A copy of object tokens (B, N, N_ATTRIBUTES + dim) whose noun vectors (the last ``dim``
     features) of real objects (mask (B, N) true) carry Gaussian noise of expected length about
     ``length`` (per-feature sd ``length / sqrt(dim)``), drawn from ``seed``."""
-    nouns = objects[..., N_ATTRIBUTES:]
     generator = torch.Generator().manual_seed(seed)
-    noise = torch.randn(nouns.shape, generator=generator, dtype=nouns.dtype)
-    noise = noise * (length / nouns.shape[-1] ** 0.5) * mask.unsqueeze(-1)
     noisy = objects.clone()
-    noisy[..., N_ATTRIBUTES:] = nouns + noise
+    nouns = objects[..., N_ATTRIBUTES:]
+    noisy[..., N_ATTRIBUTES:] = gaussian_jitter(nouns, mask, length, generator)
     return noisy
 
 
