@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from circuitlab import NAC, NACConfig
-from circuitlab.nn.token_noise import add_token_noise
+from circuitlab.nn.token_noise import add_token_noise, gaussian_jitter
 from tests.test_model import SMALL
 
 
@@ -40,3 +40,28 @@ def test_token_noise_jitters_the_generators_tokens_in_training_only():
         NACConfig(**SMALL, token_noise=1.0)
     with pytest.raises(ValueError, match="token_noise"):
         NACConfig(**SMALL, conditional=True, cond_dim=5, token_noise=-0.5)
+
+
+def test_token_noise_traces_under_torch_compile_with_dynamic_shapes():
+    # `circuitlab train --compile` traces the jitter with symbolic sentence lengths; a noise
+    # drawn as randn(shape) cannot be traced there (it broke compiled runs once)
+    jitter = torch.compile(
+        lambda tokens, mask: add_token_noise(tokens, mask, 2.0, keep_last=True),
+        backend="eager",
+        dynamic=True,
+        fullgraph=True,
+    )
+    for length in (5, 7):
+        tokens = torch.randn(4, length, 9)
+        noised = jitter(tokens, torch.ones(4, length, dtype=torch.bool))
+        assert noised.shape == tokens.shape
+        assert torch.equal(noised[..., -1], tokens[..., -1])
+        assert not torch.equal(noised, tokens)
+
+
+def test_gaussian_jitter_with_a_generator_repeats_for_its_seed():
+    vectors = torch.zeros(3, 4, 16)
+    first = gaussian_jitter(vectors, None, 1.0, torch.Generator().manual_seed(5))
+    again = gaussian_jitter(vectors, None, 1.0, torch.Generator().manual_seed(5))
+    assert torch.equal(first, again)
+    assert not torch.equal(first, gaussian_jitter(vectors, None, 1.0))

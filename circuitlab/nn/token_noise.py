@@ -23,9 +23,13 @@ def gaussian_jitter(
     """Vectors (..., D) plus Gaussian noise of expected length about ``length`` (per-feature sd
     ``length / sqrt(D)``) where ``mask`` (...) is True (everywhere when None), drawn from
     ``generator`` (the global generator when None)."""
-    noise = torch.randn(
-        vectors.shape, generator=generator, dtype=vectors.dtype, device=vectors.device
-    )
+    if generator is None:
+        # randn_like, not randn(shape): torch.compile traces symbolic shapes through it
+        noise = torch.randn_like(vectors)
+    else:
+        noise = torch.randn(
+            vectors.shape, generator=generator, dtype=vectors.dtype, device=vectors.device
+        )
     noise = noise * (length / vectors.shape[-1] ** 0.5)
     if mask is not None:
         noise = noise * mask.unsqueeze(-1)
