@@ -9,7 +9,11 @@ A checkpoint (``RUN/checkpoint.pt``, written atomically by ``torch.save``) is a 
   (a CNN-MLP with Neural Function Modules, ``NFMConfig``); absent means "nac";
 - ``train_config``: the run's ``TrainConfig`` as a dict;
 - ``optimizer``, ``scheduler``: their state dicts; ``step`` (steps done) and ``elapsed_s``
-  (training seconds so far): what ``--resume`` needs to continue the run exactly.
+  (training seconds so far): what ``--resume`` needs to continue the run exactly;
+- ``averaged_model`` (only for a run with ``ema_decay``): ``{"weights": state dict, "updates":
+  int}``, the moving average of the weights (circuitlab/weight_average.py). A model read from
+  such a checkpoint (``model_from_checkpoint``, ``load_model``, ``--init-from``) gets the
+  averaged weights; ``model`` keeps the trained ones, which ``--resume`` continues from.
 """
 
 from __future__ import annotations
@@ -52,8 +56,10 @@ def save_checkpoint(
     train_config: dict[str, Any],
     step: int,
     elapsed_s: float,
+    averaged: dict[str, Any] | None = None,
 ) -> None:
-    """Write the checkpoint of a run at ``step`` to ``path`` (atomically)."""
+    """Write the checkpoint of a run at ``step`` to ``path`` (atomically); ``averaged``: the
+    ``WeightAverage.state_dict()`` of a run with ``ema_decay``."""
     state = {
         "format_version": CHECKPOINT_VERSION,
         "step": step,
@@ -65,6 +71,8 @@ def save_checkpoint(
         "model_kind": getattr(model, "kind", "nac"),
         "train_config": train_config,
     }
+    if averaged is not None:
+        state["averaged_model"] = averaged
     write_atomic(path, lambda tmp: torch.save(state, tmp))
 
 
@@ -92,6 +100,14 @@ def read_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu")
     return state
 
 
+def model_weights(state: dict[str, Any], averaged: bool = True) -> dict[str, torch.Tensor]:
+    """The state dict a model is built with: the averaged weights when the checkpoint has them
+    and ``averaged`` is true, else the trained ones."""
+    if averaged and "averaged_model" in state:
+        return state["averaged_model"]["weights"]
+    return state["model"]
+
+
 MODELS = {
     "nac": (NAC, NACConfig),
     "ni": (NeuralInterpreter, NIConfig),
@@ -101,10 +117,11 @@ MODELS = {
 
 
 def model_from_checkpoint(
-    state: dict[str, Any],
+    state: dict[str, Any], averaged: bool = True
 ) -> NAC | NeuralInterpreter | ModularNetwork | NFMNetwork:
     """The model (a NAC, or the kind the checkpoint names) built from a checkpoint's config,
-    with its weights (train mode, on the CPU)."""
+    with its weights (``model_weights``: the averaged ones where there are) in train mode, on
+    the CPU."""
     kind = state.get("model_kind", "nac")
     if kind not in MODELS:
         raise ValueError(
@@ -112,7 +129,7 @@ def model_from_checkpoint(
         )
     model_class, config_class = MODELS[kind]
     model = model_class(config_class.from_dict(state["model_config"]))
-    model.load_state_dict(state["model"])
+    model.load_state_dict(model_weights(state, averaged))
     return model
 
 

@@ -1,4 +1,5 @@
-"""Training: AdamW with a cosine schedule and warm-up, metrics CSV, atomic checkpoints, resume.
+"""Training: AdamW with warm-up and a cosine (or constant) schedule, an optional moving average
+of the weights, metrics CSV, atomic checkpoints, resume.
 
 Every random draw of step t (its batch and the kernel samples) is seeded from (seed, t), so a run
 resumed from a checkpoint at step t continues exactly as the uninterrupted run would have.
@@ -32,6 +33,7 @@ from circuitlab import distributed
 from circuitlab.checkpoint import (
     CHECKPOINT,
     model_from_checkpoint,
+    model_weights,
     read_checkpoint,
     restore_training,
     save_checkpoint,
@@ -45,6 +47,7 @@ from circuitlab.nfm import NFMConfig, NFMNetwork
 from circuitlab.ni import NeuralInterpreter, NIConfig
 from circuitlab.tasks import Batch, Task, make_task
 from circuitlab.tasks.boolean import r_squared
+from circuitlab.weight_average import WeightAverage
 
 CONFIG, METRICS, SUMMARY = "config.json", "metrics.csv", "summary.json"
 METRIC_COLUMNS = [
@@ -91,6 +94,13 @@ class TrainConfig:
     signature_lr_scale: float = 1.0
     weight_decay: float = 0.01
     warmup_steps: int = 100
+    # after warm-up the learning rate decays to 0 at ``steps`` ("cosine") or stays at lr
+    # ("constant", for a run whose weights are averaged: see ema_decay)
+    lr_schedule: str = "cosine"
+    # keep an exponential moving average of the weights with this decay per step (0.999 spans
+    # about 1,000 steps): validation, the checkpoint's model and everything that reads it
+    # (export, --init-from, the benches) then use the averaged weights; None: no average
+    ema_decay: float | None = None
     grad_clip: float = 1.0
     eval_every: int = 100
     eval_size: int = 1024
@@ -117,6 +127,12 @@ class TrainConfig:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.signature_lr_scale <= 0:
             raise ValueError(f"signature_lr_scale must be > 0, got {self.signature_lr_scale}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(
+                f"lr_schedule must be one of {sorted(LR_SCHEDULES)}, got {self.lr_schedule!r}"
+            )
+        if self.ema_decay is not None and not 0.0 < self.ema_decay < 1.0:
+            raise ValueError(f"ema_decay must lie in (0, 1) or be None, got {self.ema_decay}")
         if self.model_kind not in MODEL_KINDS:
             raise ValueError(f"model_kind must be one of {MODEL_KINDS}, got {self.model_kind!r}")
 
@@ -287,7 +303,7 @@ def warm_start(model: Model, path: str | os.PathLike, device: torch.device | str
     saved = {**defaults, **saved}
     differ = {k: (saved.get(k), v) for k, v in asked.items() if k in saved and saved[k] != v}
     try:
-        missing, unexpected = model.load_state_dict(state["model"], strict=False)
+        missing, unexpected = model.load_state_dict(model_weights(state), strict=False)
         if unexpected:
             raise RuntimeError(f"parameters this model lacks: {unexpected}")
     except RuntimeError as err:
@@ -346,11 +362,22 @@ def cosine_with_warmup(step: int, warmup: int, total: int) -> float:
     return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
 
 
-def load_model(path: str | os.PathLike, device: str = "cpu") -> tuple[NAC, TrainConfig]:
+def constant_with_warmup(step: int, warmup: int, total: int) -> float:
+    """Learning-rate factor: linear warm-up to 1, then 1 (``total`` unused)."""
+    return (step + 1) / warmup if step < warmup else 1.0
+
+
+LR_SCHEDULES = {"cosine": cosine_with_warmup, "constant": constant_with_warmup}
+
+
+def load_model(
+    path: str | os.PathLike, device: str = "cpu", averaged: bool = True
+) -> tuple[NAC, TrainConfig]:
     """The model of a run's latest checkpoint (``path``: the run directory or its
-    checkpoint.pt), in eval mode, with the run's TrainConfig."""
+    checkpoint.pt), in eval mode, with the run's TrainConfig. A run trained with ``ema_decay``
+    gives its averaged weights, or with ``averaged=False`` the trained ones."""
     state = read_checkpoint(path, device)
-    model = model_from_checkpoint(state)
+    model = model_from_checkpoint(state, averaged)
     return model.to(device).eval(), TrainConfig.from_dict(state["train_config"])
 
 
@@ -531,8 +558,9 @@ def train(
     if config.compile:
         net = torch.compile(net)  # checkpoints and evaluation keep using the plain model
     optimizer = make_optimizer(model, config)
+    schedule = LR_SCHEDULES[config.lr_schedule]
     scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: cosine_with_warmup(s, config.warmup_steps, config.steps)
+        optimizer, lambda s: schedule(s, config.warmup_steps, config.steps)
     )
     start_step, elapsed_before = 0, 0.0
     if resume:
@@ -540,6 +568,10 @@ def train(
         start_step, elapsed_before = restore_training(state, model, optimizer, scheduler)
     elif config.init_from is not None:
         warm_start(model, config.init_from, device)
+    average = None if config.ema_decay is None else WeightAverage(model, config.ema_decay)
+    if average is not None and resume:
+        average.load_state_dict(state["averaged_model"])
+    scored = model if average is None else average.model  # what validation and summary read
 
     columns = metric_columns(task, model)
     log = _MetricsLog(run_dir / METRICS, start_step, columns) if rank.is_main else None
@@ -575,6 +607,8 @@ def train(
             loss = task_loss + structure_loss
             optimizer_step(model, optimizer, loss, config.grad_clip)
             scheduler.step()
+            if average is not None:
+                average.update(model)
 
             done = step + 1
             score = task_score(task, logits, batch.labels)
@@ -599,7 +633,7 @@ def train(
                 **{key: f"{value:.4f}" for key, value in extra.items()},
             }
             if done % config.eval_every == 0 or done == config.steps:
-                val_loss, val_acc = evaluate(model, task, config, device)
+                val_loss, val_acc = evaluate(scored, task, config, device)
                 row.update({"val_loss": f"{val_loss:.6f}", f"val_{name}": f"{val_acc:.4f}"})
             elapsed = elapsed_before + time.perf_counter() - started
             row["elapsed_s"] = f"{elapsed:.2f}"
@@ -614,6 +648,7 @@ def train(
                     train_config=dataclasses.asdict(config),
                     step=done,
                     elapsed_s=elapsed,
+                    averaged=None if average is None else average.state_dict(),
                 )
             if stop.requested:
                 message = f"interrupted: checkpoint saved at step {done}; continue with --resume"
