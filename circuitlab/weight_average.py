@@ -1,9 +1,10 @@
 """An exponential moving average of a model's weights, kept beside training (``ema_decay``).
 
-After each optimiser step ``update`` moves every floating-point parameter and buffer of the
-average towards the trained model's: ``avg <- decay * avg + (1 - decay) * w``; the first update
-copies the weights, so the average starts where the run starts (a warm start included). Other
-buffers (integer counters) are copied. With decay d the average spans about 1 / (1 - d) steps.
+After each optimiser step ``update`` moves every parameter of the average towards the trained
+model's: ``avg <- decay * avg + (1 - decay) * w``; the first update copies them, so the average
+starts where the run starts (a warm start included). Buffers are state, not learned weights
+(counters, a Modular Network's path table and reward baseline, fixed targets): they are copied
+as they are. With decay d the average spans about 1 / (1 - d) steps.
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ class WeightAverage:
     @torch.no_grad()
     def update(self, model: torch.nn.Module) -> None:
         """Fold ``model``'s current weights (same architecture) into the average."""
-        current = model.state_dict()
-        for name, average in self.model.state_dict().items():
-            value = current[name].detach()
-            if self.updates == 0 or not average.is_floating_point():
-                average.copy_(value)
+        trained = dict(model.named_parameters())
+        for name, average in self.model.named_parameters():
+            if self.updates == 0:
+                average.copy_(trained[name])
             else:
-                average.lerp_(value, 1.0 - self.decay)
+                average.lerp_(trained[name], 1.0 - self.decay)
+        trained_buffers = dict(model.named_buffers())
+        for name, buffer in self.model.named_buffers():
+            buffer.copy_(trained_buffers[name])
         self.updates += 1
 
     def state_dict(self) -> dict[str, Any]:

@@ -27,12 +27,13 @@ DECAY = 0.8
 
 
 def test_update_folds_each_step_into_an_exponential_moving_average():
-    model = torch.nn.BatchNorm1d(3)  # floating parameters and an integer buffer
+    model = torch.nn.BatchNorm1d(3)  # parameters, a float and an integer buffer
     steps = [torch.randn(3) for _ in range(3)]
     average = None
     for step, weight in enumerate(steps, start=1):
         with torch.no_grad():
             model.weight.copy_(weight)
+            model.running_mean.copy_(weight)
         model.num_batches_tracked.fill_(step)
         if average is None:
             average = WeightAverage(model, DECAY)
@@ -40,6 +41,7 @@ def test_update_folds_each_step_into_an_exponential_moving_average():
     w0, w1, w2 = steps
     expected = DECAY * (DECAY * w0 + (1 - DECAY) * w1) + (1 - DECAY) * w2
     torch.testing.assert_close(average.model.weight, expected)
+    torch.testing.assert_close(average.model.running_mean, w2)  # buffers are copied
     assert average.model.num_batches_tracked.item() == 3 and average.updates == 3
     assert not average.model.weight.requires_grad
     torch.testing.assert_close(model.weight.detach(), w2)  # the trained model is left alone
