@@ -47,7 +47,7 @@ from circuitlab.nfm import NFMConfig, NFMNetwork
 from circuitlab.ni import NeuralInterpreter, NIConfig
 from circuitlab.tasks import Batch, Task, make_task
 from circuitlab.tasks.boolean import r_squared
-from circuitlab.weight_average import WeightAverage
+from circuitlab.weight_average import WeightAverage, check_decay
 
 CONFIG, METRICS, SUMMARY = "config.json", "metrics.csv", "summary.json"
 METRIC_COLUMNS = [
@@ -131,8 +131,8 @@ class TrainConfig:
             raise ValueError(
                 f"lr_schedule must be one of {sorted(LR_SCHEDULES)}, got {self.lr_schedule!r}"
             )
-        if self.ema_decay is not None and not 0.0 < self.ema_decay < 1.0:
-            raise ValueError(f"ema_decay must lie in (0, 1) or be None, got {self.ema_decay}")
+        if self.ema_decay is not None:
+            check_decay(self.ema_decay)
         if self.model_kind not in MODEL_KINDS:
             raise ValueError(f"model_kind must be one of {MODEL_KINDS}, got {self.model_kind!r}")
 

@@ -15,12 +15,17 @@ from typing import Any
 import torch
 
 
+def check_decay(decay: float) -> None:
+    """Refuse a decay outside (0, 1), naming the option (``TrainConfig.ema_decay``)."""
+    if not 0.0 < decay < 1.0:
+        raise ValueError(f"ema_decay must lie in (0, 1), got {decay}")
+
+
 class WeightAverage:
     """The averaged copy of ``model`` (``self.model``, its own parameters, never trained)."""
 
     def __init__(self, model: torch.nn.Module, decay: float) -> None:
-        if not 0.0 < decay < 1.0:
-            raise ValueError(f"ema_decay must lie in (0, 1), got {decay}")
+        check_decay(decay)
         self.decay = decay
         self.model = copy.deepcopy(model).eval()
         self.model.requires_grad_(False)
@@ -29,15 +34,14 @@ class WeightAverage:
     @torch.no_grad()
     def update(self, model: torch.nn.Module) -> None:
         """Fold ``model``'s current weights (same architecture) into the average."""
-        trained = dict(model.named_parameters())
-        for name, average in self.model.named_parameters():
+        pairs = zip(self.model.parameters(), model.parameters(), strict=True)
+        for average, trained in pairs:
             if self.updates == 0:
-                average.copy_(trained[name])
+                average.copy_(trained)
             else:
-                average.lerp_(trained[name], 1.0 - self.decay)
-        trained_buffers = dict(model.named_buffers())
-        for name, buffer in self.model.named_buffers():
-            buffer.copy_(trained_buffers[name])
+                average.lerp_(trained, 1.0 - self.decay)
+        for buffer, trained in zip(self.model.buffers(), model.buffers(), strict=True):
+            buffer.copy_(trained)
         self.updates += 1
 
     def state_dict(self) -> dict[str, Any]:
