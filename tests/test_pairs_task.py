@@ -134,6 +134,30 @@ def test_pairs_task_noun_options_reach_training_batches_only():
         make_task("pairs", noun_noise=-0.1, **options)
 
 
+def test_image_scale_multiplies_the_image_one_hot_in_every_batch_and_nothing_else():
+    options = dict(conditional=True, pool_size=20, val_pool_size=5, held_out_pool_size=5)
+    plain = make_task("pairs", **options)
+    scaled = make_task("pairs", image_scale=3.0, **options)
+    image = [ATTRIBUTES.index("image_left"), ATTRIBUTES.index("image_right")]
+    rest = [i for i in range(N_ATTRIBUTES) if i not in image]
+    examples = plain.validation_examples(8, seed=4)
+    batches = [
+        (plain.sample(16, seed=3), scaled.sample(16, seed=3)),
+        (plain.validation(16, seed=2), scaled.validation(16, seed=2)),
+        (plain.out_of_distribution(16, seed=2), scaled.out_of_distribution(16, seed=2)),
+        (plain.batch_for(examples), scaled.batch_for(examples)),
+    ]
+    for before, after in batches:
+        real = before.input_mask
+        assert torch.equal(after.inputs[..., image], 3.0 * before.inputs[..., image])
+        assert torch.equal(after.inputs[..., rest], before.inputs[..., rest])
+        assert torch.equal(after.inputs[..., N_ATTRIBUTES:], before.inputs[..., N_ATTRIBUTES:])
+        assert set(after.inputs[..., image][real].sum(-1).tolist()) == {3.0}  # one image each
+    for bad in (0.0, -1.0):
+        with pytest.raises(ValueError, match="image_scale must be > 0"):
+            make_task("pairs", image_scale=bad, **options)
+
+
 @pytest.fixture(scope="module")
 def task():
     return make_task(

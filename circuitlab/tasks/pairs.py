@@ -13,7 +13,9 @@ Objects enter as ``circuitlab.data.pair_tokens`` (attributes and the noun's text
 90), all of them training nouns: the held-out nouns stay every sixth of the 60 most frequent, and
 their sentences and pairs stay as they are. ``noun_noise`` > 0 adds Gaussian noise of expected
 length ``noun_noise`` to every training object's noun vector (validation and held-out objects
-keep theirs), so that the executor cannot read a training noun by its exact vector. What the
+keep theirs), so that the executor cannot read a training noun by its exact vector.
+``image_scale`` multiplies every object's image one-hot (which image it is in) in every batch,
+so that the feature weighs more beside the others at the same learning rate. What the
 model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence to the
 circuit generator, objects to the executor), ``joint`` (objects and sentence tokens as input;
 conditional, the sentence also to the generator) or ``text``.
@@ -29,12 +31,14 @@ import torch
 
 from circuitlab.data.grammar import both_labels_common, distinct_sentences
 from circuitlab.data.pair_tokens import (
+    ATTRIBUTES,
     N_ATTRIBUTES,
     noun_vectors,
     pair_tokens,
     scale_noun_vectors,
 )
 from circuitlab.data.pair_world import (
+    IMAGES,
     N_NOUNS,
     PairExample,
     PairScene,
@@ -53,6 +57,9 @@ from circuitlab.tasks.base import (
     sentence_circuit_inputs,
     trim_text,
 )
+
+# the object token's image one-hot (``image_scale`` multiplies it)
+IMAGE_COLUMNS = [ATTRIBUTES.index(f"image_{side}") for side in IMAGES]
 
 
 def pair_sentence_pool(
@@ -102,11 +109,14 @@ class PairWorldTask:
         noun_scale: str = "raw",
         noun_pool: int = N_NOUNS,
         noun_noise: float = 0.0,
+        image_scale: float = 1.0,
     ) -> None:
         check_inputs(inputs, conditional, "pair")
         if noun_noise < 0:
             raise ValueError(f"noun_noise must be >= 0, got {noun_noise}")
-        self.noun_noise = noun_noise
+        if not image_scale > 0:
+            raise ValueError(f"image_scale must be > 0, got {image_scale}")
+        self.noun_noise, self.image_scale = noun_noise, image_scale
         self.conditional, self.inputs = conditional, inputs
         # a split encoder splits pair-world sentences by the pair world's words
         split = {"vocabulary": "pairs"} if text_encoder == "minilm-split" else {}
@@ -168,6 +178,8 @@ class PairWorldTask:
         if self.inputs == "text":
             return Batch(text, y, input_mask=text_mask)
         objects, object_mask = pair_tokens(scenes, self.vectors)
+        if self.image_scale != 1.0:
+            objects[..., IMAGE_COLUMNS] *= self.image_scale
         if noise_seed is not None and self.noun_noise > 0:
             objects = add_noun_noise(objects, object_mask, self.noun_noise, noise_seed)
         return objects_and_text_batch(
