@@ -10,7 +10,7 @@ import dataclasses
 
 import torch
 
-from circuitlab.data.pair_tokens import ATTRIBUTES, N_ATTRIBUTES
+from circuitlab.data.pair_tokens import ATTRIBUTES, IMAGE_COLUMNS, N_ATTRIBUTES
 from circuitlab.interventions import accuracy
 from circuitlab.model import NAC
 from circuitlab.tasks import make_task
@@ -69,8 +69,7 @@ def scramble_objects(
     out = tokens.clone()
     real = mask.bool()
     if probe == "images_swapped":
-        left, right = ATTRIBUTES.index("image_left"), ATTRIBUTES.index("image_right")
-        out[..., [left, right]] = tokens[..., [right, left]]
+        out[..., IMAGE_COLUMNS] = tokens[..., IMAGE_COLUMNS[::-1]]
     elif probe == "colours_zeroed":
         colours = [i for i, name in enumerate(ATTRIBUTES) if name.startswith("colour_")]
         out[..., colours] = 0.0

@@ -34,6 +34,8 @@ ATTRIBUTES = (
     + ["x", "depth", "rests_on", "holds_up", "image_count"]
 )
 N_ATTRIBUTES = len(ATTRIBUTES)
+# the image one-hot's columns, left then right (the task's image_scale multiplies them)
+IMAGE_COLUMNS = [ATTRIBUTES.index(f"image_{side}") for side in IMAGES]
 
 
 def noun_vectors(nouns: Sequence[str], encoder: TextEncoder) -> dict[str, torch.Tensor]:

@@ -31,14 +31,13 @@ import torch
 
 from circuitlab.data.grammar import both_labels_common, distinct_sentences
 from circuitlab.data.pair_tokens import (
-    ATTRIBUTES,
+    IMAGE_COLUMNS,
     N_ATTRIBUTES,
     noun_vectors,
     pair_tokens,
     scale_noun_vectors,
 )
 from circuitlab.data.pair_world import (
-    IMAGES,
     N_NOUNS,
     PairExample,
     PairScene,
@@ -57,9 +56,6 @@ from circuitlab.tasks.base import (
     sentence_circuit_inputs,
     trim_text,
 )
-
-# the object token's image one-hot (``image_scale`` multiplies it)
-IMAGE_COLUMNS = [ATTRIBUTES.index(f"image_{side}") for side in IMAGES]
 
 
 def pair_sentence_pool(
