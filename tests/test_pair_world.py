@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from circuitlab.data.grammar import COMPARE, HARD, PRESUPPOSITION, SOFT, SPATIAL
+from circuitlab.data.grammar import ALL, COMPARE, HARD, PRESUPPOSITION, SOFT, SPATIAL
 from circuitlab.data.nlvr2_vocab import object_nouns, word_coverage, words
 from circuitlab.data.pair_world import (
     HELD_OUT_EVERY,
@@ -19,6 +19,7 @@ from circuitlab.data.pair_world import (
     world_nouns,
     write_pair_examples,
 )
+from circuitlab.data.pair_world_extra import random_pair_extra_sentence
 
 
 def obj(noun="dog", x=0.5, depth=0.5, on=None, colour="white", pose="standing", facing="left"):
@@ -249,6 +250,10 @@ def test_sentences_agree_with_a_reference_reading_of_their_words(
 ):
     """Each family of sentences, read from its words here and executed on random pairs around
     its nouns, gets the label the grammar's logical form gives; both labels occur."""
+    _agrees_with_reference(grammar, pattern, reference, category)
+
+
+def _agrees_with_reference(grammar, pattern, reference, category) -> None:
     regex = re.compile(pattern)
     rng = random.Random(1)
     vocabulary = noun_split(world_nouns())[0]
@@ -266,6 +271,88 @@ def test_sentences_agree_with_a_reference_reading_of_their_words(
             assert sentence.label(scene) == expected, sentence.text
             labels.append(expected)
     assert min(sum(labels), len(labels) - sum(labels)) >= 10, pattern  # both labels, often
+
+
+# ---------------------------------------------------------------- the extra phrasings
+@pytest.fixture(scope="module")
+def extra_grammar():
+    """8,000 sentences of the extra phrasings, by their text (lower case, no full stop)."""
+    train = noun_split(world_nouns())[0]
+    rng = random.Random(0)
+    sentences = {}
+    for _ in range(8_000):
+        s = random_pair_extra_sentence(rng, train)
+        sentences[s.text.lower().rstrip(".")] = s
+    return sentences
+
+
+def _reference_the_one_said_first(m, scene):
+    side, other_side, noun, pose = m.groups()
+    found = [o for o in scene.images[_side(side or other_side)] if o.noun == noun]
+    return len(found) == 1 and found[0].pose == pose.split()[0]
+
+
+def _reference_count_in_some_image(m, scene, combine=any):
+    quantity, number, noun = m.groups()
+    test = QUANTITY_TESTS[quantity or ""]
+    return combine(test(_count(image, _singular(noun)), _number(number)) for image in scene.images)
+
+
+EXTRA_REFERENCES = [
+    (
+        r"^the ([a-z]+) in the image (?:on|to) the (left|right) is (standing|sitting|lying down)$",
+        _reference_the_one,
+        PRESUPPOSITION,
+    ),
+    (
+        r"^in (?:the (left|right) image|the image (?:on|to) the (left|right)),? the ([a-z]+) is "
+        r"(standing|sitting|lying down)$",
+        _reference_the_one_said_first,
+        PRESUPPOSITION,
+    ),
+    (
+        rf"^the image to the (left|right) {VERB} {QUANTITY} ([a-z]+)$",
+        _reference_count_in_image,
+        _count_category,
+    ),
+    (
+        rf"^the (left|right) (?:photo|picture) {VERB} {QUANTITY} ([a-z]+)$",
+        _reference_count_in_image,
+        _count_category,
+    ),
+    (
+        rf"^(?:an image|one of the two images|one picture) {VERB} {QUANTITY} ([a-z]+)$",
+        _reference_count_in_some_image,
+        None,
+    ),
+    (
+        rf"^(?:each of the images|each picture) {VERB} {QUANTITY} ([a-z]+)$",
+        lambda m, scene: _reference_count_in_some_image(m, scene, all),
+        ALL,
+    ),
+]
+
+
+@pytest.mark.parametrize(("pattern", "reference", "category"), EXTRA_REFERENCES)
+def test_extra_phrasings_agree_with_a_reference_reading_of_their_words(
+    extra_grammar, pattern, reference, category
+):
+    _agrees_with_reference(extra_grammar, pattern, reference, category)
+
+
+def test_extra_phrasings_are_ones_the_base_grammar_never_says(grammar, extra_grammar):
+    new_words = [
+        r"^an image ",
+        r"the image to the (left|right)",
+        r"^in the (left|right) image,? the ",
+        r"^the [a-z ]+ in the image on the (left|right) is ",
+        r"the (left|right) (photo|picture)",
+        r"each of the images",
+    ]
+    for pattern in new_words:
+        regex = re.compile(pattern)
+        assert not any(regex.search(text) for text in grammar), pattern
+        assert sum(bool(regex.search(text)) for text in extra_grammar) >= 50, pattern
 
 
 # ---------------------------------------------------------------- examples and files

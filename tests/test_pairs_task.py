@@ -158,6 +158,23 @@ def test_image_scale_multiplies_the_image_one_hot_in_every_batch_and_nothing_els
             make_task("pairs", image_scale=bad, **options)
 
 
+def test_extra_phrasings_join_the_training_pool_only():
+    options = dict(conditional=True, pool_size=20, val_pool_size=5, held_out_pool_size=5)
+    plain = make_task("pairs", **options)
+    extra = make_task("pairs", extra_pool_size=12, **options)
+    assert [s.text for s in extra.pool[:20]] == [s.text for s in plain.pool]
+    assert [s.text for s in extra.val_pool] == [s.text for s in plain.val_pool]
+    assert [s.text for s in extra.held_out_pool] == [s.text for s in plain.held_out_pool]
+    added = [s.text for s in extra.pool[20:]]
+    assert len(added) == len(set(added)) == 12
+    assert not set(added) & {s.text for s in [*plain.pool, *plain.val_pool]}
+    assert {n for s in extra.pool for n in s.nouns} <= set(extra.train_nouns)
+    batch = extra.sample(64, seed=1)
+    assert batch.conditioning.shape[0] == 64
+    with pytest.raises(ValueError, match="extra_pool_size must be >= 0"):
+        make_task("pairs", extra_pool_size=-1, **options)
+
+
 @pytest.fixture(scope="module")
 def task():
     return make_task(

@@ -25,7 +25,7 @@ import gzip
 import json
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
@@ -394,25 +394,32 @@ class ImageRef:
     categories: frozenset[str]
 
 
-def _image_ref(rng: random.Random, kinds: Sequence[str]) -> ImageRef:
+# the words of each kind of image reference, with whether they take a plural verb
+RefWords = Mapping[str, Sequence[tuple[str, bool]]]
+REF_WORDS: RefWords = {
+    **{
+        side: [(f"the {side} image", False), (f"the image on the {side}", False)] for side in IMAGES
+    },
+    # NLVR2's annotators tag "one image" with no category (existential is "there is")
+    "one": [("one image", False), ("one of the images", False), ("at least one image", False)],
+    "each": [("each image", False), ("both images", True), ("every image", False)],
+    "neither": [("neither image", False), ("no image", False)],
+}
+
+
+def _image_ref(rng: random.Random, kinds: Sequence[str], words: RefWords = REF_WORDS) -> ImageRef:
     kind = rng.choice(kinds)
+    if kind not in words:
+        raise ValueError(f"unknown image reference {kind!r}")
+    said, plural = rng.choice(words[kind])
     if kind in IMAGES:
         side = IMAGES.index(kind)
-        words = rng.choice([f"the {kind} image", f"the image on the {kind}"])
-        return ImageRef(words, False, lambda s, t: t(s.images[side]), frozenset())
+        return ImageRef(said, plural, lambda s, t: t(s.images[side]), frozenset())
     if kind == "one":
-        # NLVR2's annotators tag "one image" with no category (existential is "there is")
-        words = rng.choice(["one image", "one of the images", "at least one image"])
-        return ImageRef(words, False, lambda s, t: any(map(t, s.images)), frozenset())
+        return ImageRef(said, plural, lambda s, t: any(map(t, s.images)), frozenset())
     if kind == "each":
-        words, plural = rng.choice(
-            [("each image", False), ("both images", True), ("every image", False)]
-        )
-        return ImageRef(words, plural, lambda s, t: all(map(t, s.images)), frozenset({ALL}))
-    if kind == "neither":
-        words = rng.choice(["neither image", "no image"])
-        return ImageRef(words, False, lambda s, t: not any(map(t, s.images)), frozenset({NOT}))
-    raise ValueError(f"unknown image reference {kind!r}")
+        return ImageRef(said, plural, lambda s, t: all(map(t, s.images)), frozenset({ALL}))
+    return ImageRef(said, plural, lambda s, t: not any(map(t, s.images)), frozenset({NOT}))
 
 
 VERBS = (
@@ -437,10 +444,12 @@ IMAGE_COUNTS = [
 ]
 
 
-def _image_contains(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
+def _image_contains(
+    rng: random.Random, nouns: tuple[str, str], words: RefWords = REF_WORDS
+) -> PairSentence:
     """The left image contains exactly two dogs / Each image shows a white bottle."""
     ref = _image_ref(
-        rng, ["left", "right", "left", "right", "one", "one", "each", "each", "neither"]
+        rng, ["left", "right", "left", "right", "one", "one", "each", "each", "neither"], words
     )
     kinds = ["exists"] if ref.categories == {NOT} else IMAGE_COUNTS
     count, noun = random_quantity(rng, kinds), _noun_phrase(rng, nouns)
@@ -580,12 +589,21 @@ def _all_are(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
     )
 
 
-def _the_one(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
-    """The dog in the left image is lying down: presupposes exactly one dog there."""
+def _the_one_words(rng: random.Random, noun: str, side: str, predicate: str) -> str:
+    return f"The {noun} in the {side} image is {predicate}"
+
+
+def _the_one(
+    rng: random.Random,
+    nouns: tuple[str, str],
+    say: Callable[[random.Random, str, str, str], str] = _the_one_words,
+) -> PairSentence:
+    """The dog in the left image is lying down: presupposes exactly one dog there.
+    ``say(rng, noun, side, predicate)`` words it."""
     noun = _noun_phrase(rng, nouns, modifier=0.0)
     predicate = _object_predicate(rng, _other(nouns, noun.nouns[0]), 0.4, negation=0.15)
     side = rng.randrange(2)
-    text = f"The {noun.singular} in the {IMAGES[side]} image is {predicate.words}"
+    text = say(rng, noun.singular, IMAGES[side], predicate.words)
 
     def holds(s: PairScene) -> bool:
         image = s.images[side]
@@ -600,10 +618,12 @@ def _the_one(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
     )
 
 
-def _pronoun(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
+def _pronoun(
+    rng: random.Random, nouns: tuple[str, str], words: RefWords = REF_WORDS
+) -> PairSentence:
     """One image shows a single dog, and it is facing left / Each image contains one bottle,
     which is lying down."""
-    ref = _image_ref(rng, ["one", "one", "each", "left", "right"])
+    ref = _image_ref(rng, ["one", "one", "each", "left", "right"], words)
     noun = _noun_phrase(rng, nouns, modifier=0.0)
     predicate = _object_predicate(rng, _other(nouns, noun.nouns[0]), 0.3)
     single = rng.choice(["a single", "exactly one", "one", "only one"])
@@ -637,7 +657,8 @@ def _coordination(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
     )
 
 
-PAIR_FORMS: list[tuple[float, Callable[[random.Random, tuple[str, str]], PairSentence]]] = [
+SentenceForm = Callable[[random.Random, tuple[str, str]], PairSentence]
+PAIR_FORMS: list[tuple[float, SentenceForm]] = [
     (4, _image_contains),
     (1, _total),
     (1.2, _comparison),
@@ -656,14 +677,20 @@ def _surface(rng: random.Random, text: str) -> str:
     return text + "." if rng.random() < 0.7 else text
 
 
-def random_pair_sentence(rng: random.Random, nouns: Sequence[str]) -> PairSentence:
+def random_pair_sentence(
+    rng: random.Random,
+    nouns: Sequence[str],
+    forms: Sequence[tuple[float, SentenceForm]] = PAIR_FORMS,
+) -> PairSentence:
     """A sentence about ``nouns`` (singular forms from ``world_nouns``): it speaks of one noun
-    of them, and of a second one now and then (relations, comparisons, coordination)."""
+    of them, and of a second one now and then (relations, comparisons, coordination).
+    ``forms``: (weight, form) to draw from (default: the grammar's; ``pair_world_extra``'s
+    phrasings for training only)."""
     if not nouns:
         raise ValueError("random_pair_sentence needs at least one noun")
     main = rng.choice(nouns)
     others = [n for n in nouns if n != main] or [main]
-    weights, makers = zip(*PAIR_FORMS, strict=True)
+    weights, makers = zip(*forms, strict=True)
     sentence = rng.choices(makers, weights=weights)[0](rng, (main, rng.choice(others)))
     return PairSentence(
         _surface(rng, sentence.text), sentence.holds, sentence.nouns, sentence.categories

@@ -15,16 +15,18 @@ their sentences and pairs stay as they are. ``noun_noise`` > 0 adds Gaussian noi
 length ``noun_noise`` to every training object's noun vector (validation and held-out objects
 keep theirs), so that the executor cannot read a training noun by its exact vector.
 ``image_scale`` multiplies every object's image one-hot (which image it is in) in every batch,
-so that the feature weighs more beside the others at the same learning rate. What the
-model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence to the
-circuit generator, objects to the executor), ``joint`` (objects and sentence tokens as input;
-conditional, the sentence also to the generator) or ``text``.
+so that the feature weighs more beside the others at the same learning rate.
+``extra_pool_size`` more training sentences come from the NLVR2 phrasings the base grammar lacks
+(``circuitlab.data.pair_world_extra``; validation and the held-out nouns keep the base grammar's).
+What the model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence
+to the circuit generator, objects to the executor), ``joint`` (objects and sentence tokens as
+input; conditional, the sentence also to the generator) or ``text``.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 import torch
@@ -47,6 +49,7 @@ from circuitlab.data.pair_world import (
     random_pair_sentence,
     world_nouns,
 )
+from circuitlab.data.pair_world_extra import random_pair_extra_sentence
 from circuitlab.data.text import make_encoder
 from circuitlab.nn.token_noise import gaussian_jitter
 from circuitlab.tasks.base import (
@@ -63,16 +66,16 @@ def pair_sentence_pool(
     seed: int,
     world: PairWorld,
     exclude: frozenset[str] = frozenset(),
+    draw: Callable[[random.Random, Sequence[str]], PairSentence] = random_pair_sentence,
 ) -> list[PairSentence]:
     """``n`` distinct sentences about ``world.nouns`` (not in ``exclude``) that some pairs make
-    true and some false, drawn deterministically from ``seed``."""
+    true and some false, drawn deterministically from ``seed`` by ``draw(rng, nouns)`` (the
+    base grammar's ``random_pair_sentence``, or ``random_pair_extra_sentence``)."""
 
     def usable(sentence: PairSentence, rng: random.Random) -> bool:
         return both_labels_common(sentence.label, world.draw_for(sentence), rng)
 
-    return distinct_sentences(
-        n, seed, lambda rng: random_pair_sentence(rng, world.nouns), usable, exclude
-    )
+    return distinct_sentences(n, seed, lambda rng: draw(rng, world.nouns), usable, exclude)
 
 
 def add_noun_noise(
@@ -106,12 +109,15 @@ class PairWorldTask:
         noun_pool: int = N_NOUNS,
         noun_noise: float = 0.0,
         image_scale: float = 1.0,
+        extra_pool_size: int = 0,
     ) -> None:
         check_inputs(inputs, conditional, "pair")
         if noun_noise < 0:
             raise ValueError(f"noun_noise must be >= 0, got {noun_noise}")
         if not image_scale > 0:
             raise ValueError(f"image_scale must be > 0, got {image_scale}")
+        if extra_pool_size < 0:
+            raise ValueError(f"extra_pool_size must be >= 0, got {extra_pool_size}")
         self.noun_noise, self.image_scale = noun_noise, image_scale
         self.conditional, self.inputs = conditional, inputs
         # a split encoder splits pair-world sentences by the pair world's words
@@ -133,6 +139,14 @@ class PairWorldTask:
         self.val_pool = pair_sentence_pool(val_pool_size, pool_seed + 7919, self.world, seen)
         self.held_out_pool = pair_sentence_pool(
             held_out_pool_size, pool_seed + 15485863, self.held_out_world
+        )
+        # drawn after the other pools and kept out of them: validation stays the base grammar's
+        self.pool += pair_sentence_pool(
+            extra_pool_size,
+            pool_seed + 32452843,
+            self.world,
+            seen | {s.text for s in self.val_pool},
+            draw=random_pair_extra_sentence,
         )
         self._text = {
             split: self._encode([s.text for s in pool])

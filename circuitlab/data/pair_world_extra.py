@@ -1,0 +1,73 @@
+"""Phrasings NLVR2 dev's writers use that the pair world's base grammar
+(``circuitlab.data.pair_world``) does not produce, as extra sentence forms for training pools.
+
+Each was counted in NLVR2 *dev*'s 2,004 distinct sentences (never test1), e.g.:
+
+- presupposition, "the dog in the image on the right is ..." (60 sentences) and "in the left
+  image, the dog is ..." (about 20), where the base grammar only says "the dog in the left image
+  is ..." (24);
+- image references the base grammar lacks: "an image" (90), "the image to the left" (15),
+  "one of the two images", "each of the images" (9), "the left photo", "both pictures".
+
+The logical forms are the base grammar's (the same forms, other words), so the labels and
+categories follow as they do there. ``random_pair_extra_sentence`` draws one of them as
+``random_pair_sentence`` draws from the base grammar; ``circuitlab.tasks.pairs.PairWorldTask(
+extra_pool_size=...)`` adds such sentences to the training pool only, so validation, the held-out
+nouns and every number measured on them stay the base grammar's.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from functools import partial
+
+from circuitlab.data.pair_world import (
+    IMAGES,
+    REF_WORDS,
+    PairSentence,
+    RefWords,
+    SentenceForm,
+    _image_contains,
+    _pronoun,
+    _the_one,
+    random_pair_sentence,
+)
+
+EXTRA_REF_WORDS: RefWords = {
+    **{
+        side: [
+            (f"the image on the {side}", False),
+            (f"the image to the {side}", False),
+            (f"the {side} photo", False),
+            (f"the {side} picture", False),
+        ]
+        for side in IMAGES
+    },
+    "one": [("an image", False), ("one of the two images", False), ("one picture", False)],
+    "each": [("each of the images", False), ("both pictures", True), ("each picture", False)],
+    "neither": REF_WORDS["neither"],
+}
+
+
+def _placed_words(rng: random.Random, noun: str, side: str, predicate: str) -> str:
+    """ "The dog in the image on the right is ...", "In the left image, the dog is ..." """
+    place = rng.choice(
+        [f"the image on the {side}", f"the image to the {side}", f"the {side} image"]
+    )
+    if place != f"the {side} image" and rng.random() < 0.6:
+        return f"The {noun} in {place} is {predicate}"
+    comma = "," if rng.random() < 0.7 else ""
+    return f"In {place}{comma} the {noun} is {predicate}"
+
+
+EXTRA_PAIR_FORMS: list[tuple[float, SentenceForm]] = [
+    (2, partial(_the_one, say=_placed_words)),
+    (2, partial(_image_contains, words=EXTRA_REF_WORDS)),
+    (1, partial(_pronoun, words=EXTRA_REF_WORDS)),
+]
+
+
+def random_pair_extra_sentence(rng: random.Random, nouns: Sequence[str]) -> PairSentence:
+    """A sentence about ``nouns`` in one of the extra phrasings."""
+    return random_pair_sentence(rng, nouns, EXTRA_PAIR_FORMS)
