@@ -275,11 +275,7 @@ def separation(
 
     from circuitlab.analysis.embedding import knn_accuracy
 
-    series = pd.Series(labels)
-    counts = series.value_counts()
-    keep = series.isin(counts[counts >= 5].index).to_numpy()
-    kept = [t for t, k in zip(texts, keep, strict=True) if k]
-    y = series[keep].to_numpy()
+    kept, y, counts = kept_categories(texts, labels)
     features = circuit_features(model, encode, kept, seed)
     row: dict = {}
     for name, x in features.items():
@@ -295,9 +291,18 @@ def separation(
         for name, values in scores.items():
             row[f"knn_{name}_mean"] = float(np.mean(values))
             row[f"knn_{name}_sd"] = float(np.std(values, ddof=1))
-    counts = counts[counts >= 5]
     row.update(knn_sentences=len(y), knn_classes=len(counts), knn_chance=counts.max() / len(y))
     return row
+
+
+def kept_categories(texts: list[str], labels: list[str]):
+    """(texts, labels (N,) array, sentences per label) of the labels with at least 5 sentences:
+    what ``separation`` measures on."""
+    series = pd.Series(labels)
+    counts = series.value_counts()
+    keep = series.isin(counts[counts >= 5].index).to_numpy()
+    kept = [t for t, k in zip(texts, keep, strict=True) if k]
+    return kept, series[keep].to_numpy(), counts[counts >= 5]
 
 
 def category_membership(
