@@ -14,7 +14,7 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import torch
@@ -24,6 +24,9 @@ from circuitlab.checkpoint import CHECKPOINT
 from circuitlab.device import keep_freed_memory
 from circuitlab.model import NAC
 from circuitlab.train import TrainConfig, load_model, train
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FIGURES = Path(__file__).resolve().parent.parent / "docs" / "figures"  # the docs' figures
@@ -295,7 +298,7 @@ def separation(
     return row
 
 
-def kept_categories(texts: list[str], labels: list[str]):
+def kept_categories(texts: list[str], labels: list[str]) -> tuple[list[str], np.ndarray, pd.Series]:
     """(texts, labels (N,) array, sentences per label) of the labels with at least 5 sentences:
     what ``separation`` measures on."""
     series = pd.Series(labels)
