@@ -115,16 +115,22 @@ def test_scenes_refuse_what_no_photo_holds():
 
 
 # ---------------------------------------------------------------- the grammar's logic
-@pytest.fixture(scope="module")
-def grammar():
-    """20,000 sentences about the training nouns, by their text (lower case, no full stop)."""
+def _sentences_by_text(draw, n: int) -> dict:
+    """``n`` sentences ``draw(rng, training nouns)`` makes, by their text (lower case, no full
+    stop)."""
     train = noun_split(world_nouns())[0]
     rng = random.Random(0)
     sentences = {}
-    for _ in range(20_000):
-        s = random_pair_sentence(rng, train)
+    for _ in range(n):
+        s = draw(rng, train)
         sentences[s.text.lower().rstrip(".")] = s
     return sentences
+
+
+@pytest.fixture(scope="module")
+def grammar():
+    """20,000 sentences about the training nouns, by their text."""
+    return _sentences_by_text(random_pair_sentence, 20_000)
 
 
 NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -276,14 +282,8 @@ def _agrees_with_reference(grammar, pattern, reference, category) -> None:
 # ---------------------------------------------------------------- the extra phrasings
 @pytest.fixture(scope="module")
 def extra_grammar():
-    """8,000 sentences of the extra phrasings, by their text (lower case, no full stop)."""
-    train = noun_split(world_nouns())[0]
-    rng = random.Random(0)
-    sentences = {}
-    for _ in range(8_000):
-        s = random_pair_extra_sentence(rng, train)
-        sentences[s.text.lower().rstrip(".")] = s
-    return sentences
+    """8,000 sentences of the extra phrasings, by their text."""
+    return _sentences_by_text(random_pair_extra_sentence, 8_000)
 
 
 def _reference_the_one_said_first(m, scene):
