@@ -285,12 +285,20 @@ def parameter_groups(model: Model, lr: float, signature_lr_scale: float) -> list
     return [g for g in groups if g["params"]]
 
 
+# Buffers a model builds from its config and never trains: a fixed kernel width (``eps``,
+# ``log_eps`` when ``learn_eps`` is off), a Neural Interpreter's fixed ``sigma`` and a graph
+# prior's target. A warm start with options that set them differently trains at this run's.
+CONFIG_BUFFERS = ("log_eps", "log_sigma", "target")
+
+
 def warm_start(model: Model, path: str | os.PathLike, device: torch.device | str) -> None:
     """Load the weights of the checkpoint at ``path`` into ``model``; a clear error names the
     options that differ when the checkpoint holds another architecture. Parameters the
     checkpoint lacks (an option that adds some, such as ``read_in_weights: sigmoid``) keep
     their initialisation, with a warning that names them; anything else that does not fit (a
-    parameter of another shape, or one this model lacks) is refused."""
+    parameter of another shape, or one this model lacks) is refused. Buffers set from the
+    config (``CONFIG_BUFFERS``: a fixed ``eps``, ...) keep this run's values where its options
+    differ from the checkpoint's, with a warning that names them."""
     state = read_checkpoint(path, device)
     saved = state["model_config"]
     asked = model.config.to_dict()
@@ -302,6 +310,11 @@ def warm_start(model: Model, path: str | os.PathLike, device: torch.device | str
     }
     saved = {**defaults, **saved}
     differ = {k: (saved.get(k), v) for k, v in asked.items() if k in saved and saved[k] != v}
+    from_config = {
+        name: value.detach().clone()
+        for name, value in model.named_buffers()
+        if name.rsplit(".", 1)[-1] in CONFIG_BUFFERS
+    }
     try:
         missing, unexpected = model.load_state_dict(model_weights(state), strict=False)
         if unexpected:
@@ -317,6 +330,20 @@ def warm_start(model: Model, path: str | os.PathLike, device: torch.device | str
             f"initialisation ({', '.join(missing)}; options that differ: {differ})",
             stacklevel=2,
         )
+    if differ:
+        buffers = dict(model.named_buffers())
+        kept = [
+            name for name, value in from_config.items() if not torch.equal(value, buffers[name])
+        ]
+        with torch.no_grad():
+            for name in kept:
+                buffers[name].copy_(from_config[name])
+        if kept:
+            warnings.warn(
+                f"init_from {path}: buffers set by this run's options keep its values, not "
+                f"the checkpoint's: {', '.join(kept)} (options that differ: {differ})",
+                stacklevel=2,
+            )
 
 
 def make_optimizer(model: Model, config: TrainConfig) -> torch.optim.AdamW:

@@ -457,6 +457,17 @@ def test_init_from_starts_a_new_run_from_a_checkpoints_weights(tmp_path):
     with pytest.raises(ValueError, match="'dim': \\(32, 16\\)"):
         warm_start(wider, tmp_path / "first", "cpu")
 
+    # a kernel width the config fixes (a buffer, not a parameter) is this run's, not the
+    # checkpoint's: a continuation at another eps trains at that eps
+    wider_kernel = NAC(TrainConfig(model=dict(TINY_MODEL, eps=0.4)).model_config(ToySets()))
+    with pytest.warns(UserWarning, match="keep its values.*log_eps.*'eps': \\(1.0, 0.4\\)"):
+        warm_start(wider_kernel, tmp_path / "first", "cpu")
+    widths = [float(m.eps) for m in wider_kernel.modules() if hasattr(m, "log_eps")]
+    assert widths and all(w == pytest.approx(0.4) for w in widths)
+    for name, value in wider_kernel.state_dict().items():
+        if not name.endswith("log_eps"):
+            assert torch.equal(value, saved[name]), name
+
     # an option that adds parameters: the rest is loaded, the new ones keep their start
     sigmoid = NAC(
         TrainConfig(model=dict(TINY_MODEL, read_in_weights="sigmoid")).model_config(ToySets())
