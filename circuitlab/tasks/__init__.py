@@ -7,9 +7,11 @@ from typing import Any
 from circuitlab.tasks.base import Batch, Task
 from circuitlab.tasks.boolean import FuzzyBoolean
 from circuitlab.tasks.digits import Digits
+from circuitlab.tasks.listops import ListOps
 from circuitlab.tasks.mixture import MixtureRegression
 from circuitlab.tasks.nlvr import NLVRWorld
 from circuitlab.tasks.nlvr2 import NLVR2Features
+from circuitlab.tasks.object_images import ObjectImages
 from circuitlab.tasks.pairs import PairWorldTask
 from circuitlab.tasks.sort_of_clevr import SortOfClevrTask
 from circuitlab.tasks.toy_sets import ToySets
@@ -23,6 +25,8 @@ TASKS = {
     "mixture-regression": MixtureRegression,
     "digits": Digits,
     "sort-of-clevr": SortOfClevrTask,
+    "object-images": ObjectImages,
+    "listops": ListOps,
 }
 
 
@@ -41,9 +45,11 @@ __all__ = [
     "Batch",
     "Digits",
     "FuzzyBoolean",
+    "ListOps",
     "MixtureRegression",
     "NLVR2Features",
     "NLVRWorld",
+    "ObjectImages",
     "PairWorldTask",
     "SortOfClevrTask",
     "Task",
