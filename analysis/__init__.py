@@ -45,6 +45,7 @@ _MODULES = {
     "circuitlab.analysis.store_analysis": ["analyze_store", "analyze_graphs", "write_figures"],
     "circuitlab.analysis.synthetic": ["synthetic_graphs"],
     "circuitlab.analysis.recovery": ["recovery"],
+    "circuitlab.analysis.movement": ["graph_movement"],
 }
 _EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 __all__ = sorted(_EXPORTS)

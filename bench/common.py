@@ -23,6 +23,7 @@ import torch.nn.functional as F
 from circuitlab.checkpoint import CHECKPOINT
 from circuitlab.device import keep_freed_memory
 from circuitlab.model import NAC
+from circuitlab.tasks import make_task
 from circuitlab.train import TrainConfig, load_model, train
 
 if TYPE_CHECKING:
@@ -238,6 +239,14 @@ def trained_run(
         summary = train(config, run, resume=(run / CHECKPOINT).is_file(), progress=progress)
     model, config = load_model(run)
     return model, config, summary
+
+
+def initial_model(config: TrainConfig) -> NAC:
+    """The run's model before its first step (train() seeds torch with the run's seed, then
+    builds the model)."""
+    task = make_task(config.task, conditional=config.conditional, **config.task_options)
+    torch.manual_seed(config.seed)
+    return NAC(config.model_config(task))
 
 
 def circuit_features(model: NAC, encode, texts: list[str], seed: int) -> dict:

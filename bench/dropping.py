@@ -39,21 +39,30 @@ REPEATS = 5
 CONTROL = "scale_free"  # also dropped in random order: does least-connected-first matter?
 
 
-def curve(name: str, model, config: TrainConfig, order: str | None = None) -> list[dict]:
+def curve(
+    name: str,
+    model,
+    config: TrainConfig,
+    order: str | None = None,
+    *,
+    fractions: list[float] = FRACTIONS,
+    seed: int = 0,
+) -> list[dict]:
     """One row per dropped fraction; ``order`` defaults to least connected first (random for
-    an all-ones graph, which ranks nothing)."""
+    an all-ones graph, which ranks nothing); ``seed`` draws a random order."""
     task = make_task(config.task, conditional=config.conditional, **config.task_options)
     batch = validation_batch(task, config)
     if order is None:
         order = "random" if model.config.graph == "dense" else "connectivity"
     u = model.config.n_processors
     rows = []
-    for fraction in FRACTIONS:
+    for fraction in fractions:
         smaller = model.drop_modules(
             round(fraction * u),
             order=order,
             conditioning=batch.conditioning,
             conditioning_mask=batch.conditioning_mask,
+            seed=seed,
         )
         # also the warm-up: first-call allocations are not throughput
         _, accuracy = batch_metrics(smaller, batch)
@@ -67,6 +76,7 @@ def curve(name: str, model, config: TrainConfig, order: str | None = None) -> li
                 "task": config.task,
                 "model": name,
                 "processors": smaller.config.n_processors,
+                "order": order,
                 "dropped": fraction,
                 "accuracy": accuracy,
                 "throughput": len(batch.labels) / statistics.median(times),

@@ -20,8 +20,8 @@ import argparse
 import warnings
 
 import numpy as np
-from common import prior_overrides, write_table
-from toy_runs import PRIORS, PROCESSORS, initial_model, trained_with_prior
+from common import initial_model, prior_overrides, write_table
+from toy_runs import PRIORS, PROCESSORS, trained_with_prior
 
 from circuitlab.analysis.matrix import link_matrix
 from circuitlab.analysis.prior_verdict import best_prior

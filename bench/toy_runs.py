@@ -9,12 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import torch
 from common import prior_overrides, trained_run
 
 from circuitlab.model import NAC
 from circuitlab.prior_targets import PRIOR_NAMES
-from circuitlab.tasks import make_task
 from circuitlab.train import TOY_MODEL, TrainConfig
 
 PROCESSORS = 64
@@ -67,11 +65,3 @@ def trained_with_prior(
 
 def trained_perceiver_io(steps: int, seed: int) -> tuple[NAC, TrainConfig, dict]:
     return trained("perceiver_io", {"graph": "dense", "modfc": False}, steps, seed)
-
-
-def initial_model(config: TrainConfig) -> NAC:
-    """The run's model before its first step (train() seeds torch with the run's seed, then
-    builds the NAC)."""
-    task = make_task(config.task, conditional=config.conditional, **config.task_options)
-    torch.manual_seed(config.seed)
-    return NAC(config.model_config(task))

@@ -412,6 +412,19 @@ class NAC(nn.Module):
         p = self.link_probabilities(signatures[:, : self.config.n_processors])
         return p.sum(-1).mean(0)
 
+    @torch.no_grad()
+    def readout_reach(
+        self,
+        conditioning: torch.Tensor | None = None,
+        conditioning_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """How much the read-outs listen to each processor: the sum over read-out modules of
+        P(read-out, processor), (n_processors,); averaged over conditioning inputs."""
+        signatures, _ = self.generate(conditioning, conditioning_mask)
+        u = self.config.n_processors
+        p = self.link_probabilities(signatures)
+        return p[:, u:, :u].sum(1).mean(0)
+
     def drop_modules(
         self,
         n: int,
@@ -423,9 +436,10 @@ class NAC(nn.Module):
     ) -> NAC:
         """A copy with ``n`` fewer processor modules; this model is left unchanged.
 
-        ``order="connectivity"`` drops the least connected first (row sums of P; a conditional
-        NAC needs ``conditioning`` to measure them, averaged over its inputs); ``"random"`` drops
-        a seeded random subset. The copy's tensors are sliced, so dropped modules cost nothing.
+        ``order="connectivity"`` drops the least connected first (row sums of P among the
+        processors; a conditional NAC needs ``conditioning`` to measure them, averaged over its
+        inputs); ``"readout"`` drops first the processors the read-outs listen to least
+        (``readout_reach``); ``"random"`` drops a seeded random subset. The copy's tensors are sliced, so dropped modules cost nothing.
         A conditional generator's self-attention then sees fewer queries, so the kept modules'
         signatures may shift slightly. The copy's graph-prior regulariser is rebuilt for its
         processors; where the prior's parameters do not fit them (more blocks than processors
@@ -434,14 +448,15 @@ class NAC(nn.Module):
         u = self.config.n_processors
         if not 0 <= n < u:
             raise ValueError(f"n must be in [0, {u - 1}] for a NAC with {u} processors, got {n}")
-        if order == "connectivity":
+        ranks = {"connectivity": self.connectivity, "readout": self.readout_reach}
+        if order in ranks:
             if self.config.conditional and conditioning is None:
-                raise ValueError("a conditional NAC needs conditioning inputs to rank connectivity")
-            ranking = self.connectivity(conditioning, conditioning_mask).argsort(descending=True)
+                raise ValueError(f"a conditional NAC needs conditioning inputs to rank {order}")
+            ranking = ranks[order](conditioning, conditioning_mask).argsort(descending=True)
         elif order == "random":
             ranking = torch.randperm(u, generator=torch.Generator().manual_seed(seed))
         else:
-            raise ValueError(f"order must be 'connectivity' or 'random', got {order!r}")
+            raise ValueError(f"order must be 'connectivity', 'readout' or 'random', got {order!r}")
         kept = ranking[: u - n].sort().values.cpu()
         index = torch.cat([kept, torch.arange(u, self.config.n_modules)])
         dropped = copy.deepcopy(self)

@@ -118,7 +118,7 @@ def test_prior_regulariser_is_wired_to_the_processors():
         NACConfig(**SMALL, prior="scale_free", graph="dense")
 
 
-@pytest.mark.parametrize("order", ["connectivity", "random"])
+@pytest.mark.parametrize("order", ["connectivity", "readout", "random"])
 def test_drop_modules_keeps_outputs_and_computes_less(order):
     model = NAC(NACConfig(**SMALL)).eval()
     x = torch.randn(3, 9, 6)
@@ -140,6 +140,21 @@ def test_drop_modules_removes_the_least_connected_first():
     torch.testing.assert_close(
         dropped.generator.signatures.data[7:], model.generator.signatures.data[12:]
     )
+
+
+def test_drop_modules_by_readout_keeps_the_processors_the_readouts_listen_to():
+    model = NAC(NACConfig(**SMALL)).eval()
+    u = model.config.n_processors
+    p = model.link_probabilities(model.generator.signatures.data)
+    reach = p[u:, :u].sum(0)  # P(read-out, processor) summed over the read-outs
+    torch.testing.assert_close(model.readout_reach(), reach)
+    dropped = model.drop_modules(5, order="readout")
+    kept = reach.argsort(descending=True)[: u - 5].sort().values
+    torch.testing.assert_close(
+        dropped.generator.signatures.data[: u - 5], model.generator.signatures.data[kept]
+    )
+    with pytest.raises(ValueError, match="order must be"):
+        model.drop_modules(1, order="alphabetical")
 
 
 def test_drop_modules_rebuilds_the_prior_for_the_processors_left():

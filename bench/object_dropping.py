@@ -1,0 +1,141 @@
+"""Fig. 5 on object-images: drop processors, least connected first, and keep the accuracy?
+
+For every trained model of object_runs (the NAC with each prior and none, and Perceiver IO) and
+seed: accuracy on 2,048 fixed validation images with k/16 of the 128 processors dropped
+(k = 0..15), in three orders for a NAC -- ``connectivity`` (row sums of P among processors),
+``readout`` (how much the read-outs listen to each processor) and ``random`` (3 seeded orders)
+-- and in random order for Perceiver IO, whose all-ones graph ranks nothing. A model's
+*droppable* share is the largest k/16 such that no share up to it loses more than 3 points.
+
+Throughput depends only on the architecture and the processors kept, so it is timed once per
+architecture (NAC, Perceiver IO) on 256 images, rounds interleaved over the sizes (the median of
+5 rounds; one thread), and joined to every order's rows.
+
+The acceptance of issue 59: a NAC keeps within 3 points with >= 75 % of processors dropped, for
+>= 5x throughput, and least-connected-first keeps more droppable than random on each seed.
+
+    OMP_NUM_THREADS=1 python bench/object_dropping.py [--seeds 0 1 2]
+
+Writes bench/results/object_dropping.csv (every row) and object_dropping_summary.csv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import warnings
+
+import pandas as pd
+import torch
+from common import write_table
+from object_runs import MODELS, run_dir, trained
+
+from circuitlab.tasks import make_task
+from circuitlab.tasks.base import Batch
+from circuitlab.train import batch_metrics, predict_logits
+
+FRACTIONS = [k / 16 for k in range(16)]
+RANDOM_SEEDS = (0, 1, 2)
+LOSS_ALLOWED = 0.03
+ROUNDS = 5
+
+
+def accuracy_rows(name: str, seed: int, model, batch, orders: list[tuple[str, int]]) -> list[dict]:
+    """One row per (order, random seed, fraction dropped) with the accuracy."""
+    u = model.config.n_processors
+    rows = []
+    for order, order_seed in orders:
+        for fraction in FRACTIONS:
+            smaller = model.drop_modules(round(fraction * u), order=order, seed=order_seed)
+            _, accuracy = batch_metrics(smaller, batch)
+            rows.append(
+                {
+                    "model": name,
+                    "seed": seed,
+                    "order": order if order != "random" else f"random-{order_seed}",
+                    "dropped": fraction,
+                    "processors": smaller.config.n_processors,
+                    "accuracy": accuracy,
+                }
+            )
+    return rows
+
+
+def throughput(model, images: torch.Tensor) -> dict[int, float]:
+    """{processors kept: images per second}, the median of ROUNDS interleaved rounds."""
+    u = model.config.n_processors
+    sizes = {round(f * u): model.drop_modules(round(f * u), order="random") for f in FRACTIONS}
+    batch = Batch(images, torch.zeros(len(images), dtype=torch.long))
+    times: dict[int, list[float]] = {n: [] for n in sizes}
+    for smaller in sizes.values():
+        predict_logits(smaller, batch)  # warm-up
+    for _ in range(ROUNDS):
+        for n, smaller in sizes.items():
+            start = time.perf_counter()
+            predict_logits(smaller, batch)
+            times[n].append(time.perf_counter() - start)
+    return {u - n: len(images) / statistics.median(t) for n, t in times.items()}
+
+
+def droppable(frame: pd.DataFrame) -> float:
+    """The largest share dropped such that no share up to it loses more than 3 points."""
+    frame = frame.sort_values("dropped")
+    lost = frame["accuracy"].iloc[0] - frame["accuracy"]
+    within = (lost <= LOSS_ALLOWED).cumprod().astype(bool)
+    return float(frame["dropped"][within].max())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore", category=UserWarning)
+    task = make_task("object-images")
+    batch = task.validation(2048, seed=10**6)
+    speed: dict[str, dict[int, float]] = {}
+    rows = []
+    for seed in args.seeds:
+        for name in args.models:
+            if not (run_dir(name, seed) / "summary.json").is_file():
+                print(f"skipped {name} seed {seed}: not trained (python bench/object_runs.py)")
+                continue
+            model, _, _ = trained(name, seed)
+            dense = model.config.graph == "dense"
+            orders = [("random", s) for s in RANDOM_SEEDS]
+            if not dense:
+                orders = [("connectivity", 0), ("readout", 0), *orders]
+            rows += accuracy_rows(name, seed, model, batch, orders)
+            architecture = "perceiver_io" if dense else "nac"
+            if architecture not in speed:
+                speed[architecture] = throughput(model, batch.inputs[:256])
+    if not rows:
+        raise SystemExit("no trained run found: python bench/object_runs.py --seeds 0 1 2")
+    frame = pd.DataFrame(rows)
+    frame["architecture"] = frame["model"].map(
+        lambda m: "perceiver_io" if m == "perceiver_io" else "nac"
+    )
+    frame["throughput"] = [speed[a][p] for a, p in zip(frame.architecture, frame.processors, strict=True)]
+    full = frame[frame.dropped == 0].groupby("architecture")["throughput"].first()
+    frame["speedup"] = frame["throughput"] / frame["architecture"].map(full)
+    write_table(frame.to_dict("records"), "object_dropping", "object-images: module dropping")
+    summary = []
+    for (name, seed, order), group in frame.groupby(["model", "seed", "order"]):
+        share = droppable(group)
+        at = group[group.dropped == share].iloc[0]
+        summary.append(
+            {
+                "model": name,
+                "seed": seed,
+                "order": order,
+                "full_accuracy": group.sort_values("dropped")["accuracy"].iloc[0],
+                "droppable": share,
+                "speedup": at["speedup"],
+            }
+        )
+    write_table(summary, "object_dropping_summary", "largest share dropped within 3 points")
+
+
+if __name__ == "__main__":
+    main()
