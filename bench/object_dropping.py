@@ -116,7 +116,9 @@ def main() -> None:
     frame["architecture"] = frame["model"].map(
         lambda m: "perceiver_io" if m == "perceiver_io" else "nac"
     )
-    frame["throughput"] = [speed[a][p] for a, p in zip(frame.architecture, frame.processors, strict=True)]
+    frame["throughput"] = [
+        speed[a][p] for a, p in zip(frame.architecture, frame.processors, strict=True)
+    ]
     full = frame[frame.dropped == 0].groupby("architecture")["throughput"].first()
     frame["speedup"] = frame["throughput"] / frame["architecture"].map(full)
     write_table(frame.to_dict("records"), "object_dropping", "object-images: module dropping")
