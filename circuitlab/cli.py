@@ -196,7 +196,12 @@ def train(
 
 @app.command()
 def export(
-    run_dir: Annotated[Path, typer.Argument(help="Run directory written by `circuitlab train`.")],
+    run_dir: Annotated[
+        Path,
+        typer.Argument(
+            help="Run directory written by `circuitlab train`, or a folder of unconditional runs."
+        ),
+    ],
     out: Annotated[Path, typer.Option(help="Circuit store directory to write.")],
     n_circuits: Annotated[
         int,
@@ -208,12 +213,19 @@ def export(
     overwrite: Annotated[bool, typer.Option(help="Replace an existing store.")] = False,
 ) -> None:
     """Write the circuits of a trained run to a circuit store (an NLVR model: two stores,
-    OUT/nlvr2 and OUT/nlvr; a pair-world model: OUT/nlvr2 and OUT/pairs)."""
+    OUT/nlvr2 and OUT/nlvr; a pair-world model: OUT/nlvr2 and OUT/pairs). RUN_DIR may also be
+    a folder of unconditional runs (e.g. checkpoints/priors): one store, a circuit per run."""
     from circuitlab.checkpoint import checkpoint_file
     from circuitlab.export import write_nlvr_stores, write_pair_stores, write_run_store
     from circuitlab.train import load_model
 
     try:
+        if run_dir.is_dir() and not (run_dir / "checkpoint.pt").is_file():
+            from circuitlab.export import export_model_set
+
+            store = export_model_set(run_dir, out, overwrite=overwrite)
+            typer.echo(f"wrote {store!r}")
+            return
         checkpoint = checkpoint_file(run_dir)
         model, config = load_model(checkpoint)  # once, whichever stores it makes
         if config.model_kind == "ni":

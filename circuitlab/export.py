@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -12,7 +13,7 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from circuitlab.checkpoint import checkpoint_file
+from circuitlab.checkpoint import CHECKPOINT, checkpoint_file
 from circuitlab.data.nlvr import read_nlvr, scene_json
 from circuitlab.data.pair_world import pair_scene_json
 from circuitlab.files import file_sha256, write_atomic
@@ -263,3 +264,62 @@ def write_pair_stores(
     stores = {"nlvr2": write("nlvr2", nlvr2_sentences().head(limit))}
     stores["pairs"] = write("pairs", pair_predictions(model, task, n_examples).head(limit))
     return stores
+
+
+def model_set_runs(folder: str | os.PathLike) -> list[Path]:
+    """The run directories directly under ``folder`` that hold a checkpoint, sorted by name."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder} is not a folder of runs")
+    runs = sorted(p for p in folder.iterdir() if (p / CHECKPOINT).is_file())
+    if not runs:
+        raise FileNotFoundError(
+            f"{folder} holds no checkpoint.pt and no run folder with one: give a run directory "
+            "of circuitlab train, or a folder of them"
+        )
+    return runs
+
+
+def export_model_set(
+    folder: str | os.PathLike, out: str | os.PathLike, *, overwrite: bool = False
+) -> CircuitStore:
+    """One store holding the circuit of every unconditional NAC run under ``folder`` (e.g. one
+    model per graph prior): a row per run with ``text`` its folder name, ``imposed_prior`` (the
+    prior it trained with, or "none"), ``val_acc`` from its summary, and its ``run`` path.
+    The runs must share the number of modules and the signature width; the store's config is the
+    first run's, and its checkpoint hash covers every run's checkpoint."""
+    runs = model_set_runs(folder)
+    circuits, rows, hashes, config = [], [], [], None
+    for run in runs:
+        model, train_config = load_model(run)
+        if not isinstance(model, NAC) or model.config.conditional:
+            raise ValueError(
+                f"{run} is not an unconditional NAC: a model set holds one circuit per model; "
+                "export a conditional run on its own"
+            )
+        circuit = model.circuit()
+        if circuits and circuit.signatures.shape != circuits[0].signatures.shape:
+            raise ValueError(
+                f"{run}: signatures {tuple(circuit.signatures.shape)} differ from {runs[0]}'s "
+                f"{tuple(circuits[0].signatures.shape)}; a store holds circuits of one shape"
+            )
+        config = config or model.config.to_dict()
+        circuits.append(circuit)
+        summary = run / "summary.json"
+        accuracy = json.loads(summary.read_text()).get("val_acc") if summary.is_file() else None
+        rows.append(
+            {
+                "text": run.name,
+                "label": "",
+                "split": "model",
+                "dataset": train_config.task,
+                "imposed_prior": model.config.prior or "none",
+                "val_acc": float("nan") if accuracy is None else float(accuracy),
+                "run": str(run),
+            }
+        )
+        hashes.append(file_sha256(run / CHECKPOINT))
+    combined = hashlib.sha256("".join(hashes).encode()).hexdigest()
+    return CircuitStore.write(
+        out, circuits, pd.DataFrame(rows), config, checkpoint_hash=combined, overwrite=overwrite
+    )

@@ -439,11 +439,12 @@ class NAC(nn.Module):
         ``order="connectivity"`` drops the least connected first (row sums of P among the
         processors; a conditional NAC needs ``conditioning`` to measure them, averaged over its
         inputs); ``"readout"`` drops first the processors the read-outs listen to least
-        (``readout_reach``); ``"random"`` drops a seeded random subset. The copy's tensors are sliced, so dropped modules cost nothing.
-        A conditional generator's self-attention then sees fewer queries, so the kept modules'
-        signatures may shift slightly. The copy's graph-prior regulariser is rebuilt for its
-        processors; where the prior's parameters do not fit them (more blocks than processors
-        left), the copy carries no prior (``config.prior`` None).
+        (``readout_reach``); ``"random"`` drops a seeded random subset. The copy's tensors are
+        sliced, so dropped modules cost nothing. A conditional generator's self-attention then
+        sees fewer queries, so the kept modules' signatures may shift slightly. The copy's
+        graph-prior regulariser is rebuilt for its processors; where the prior's parameters do
+        not fit them (more blocks than processors left), the copy carries no prior
+        (``config.prior`` None).
         """
         u = self.config.n_processors
         if not 0 <= n < u:
