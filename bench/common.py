@@ -6,6 +6,7 @@ on the path)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import multiprocessing as mp
 import os
@@ -13,6 +14,7 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +25,7 @@ import torch.nn.functional as F
 from circuitlab.checkpoint import CHECKPOINT
 from circuitlab.device import keep_freed_memory
 from circuitlab.model import NAC
+from circuitlab.options_file import read_options
 from circuitlab.tasks import make_task
 from circuitlab.train import TrainConfig, load_model, train
 
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 
 RESULTS = Path(__file__).resolve().parent / "results"
 FIGURES = Path(__file__).resolve().parent.parent / "docs" / "figures"  # the docs' figures
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"  # the recipes
 # blocks (cliques) of the block-structured priors in the claims benches' runs: 4 for both the
 # toy NACs (64 processors) and the NLVR ones (16)
 BLOCKS = {"planted_partition": 4, "ring_of_cliques": 4}
@@ -239,6 +243,48 @@ def trained_run(
         summary = train(config, run, resume=(run / CHECKPOINT).is_file(), progress=progress)
     model, config = load_model(run)
     return model, config, summary
+
+
+@dataclass(frozen=True)
+class RunSet:
+    """A bench's kept training runs: ``models`` maps a model name to its recipe (a path under
+    configs/), and model M with seed S trains into ``runs``/M-seedS (resumed if interrupted;
+    a finished run is only loaded)."""
+
+    runs: Path
+    models: dict[str, str]
+
+    def config(self, model: str, seed: int) -> TrainConfig:
+        """The TrainConfig of ``model`` with ``seed``."""
+        if model not in self.models:
+            raise ValueError(f"unknown model {model!r}; choose one of {sorted(self.models)}")
+        options = read_options(CONFIGS / self.models[model])
+        return TrainConfig.from_dict({**options, "seed": seed})
+
+    def run_dir(self, model: str, seed: int) -> Path:
+        return self.runs / f"{model}-seed{seed}"
+
+    def is_trained(self, model: str, seed: int) -> bool:
+        return (self.run_dir(model, seed) / "summary.json").is_file()
+
+    def trained(
+        self, model: str, seed: int, progress: bool = True
+    ) -> tuple[NAC, TrainConfig, dict]:
+        """(model, its TrainConfig, its summary), trained first if needed."""
+        return trained_run(self.run_dir(model, seed), self.config(model, seed), progress)
+
+    def train_main(self, description: str, default_models: list[str]) -> None:
+        """The command line of a run set's module: train --models for --seeds."""
+        parser = argparse.ArgumentParser(description=description)
+        parser.add_argument(
+            "--models", nargs="+", default=default_models, choices=list(self.models)
+        )
+        parser.add_argument("--seeds", nargs="+", type=int, default=[0])
+        args = parser.parse_args()
+        for seed in args.seeds:
+            for model in args.models:
+                _, _, summary = self.trained(model, seed)
+                print(f"{model} seed {seed}: val_acc {summary['val_acc']:.4f}")
 
 
 def initial_model(config: TrainConfig) -> NAC:

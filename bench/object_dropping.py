@@ -29,7 +29,7 @@ import warnings
 import pandas as pd
 import torch
 from common import write_table
-from object_runs import MODELS, run_dir, trained
+from object_runs import OBJECTS
 
 from circuitlab.tasks import make_task
 from circuitlab.tasks.base import Batch
@@ -89,7 +89,9 @@ def droppable(frame: pd.DataFrame) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    parser.add_argument(
+        "--models", nargs="+", default=list(OBJECTS.models), choices=list(OBJECTS.models)
+    )
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=UserWarning)
     task = make_task("object-images")
@@ -98,10 +100,10 @@ def main() -> None:
     rows = []
     for seed in args.seeds:
         for name in args.models:
-            if not (run_dir(name, seed) / "summary.json").is_file():
+            if not OBJECTS.is_trained(name, seed):
                 print(f"skipped {name} seed {seed}: not trained (python bench/object_runs.py)")
                 continue
-            model, _, _ = trained(name, seed)
+            model, _, _ = OBJECTS.trained(name, seed)
             dense = model.config.graph == "dense"
             orders = [("random", s) for s in RANDOM_SEEDS]
             if not dense:

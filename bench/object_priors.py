@@ -30,13 +30,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from common import FIGURES, write_table  # noqa: E402
-from object_runs import (  # noqa: E402
-    PRIOR_MODELS,
-    initial_processor_p,
-    processor_p,
-    run_dir,
-    trained,
-)
+from object_runs import OBJECTS, PRIOR_MODELS, initial_processor_p, processor_p  # noqa: E402
 
 from circuitlab.analysis.movement import graph_movement  # noqa: E402
 from circuitlab.analysis.prior_verdict import best_prior  # noqa: E402
@@ -87,10 +81,10 @@ def main() -> None:
     rows, graphs = [], {}
     for seed in args.seeds:
         for name in args.models:
-            if not args.train and not (run_dir(name, seed) / "summary.json").is_file():
+            if not args.train and not OBJECTS.is_trained(name, seed):
                 print(f"skipped {name} seed {seed}: not trained (python bench/object_runs.py)")
                 continue
-            model, config, summary = trained(name, seed)
+            model, config, summary = OBJECTS.trained(name, seed)
             p = processor_p(model)
             drawn = sample_graph(p, np.random.default_rng(seed))
             thresholded = (p > 0.5).astype(float)

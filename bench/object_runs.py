@@ -1,55 +1,46 @@
-"""The object-images models the graph-claims benches share (object_priors, object_dropping, ...).
+"""The object-images models the graph-claims benches share (object_priors, object_dropping,
+object_ladder, ...).
 
-Each model is a recipe in configs/object-images/ trained with a seed into
-runs/objects/MODEL-seedS (resumed if interrupted; a finished run is only loaded), so each bench
-trains only what another has not already trained. Train them ahead, two at a time on 2 cores:
+Each model is a recipe in configs/object-images/ (the ladder's middle rungs in
+configs/experiments/object-images/) trained with a seed into runs/objects/MODEL-seedS (resumed if
+interrupted; a finished run is only loaded), so each bench trains only what another has not
+already trained. Train them ahead, two at a time on 2 cores:
 
     OMP_NUM_THREADS=1 python bench/object_runs.py --models none planted_partition --seeds 0 1 2
 
-(about 40 minutes a run on one core of the reference machine, two in parallel.)
+(about 50 minutes a NAC run of 4,000 steps with two in parallel on the 2-core reference
+machine.)
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
-from common import initial_model, trained_run
+from common import RunSet, initial_model
 
 from circuitlab.model import NAC
-from circuitlab.options_file import read_options
 from circuitlab.train import TrainConfig
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "object-images"
-RUNS = Path("runs/objects")
-# model name -> recipe; "none" is the NAC with no prior (the Fig. 3 control)
-MODELS = {
-    "none": "nac.yaml",
-    "scale_free": "scale-free.yaml",
-    "planted_partition": "planted-partition.yaml",
-    "ring_of_cliques": "ring-of-cliques.yaml",
-    "erdos_renyi": "erdos-renyi.yaml",
-    "perceiver_io": "perceiver-io.yaml",
-}
+# model name -> recipe under configs/; "none" is the NAC with no prior (the Fig. 3 control);
+# modfc and frozen_graph are the middle rungs of the ablation ladder (Table 1)
+OBJECTS = RunSet(
+    Path("runs/objects"),
+    {
+        "none": "object-images/nac.yaml",
+        "scale_free": "object-images/scale-free.yaml",
+        "planted_partition": "object-images/planted-partition.yaml",
+        "ring_of_cliques": "object-images/ring-of-cliques.yaml",
+        "erdos_renyi": "object-images/erdos-renyi.yaml",
+        "perceiver_io": "object-images/perceiver-io.yaml",
+        "modfc": "experiments/object-images/modfc.yaml",
+        "frozen_graph": "experiments/object-images/frozen-graph.yaml",
+    },
+)
 PRIOR_MODELS = ("none", "scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
-
-
-def run_config(model: str, seed: int) -> TrainConfig:
-    """The TrainConfig of ``model`` (a key of MODELS) with ``seed``."""
-    if model not in MODELS:
-        raise ValueError(f"unknown model {model!r}; choose one of {sorted(MODELS)}")
-    options = read_options(CONFIGS / MODELS[model])
-    return TrainConfig.from_dict({**options, "seed": seed})
-
-
-def run_dir(model: str, seed: int) -> Path:
-    return RUNS / f"{model}-seed{seed}"
-
-
-def trained(model: str, seed: int, progress: bool = True) -> tuple[NAC, TrainConfig, dict]:
-    """(model, its TrainConfig, its summary) of ``model`` with ``seed``, trained if needed."""
-    return trained_run(run_dir(model, seed), run_config(model, seed), progress=progress)
+# the ablation ladder, bottom rung first: Perceiver IO, + ModFC, + a sparse frozen graph, NAC,
+# NAC + each prior
+LADDER = ("perceiver_io", "modfc", "frozen_graph", *PRIOR_MODELS)
 
 
 def processor_p(model: NAC) -> np.ndarray:
@@ -63,16 +54,5 @@ def initial_processor_p(config: TrainConfig) -> np.ndarray:
     return processor_p(initial_model(config))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", nargs="+", default=list(PRIOR_MODELS), choices=list(MODELS))
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0])
-    args = parser.parse_args()
-    for seed in args.seeds:
-        for model in args.models:
-            _, _, summary = trained(model, seed)
-            print(f"{model} seed {seed}: val_acc {summary['val_acc']:.4f}")
-
-
 if __name__ == "__main__":
-    main()
+    OBJECTS.train_main(__doc__.splitlines()[0], list(PRIOR_MODELS))
