@@ -22,13 +22,11 @@ Writes bench/results/object_dropping.csv (every row) and object_dropping_summary
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 import warnings
 
 import pandas as pd
 import torch
-from common import write_table
+from common import interleaved_medians, write_table
 from object_runs import OBJECTS
 
 from circuitlab.tasks import make_task
@@ -63,19 +61,16 @@ def accuracy_rows(name: str, seed: int, model, batch, orders: list[tuple[str, in
 
 
 def throughput(model, images: torch.Tensor) -> dict[int, float]:
-    """{processors kept: images per second}, the median of ROUNDS interleaved rounds."""
+    """{processors kept: images per second}, the median of ROUNDS rounds interleaved over the
+    sizes (common.interleaved_medians)."""
     u = model.config.n_processors
-    sizes = {round(f * u): model.drop_modules(round(f * u), order="random") for f in FRACTIONS}
     batch = Batch(images, torch.zeros(len(images), dtype=torch.long))
-    times: dict[int, list[float]] = {n: [] for n in sizes}
-    for smaller in sizes.values():
-        predict_logits(smaller, batch)  # warm-up
-    for _ in range(ROUNDS):
-        for n, smaller in sizes.items():
-            start = time.perf_counter()
-            predict_logits(smaller, batch)
-            times[n].append(time.perf_counter() - start)
-    return {u - n: len(images) / statistics.median(t) for n, t in times.items()}
+    steps = {}
+    for fraction in FRACTIONS:
+        smaller = model.drop_modules(round(fraction * u), order="random")
+        steps[smaller.config.n_processors] = lambda m=smaller: predict_logits(m, batch)
+    medians = interleaved_medians(steps, torch.device("cpu"), repeats=ROUNDS, warmup=1)
+    return {kept: len(images) / seconds for kept, seconds in medians.items()}
 
 
 def droppable(frame: pd.DataFrame) -> float:

@@ -1,0 +1,71 @@
+"""The object-images claims benches' own logic: the few-shot head swap, the droppable share,
+the throughput table's keys, and the recipes a RunSet reads."""
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from object_dropping import droppable, throughput  # noqa: E402
+from object_few_shot import adapt, with_new_head  # noqa: E402
+from object_runs import LADDER, OBJECTS  # noqa: E402
+
+from circuitlab.config import NACConfig  # noqa: E402
+from circuitlab.model import NAC  # noqa: E402
+from circuitlab.tasks.base import Batch  # noqa: E402
+
+SMALL = dict(
+    input_dim=1, tokenizer="patches", max_tokens=16, n_classes=5, n_processors=6, n_readouts=2,
+    dim=16, heads=2, head_dim=8, code_dim=8, sig_dim=8,
+)  # fmt: skip
+
+
+def test_a_new_head_keeps_every_other_weight() -> None:
+    model = NAC(NACConfig(**SMALL))
+    adapted = with_new_head(model, n_classes=3, seed=0)
+    old, new = model.state_dict(), adapted.state_dict()
+    for name, value in old.items():
+        if not name.startswith("head."):
+            assert torch.equal(new[name], value), name
+    # the head's output layer answers 3 classes and a confidence
+    assert old["head.linear.weight"].shape[0] == 6 and new["head.linear.weight"].shape[0] == 4
+    assert adapted(torch.randn(2, 1, 16, 16)).shape == (2, 3)
+
+
+def test_adapting_fits_the_support_set() -> None:
+    torch.manual_seed(0)
+    model = NAC(NACConfig(**SMALL))
+    images = torch.randn(6, 1, 16, 16)
+    support = Batch(images, torch.tensor([0, 1, 2, 0, 1, 2]))
+    adapted = adapt(model, support, n_classes=3, steps=60, seed=0)
+    with torch.no_grad():
+        assert (adapted(images).argmax(-1) == support.labels).all()
+
+
+def test_droppable_is_the_largest_share_before_the_first_loss_over_3_points() -> None:
+    frame = pd.DataFrame(
+        {"dropped": [0, 0.25, 0.5, 0.75, 0.875], "accuracy": [0.90, 0.89, 0.88, 0.85, 0.89]}
+    )
+    assert droppable(frame) == 0.5  # 0.875 is within again, but 0.75 lost 5 points
+    assert droppable(frame.sample(frac=1, random_state=0)) == 0.5  # order of rows irrelevant
+    assert droppable(frame.assign(accuracy=0.9)) == 0.875
+
+
+def test_throughput_is_keyed_by_the_processors_kept() -> None:
+    model = NAC(NACConfig(**{**SMALL, "n_processors": 16})).eval()
+    speeds = throughput(model, torch.randn(4, 1, 16, 16))
+    assert sorted(speeds) == list(range(1, 17))
+    assert all(v > 0 for v in speeds.values())
+
+
+@pytest.mark.parametrize("name", LADDER)
+def test_every_ladder_rung_reads_its_recipe(name: str) -> None:
+    config = OBJECTS.config(name, seed=2)
+    assert config.seed == 2 and config.task == "object-images"
+    assert config.model["n_processors"] == 128
+    with pytest.raises(ValueError, match="unknown model"):
+        OBJECTS.config("resnet", seed=0)
