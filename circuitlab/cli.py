@@ -15,6 +15,14 @@ import yaml
 if TYPE_CHECKING:
     from circuitlab.store import CircuitStore
 
+# what each model kind is called in messages
+KIND_NAMES = {
+    "nac": "Neural Attentive Circuit",
+    "ni": "Neural Interpreter",
+    "mn": "Modular Network",
+    "nfm": "network with Neural Function Modules",
+}
+
 app = typer.Typer(
     help="circuitlab: train Neural Attentive Circuits and export the circuits they learn.",
     no_args_is_help=True,
@@ -59,7 +67,10 @@ def train(
     ] = None,
     task: Annotated[
         str | None,
-        typer.Option(help="Task to train on: toy-sets, nlvr, pairs, nlvr2 (with --features)."),
+        typer.Option(
+            help="Task to train on: toy-sets, nlvr, pairs, nlvr2 (with --features), "
+            "object-images, listops, fuzzy-boolean, mixture-regression, digits, sort-of-clevr."
+        ),
     ] = None,
     conditional: Annotated[
         bool | None,
@@ -109,14 +120,15 @@ def train(
             "--model",
             "-m",
             help="Model option KEY=VALUE, any field of the model's config (NACConfig, NIConfig, "
-            "MNConfig: -m dim=128 -m depth=3); repeatable.",
+            "MNConfig, NFMConfig: -m dim=128 -m depth=3); repeatable.",
         ),
     ] = None,
     model_kind: Annotated[
         str | None,
         typer.Option(
-            help="nac [default], ni (Neural Interpreter) or mn (Modular Network); a kind other "
-            "than nac starts from its own config's defaults, not the toy NAC's."
+            help="nac [default], ni (Neural Interpreter), mn (Modular Network) or nfm (CNN-MLP "
+            "with Neural Function Modules); a kind other than nac starts from its own config's "
+            "defaults, not the toy NAC's."
         ),
     ] = None,
     features: Annotated[
@@ -355,8 +367,9 @@ def causality(
         model, config = load_model(checkpoint, str(pick_device(device)))
         if config.model_kind != "nac":
             raise ValueError(
-                f"{checkpoint} is a Neural Interpreter: interventions swap and cut a NAC's "
-                "circuits; read its routing in its store (circuitlab export, circuitlab app)"
+                f"{checkpoint} is a {KIND_NAMES[config.model_kind]}: interventions swap and cut "
+                "a NAC's circuits; read its routing in its store (circuitlab export, "
+                "circuitlab app)"
             )
         if not model.config.conditional:
             raise ValueError(
