@@ -18,35 +18,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-
-def _paths(paths: np.ndarray) -> np.ndarray:
-    paths = np.asarray(paths)
-    if paths.ndim != 3:
-        raise ValueError(f"paths must be (N, layers, picks), got shape {paths.shape}")
-    return paths.astype(np.int64)
-
-
-def module_usage(paths: np.ndarray, n_modules: int) -> np.ndarray:
-    """The share of inputs whose path picks each module, per layer: (N, L, K) -> (L, M)."""
-    paths = _paths(paths)
-    picked = np.zeros((paths.shape[0], paths.shape[1], n_modules), dtype=bool)
-    for k in range(paths.shape[2]):
-        np.put_along_axis(picked, paths[:, :, k : k + 1], True, axis=2)
-    return picked.mean(0)
-
-
-def layer_transitions(paths: np.ndarray, n_modules: int) -> np.ndarray:
-    """(N, L, K) paths -> (L - 1, M, M) counts of inputs picking module i in layer l and
-    module j in layer l + 1 (each pair of their picks once)."""
-    paths = _paths(paths)
-    n, n_layers, _ = paths.shape
-    counts = np.zeros((max(n_layers - 1, 0), n_modules, n_modules), dtype=np.float32)
-    eye = np.eye(n_modules, dtype=np.float32)
-    for layer in range(n_layers - 1):
-        source = eye[paths[:, layer]].max(1)  # (N, M) 0/1: picked in layer l
-        target = eye[paths[:, layer + 1]].max(1)
-        counts[layer] = source.T @ target
-    return counts
+# usage and transitions are computed in circuitlab.mn (the core); importable from here too
+from circuitlab.mn.paths import check_paths, layer_transitions, module_usage  # noqa: F401
 
 
 def node(layer: int, module: int) -> str:
@@ -80,7 +53,7 @@ def layered_graph(usage: np.ndarray, transitions: np.ndarray) -> nx.DiGraph:
 def path_graph(path: np.ndarray) -> nx.DiGraph:
     """One input's path (L, K) as a directed graph: its picked modules, each layer's linked to
     the next's."""
-    path = _paths(np.asarray(path)[None])[0]
+    path = check_paths(np.asarray(path)[None])[0]
     graph = nx.DiGraph()
     for layer, picks in enumerate(path.tolist()):
         for module in sorted(set(picks)):
@@ -95,7 +68,7 @@ def path_graph(path: np.ndarray) -> nx.DiGraph:
 def usage_by_label(paths: np.ndarray, labels: Sequence, n_modules: int) -> pd.DataFrame:
     """Module usage per label: one row per label (sorted), one column per (layer, module)
     named "L0.m3", each the share of that label's inputs whose path picks the module."""
-    paths = _paths(paths)
+    paths = check_paths(paths)
     labels = np.asarray(labels)
     if len(labels) != len(paths):
         raise ValueError(f"{len(labels)} labels for {len(paths)} paths")
@@ -109,7 +82,7 @@ def usage_by_label(paths: np.ndarray, labels: Sequence, n_modules: int) -> pd.Da
 def path_features(paths: np.ndarray, probabilities: np.ndarray, n_modules: int) -> np.ndarray:
     """Features of each input's circuit for embeddings: its path one-hot per layer (N, L M)
     joined by the controllers' probabilities flattened (N, L C M)."""
-    paths = _paths(paths)
+    paths = check_paths(paths)
     one_hot = np.eye(n_modules, dtype=np.float32)[paths].max(2).reshape(len(paths), -1)
     soft = np.asarray(probabilities, dtype=np.float32).reshape(len(paths), -1)
     return np.concatenate([one_hot, soft], axis=1)

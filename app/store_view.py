@@ -55,9 +55,9 @@ def load_circuit_generator(checkpoint: str | os.PathLike) -> CircuitGenerator:
     """The circuit generator of the conditional NLVR or pair-world model at ``checkpoint``,
     with its task (tiny sentence pools: enough to encode sentences and batch scenes as the run
     did)."""
+    from circuitlab.loading import load_model
     from circuitlab.nlvr_eval import nlvr_task
     from circuitlab.tasks.pairs import PairWorldTask
-    from circuitlab.train import load_model
 
     model, config = load_model(checkpoint)
     if not model.config.conditional or config.task not in ("nlvr", "pairs"):

@@ -81,7 +81,7 @@ class WorldProbe:
 
     def answers(self, text: str, n: int = N_SCENES) -> list[WorldAnswer]:
         """``n`` scenes (the same ones for the same text), the model's answers, the truths."""
-        from circuitlab.train import predict_logits
+        from circuitlab.predict import predict_logits
 
         seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
         rng = random.Random(seed)

@@ -150,7 +150,7 @@ def train(
     """Train a model (a NAC unless the config's model_kind says otherwise). Options override
     the --config file, which overrides the defaults."""
     from circuitlab.device import keep_freed_memory, pick_device
-    from circuitlab.train import TrainConfig
+    from circuitlab.run_config import TrainConfig
     from circuitlab.train import train as run_training
 
     if resume and (out / "config.json").is_file():
@@ -227,41 +227,12 @@ def export(
     """Write the circuits of a trained run to a circuit store (an NLVR model: two stores,
     OUT/nlvr2 and OUT/nlvr; a pair-world model: OUT/nlvr2 and OUT/pairs). RUN_DIR may also be
     a folder of unconditional runs (e.g. checkpoints/priors): one store, a circuit per run."""
-    from circuitlab.checkpoint import checkpoint_file
-    from circuitlab.export import write_nlvr_stores, write_pair_stores, write_run_store
-    from circuitlab.train import load_model
+    from circuitlab.export import export_checkpoint
 
     try:
-        if run_dir.is_dir() and not (run_dir / "checkpoint.pt").is_file():
-            from circuitlab.export import export_model_set
-
-            store = export_model_set(run_dir, out, overwrite=overwrite)
-            typer.echo(f"wrote {store!r}")
-            return
-        checkpoint = checkpoint_file(run_dir)
-        model, config = load_model(checkpoint)  # once, whichever stores it makes
-        if config.model_kind == "ni":
-            from circuitlab.ni.export import write_ni_store
-
-            options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
-            stores = {"": write_ni_store(model, config, checkpoint, out, **options)}
-        elif config.model_kind == "mn":
-            from circuitlab.mn.export import write_mn_store
-
-            options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
-            stores = {"": write_mn_store(model, config, checkpoint, out, **options)}
-        elif config.model_kind == "nfm":
-            from circuitlab.nfm.export import write_nfm_store
-
-            options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
-            stores = {"": write_nfm_store(model, config, checkpoint, out, **options)}
-        elif config.task == "nlvr" and model.config.conditional:
-            stores = write_nlvr_stores(model, config, checkpoint, out, overwrite=overwrite)
-        elif config.task == "pairs" and model.config.conditional:
-            stores = write_pair_stores(model, config, checkpoint, out, overwrite=overwrite)
-        else:
-            options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
-            stores = {"": write_run_store(model, config, checkpoint, out, **options)}
+        stores = export_checkpoint(
+            run_dir, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite
+        )
     except (ValueError, FileExistsError, FileNotFoundError) as err:
         _exit_with(err)
     for store in stores.values():
@@ -355,8 +326,8 @@ def causality(
     component's correlation with the graphs' mean P (is it just how full they are?)."""
     from circuitlab.data.nlvr import NLVRFormatError, read_nlvr
     from circuitlab.device import pick_device
+    from circuitlab.loading import load_model
     from circuitlab.nlvr_eval import full_task, nlvr_causality, nlvr_task, world_heldout
-    from circuitlab.train import load_model
 
     files = list(nlvr or [])
     if world < 0:
@@ -419,6 +390,29 @@ def nlvr2_features(
     except (ValueError, FileNotFoundError, ImportError, NLVRFormatError) as err:
         _exit_with(err)
     typer.echo(f"wrote {path}; train with: circuitlab train --task nlvr2 --features {path}")
+
+
+config_app = typer.Typer(help="Read training recipes (config files).", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+
+@config_app.command("show")
+def config_show(
+    path: Annotated[Path, typer.Argument(help="A recipe: YAML or JSON, may have a 'base'.")],
+) -> None:
+    """Print a recipe fully resolved: its chain of 'base' files merged and every training
+    option a run of it would use (the run's config.json), as YAML."""
+    import dataclasses
+
+    from circuitlab.run_config import TrainConfig
+
+    try:
+        values = _read_config_file(path)
+        config = TrainConfig.from_dict(values)
+    except (typer.BadParameter, ValueError, TypeError) as err:
+        _exit_with(err)
+    typer.echo(f"# {path}, resolved", nl=True)
+    typer.echo(yaml.safe_dump(dataclasses.asdict(config), sort_keys=False).rstrip())
 
 
 @app.command()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -17,12 +17,17 @@ from circuitlab.checkpoint import CHECKPOINT, checkpoint_file
 from circuitlab.data.nlvr import read_nlvr, scene_json
 from circuitlab.data.pair_world import pair_scene_json
 from circuitlab.files import file_sha256, write_atomic
+from circuitlab.loading import load_model
+from circuitlab.mn.export import write_mn_store
 from circuitlab.model import NAC
+from circuitlab.nfm.export import write_nfm_store
+from circuitlab.ni.export import write_ni_store
 from circuitlab.nlvr_eval import nlvr2_sentences, nlvr_task, predict_nlvr
+from circuitlab.predict import predict_logits
+from circuitlab.run_config import TrainConfig
 from circuitlab.store import CircuitStore
 from circuitlab.tasks import make_task
 from circuitlab.tasks.pairs import PairWorldTask
-from circuitlab.train import TrainConfig, load_model, predict_logits
 
 
 class TextTask(Protocol):
@@ -322,4 +327,71 @@ def export_model_set(
     combined = hashlib.sha256("".join(hashes).encode()).hexdigest()
     return CircuitStore.write(
         out, circuits, pd.DataFrame(rows), config, checkpoint_hash=combined, overwrite=overwrite
+    )
+
+
+def write_nac_stores(
+    model: NAC,
+    config: TrainConfig,
+    checkpoint: Path,
+    out: str | os.PathLike,
+    *,
+    n_circuits: int = 256,
+    seed: int = 0,
+    overwrite: bool = False,
+) -> dict[str, CircuitStore]:
+    """A NAC's stores: a conditional NLVR model's two (``write_nlvr_stores``), a conditional
+    pair-world model's two (``write_pair_stores``), otherwise one (``write_run_store``)."""
+    if model.config.conditional and config.task == "nlvr":
+        return write_nlvr_stores(model, config, checkpoint, Path(out), overwrite=overwrite)
+    if model.config.conditional and config.task == "pairs":
+        return write_pair_stores(model, config, checkpoint, Path(out), overwrite=overwrite)
+    options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
+    return {"": write_run_store(model, config, checkpoint, out, **options)}
+
+
+# (model, its TrainConfig, checkpoint path, out, n_circuits=, seed=, overwrite=) -> the stores
+# written, by name under ``out`` ("" when ``out`` is the store itself)
+Exporter = Callable[..., dict[str, CircuitStore]]
+
+
+def _one_store(write: Callable[..., CircuitStore]) -> Exporter:
+    """An exporter from a function that writes one store."""
+
+    def exporter(model, config, checkpoint, out, **options) -> dict[str, CircuitStore]:  # noqa: ANN001
+        return {"": write(model, config, checkpoint, out, **options)}
+
+    return exporter
+
+
+EXPORTERS: dict[str, Exporter] = {
+    "nac": write_nac_stores,
+    "ni": _one_store(write_ni_store),
+    "mn": _one_store(write_mn_store),
+    "nfm": _one_store(write_nfm_store),
+}
+
+
+def export_checkpoint(
+    path: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    n_circuits: int = 256,
+    seed: int = 0,
+    overwrite: bool = False,
+) -> dict[str, CircuitStore]:
+    """The one entry point of ``circuitlab export``: write the circuits of the run at ``path``
+    (a run directory or its checkpoint.pt) with the exporter of its model kind (``EXPORTERS``);
+    a folder of unconditional runs gives one store (``export_model_set``). Returns the stores
+    written, keyed by their name under ``out`` ("" when ``out`` is the store itself)."""
+    path = Path(path)
+    if path.is_dir() and not (path / CHECKPOINT).is_file():
+        return {"": export_model_set(path, out, overwrite=overwrite)}
+    checkpoint = checkpoint_file(path)
+    model, config = load_model(checkpoint)
+    exporter = EXPORTERS.get(config.model_kind)
+    if exporter is None:
+        raise ValueError(f"{checkpoint}: no exporter for model kind {config.model_kind!r}")
+    return exporter(
+        model, config, checkpoint, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite
     )

@@ -16,10 +16,12 @@ import torch
 
 from circuitlab.data.nlvr import NLVRExample, read_nlvr
 from circuitlab.data.tagger import TAGGED, tag_all
+from circuitlab.loading import load_model
 from circuitlab.model import NAC
+from circuitlab.predict import predict_logits
+from circuitlab.run_config import TrainConfig
 from circuitlab.tasks import make_task
 from circuitlab.tasks.nlvr import NLVRWorld
-from circuitlab.train import TrainConfig, load_model, predict_logits
 
 
 def nlvr_task(

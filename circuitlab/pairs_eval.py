@@ -13,10 +13,11 @@ import torch
 from circuitlab.data.pair_tokens import ATTRIBUTES, IMAGE_COLUMNS, N_ATTRIBUTES
 from circuitlab.interventions import accuracy
 from circuitlab.model import NAC
+from circuitlab.predict import predict_logits
+from circuitlab.run_config import TrainConfig
 from circuitlab.tasks import make_task
 from circuitlab.tasks.base import Batch
 from circuitlab.tasks.pairs import PairWorldTask
-from circuitlab.train import TrainConfig, predict_logits
 
 PAIRS_HELDOUT_SEED = 12345
 # the split of the pair world's task -> the name its accuracy goes by in tables and results.json

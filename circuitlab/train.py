@@ -6,6 +6,10 @@ resumed from a checkpoint at step t continues exactly as the uninterrupted run w
 
 A run directory holds ``config.json`` (the full TrainConfig), ``metrics.csv`` (one row per step,
 validation columns filled at evaluation steps), ``checkpoint.pt`` and, at the end, ``summary.json``.
+
+What a run is (``TrainConfig``) lives in ``circuitlab.run_config``, building and loading models in
+``circuitlab.loading``, predictions and scores in ``circuitlab.predict``; their public names are
+importable from here too, as they were before they moved.
 """
 
 from __future__ import annotations
@@ -20,36 +24,79 @@ import sys
 import threading
 import time
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
 from circuitlab import distributed
 from circuitlab.checkpoint import (
     CHECKPOINT,
-    model_from_checkpoint,
     model_weights,
     read_checkpoint,
     restore_training,
     save_checkpoint,
 )
-from circuitlab.config import NACConfig, from_dict
 from circuitlab.files import write_atomic
-from circuitlab.mn import MNConfig, ModularNetwork
+from circuitlab.loading import build_model, load_model
+from circuitlab.mn import ModularNetwork
 from circuitlab.mn.training import training_losses
-from circuitlab.model import NAC
-from circuitlab.nfm import NFMConfig, NFMNetwork
-from circuitlab.ni import NeuralInterpreter, NIConfig
+from circuitlab.nfm import NFMNetwork
+from circuitlab.ni import NeuralInterpreter
+from circuitlab.predict import (
+    batch_metrics,
+    evaluate,
+    forward_batch,
+    objective_loss,
+    predict_logits,
+    score_name,
+    task_score,
+    validation_batch,
+)
+from circuitlab.run_config import (
+    CONFIG,
+    METRICS,
+    MODEL_KINDS,
+    SPEED_ONLY_FIELDS,
+    SUMMARY,
+    TOY_MODEL,
+    Model,
+    Stage,
+    TrainConfig,
+    objective,
+    step_seed,
+    training_stages,
+)
 from circuitlab.tasks import Batch, Task, make_task
-from circuitlab.tasks.boolean import r_squared
-from circuitlab.weight_average import WeightAverage, check_decay
+from circuitlab.weight_average import WeightAverage
 
-CONFIG, METRICS, SUMMARY = "config.json", "metrics.csv", "summary.json"
+# moved to run_config, loading and predict; still importable from here
+__all__ = [
+    "CONFIG",
+    "METRICS",
+    "MODEL_KINDS",
+    "SUMMARY",
+    "TOY_MODEL",
+    "Stage",
+    "TrainConfig",
+    "batch_metrics",
+    "build_model",
+    "evaluate",
+    "forward_batch",
+    "load_model",
+    "objective",
+    "objective_loss",
+    "predict_logits",
+    "score_name",
+    "step_seed",
+    "task_score",
+    "train",
+    "training_stages",
+    "validation_batch",
+]
+
 METRIC_COLUMNS = [
     "step",
     "lr",
@@ -61,190 +108,6 @@ METRIC_COLUMNS = [
     "val_acc",
     "elapsed_s",
 ]
-# a NAC, a Neural Interpreter (circuitlab.ni), a Modular Network (circuitlab.mn) or a CNN-MLP
-# with Neural Function Modules (circuitlab.nfm)
-MODEL_KINDS = ("nac", "ni", "mn", "nfm")
-Model = NAC | NeuralInterpreter | ModularNetwork | NFMNetwork
-# Compact defaults for the toy task: trains to >= 95 % in a few minutes on 2 CPU cores.
-TOY_MODEL = dict(
-    n_processors=16,
-    n_readouts=2,
-    dim=64,
-    depth=2,
-    heads=4,
-    head_dim=16,
-    code_dim=32,
-    sig_dim=16,
-    generator_dim=64,
-)
-
-
-@dataclass
-class TrainConfig:
-    """Everything a training run depends on; saved as config.json in the run directory."""
-
-    task: str = "toy-sets"
-    conditional: bool = False
-    task_options: dict[str, Any] = field(default_factory=dict)
-    steps: int = 3000
-    batch_size: int = 64
-    lr: float = 1e-3
-    # the signatures' learning rate is lr times this: at 1 a NAC's graph barely leaves its
-    # random start in a short run (docs/results.md, "The paper's claims")
-    signature_lr_scale: float = 1.0
-    weight_decay: float = 0.01
-    warmup_steps: int = 100
-    # after warm-up the learning rate decays to 0 at ``steps`` ("cosine") or stays at lr
-    # ("constant", for a run whose weights are averaged: see ema_decay)
-    lr_schedule: str = "cosine"
-    # keep an exponential moving average of the weights with this decay per step (0.999 spans
-    # about 1,000 steps): validation, the checkpoint's model and everything that reads it
-    # (export, --init-from, the benches) then use the averaged weights; None: no average
-    ema_decay: float | None = None
-    grad_clip: float = 1.0
-    eval_every: int = 100
-    eval_size: int = 1024
-    checkpoint_every: int = 100
-    seed: int = 0
-    device: str = "auto"
-    # torch.compile the training forward pass: the first step compiles (about a minute on
-    # 2 CPU cores), later ones run faster (bench/nac_vs_pio.py --compile). Same maths, but
-    # compiled code draws the kernel samples from its own random stream, so its numbers differ
-    # from an eager run's. A run may be resumed with it switched either way.
-    compile: bool = False
-    # a checkpoint (file or run directory) whose model weights start this run: a warm start,
-    # with a fresh optimiser and schedule (to train a model further, or fine-tune it). The
-    # model options must build the same architecture.
-    init_from: str | None = None
-    # "nac"; "ni" for a Neural Interpreter, "mn" for a Modular Network, "nfm" for a CNN-MLP
-    # with Neural Function Modules (``model`` then holds NIConfig, MNConfig or NFMConfig fields)
-    model_kind: str = "nac"
-    model: dict[str, Any] = field(default_factory=lambda: dict(TOY_MODEL))
-
-    def __post_init__(self) -> None:
-        for name in ("steps", "batch_size", "eval_every", "eval_size", "checkpoint_every"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.signature_lr_scale <= 0:
-            raise ValueError(f"signature_lr_scale must be > 0, got {self.signature_lr_scale}")
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(
-                f"lr_schedule must be one of {sorted(LR_SCHEDULES)}, got {self.lr_schedule!r}"
-            )
-        if self.ema_decay is not None:
-            check_decay(self.ema_decay)
-        if self.model_kind not in MODEL_KINDS:
-            raise ValueError(f"model_kind must be one of {MODEL_KINDS}, got {self.model_kind!r}")
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
-        return from_dict(cls, values)
-
-    def model_config(self, task: Task) -> NACConfig | NIConfig | MNConfig | NFMConfig:
-        """The model's config: the task fixes inputs, classes and conditioning; ``model`` the
-        rest. A regression task gives a Neural Interpreter one CLS token per target."""
-        kinds = getattr(task, "model_kinds", None)  # a task made for some kinds only
-        if kinds is not None and self.model_kind not in kinds:
-            raise ValueError(
-                f"task {task.name!r} trains model_kind {' or '.join(kinds)}, not "
-                f"{self.model_kind!r}: set model_kind in the config (CLI: --model-kind)"
-            )
-        if self.model_kind == "mn":
-            return _modular_network_config(self.model, task)
-        if self.model_kind == "nfm":
-            if getattr(task, "image_size", None) is None or task.cond_dim is None:
-                raise ValueError(
-                    f"an NFM network answers questions about images: task {task.name!r} has "
-                    "none (train it on sort-of-clevr)"
-                )
-            values = dict(self.model, image_size=task.image_size, question_dim=task.cond_dim)
-            return NFMConfig.from_dict({**values, "n_answers": task.n_classes})
-        if self.model_kind == "ni":
-            if task.conditional:
-                raise ValueError(
-                    "a Neural Interpreter has no circuit generator and reads no sentence: "
-                    "train it unconditional (conditional: false)"
-                )
-            values = dict(self.model, input_dim=task.input_dim)
-            if objective(task) == "regression":
-                values.update(n_cls=task.n_outputs, n_outputs=1)
-            else:
-                values.update(n_outputs=task.n_classes)
-            return NIConfig.from_dict(values)
-        if objective(task) != "classification":
-            raise ValueError(f"task {task.name!r} is a regression: train it with model_kind 'ni'")
-        values = dict(self.model)
-        values.update(
-            input_dim=task.input_dim,
-            n_classes=task.n_classes,
-            conditional=task.conditional,
-            cond_vocab=task.cond_vocab,
-        )
-        if task.cond_dim is not None:
-            values["cond_dim"] = task.cond_dim
-        split_text = getattr(task, "split_text", False)  # the task's sentences come in 2 parts
-        if values.get("split_conditioning") and not split_text:
-            raise ValueError(
-                "model.split_conditioning needs sentences split in skeleton and content: set "
-                "task_options.text_encoder to 'minilm-split'"
-            )
-        if split_text:
-            values["split_conditioning"] = True
-        return NACConfig.from_dict(values)
-
-
-def _modular_network_config(values: dict[str, Any], task: Task) -> MNConfig:
-    """A Modular Network's config for ``task``: inputs, outputs, objective, image shape and the
-    size of the training set (the rows of Viterbi EM's table) come from the task."""
-    if task.conditional:
-        raise ValueError("a Modular Network reads no sentence: train it unconditional")
-    regression = objective(task) == "regression"
-    values = dict(values, input_dim=task.input_dim, objective=objective(task))
-    values["n_outputs"] = task.n_outputs if regression else task.n_classes
-    if getattr(task, "image_shape", None) is not None:
-        values["image_shape"] = list(task.image_shape)
-    n_train = getattr(task, "n_train", None)
-    if n_train is None and values.get("method", "em") == "em":
-        raise ValueError(
-            f"task {task.name!r} is an endless stream of examples, and Viterbi EM keeps one "
-            "best path per training example: train a finite task (mixture-regression, digits), "
-            "or the method 'reinforce' or 'topk'"
-        )
-    values["n_examples"] = n_train or 0
-    return MNConfig.from_dict(values)
-
-
-SPEED_ONLY_FIELDS = ("compile",)  # TrainConfig fields that change no number of a run
-
-
-def objective(task: Task | None) -> str:
-    """ "classification" (cross-entropy, accuracy; also for no task) or "regression" (MSE, R^2,
-    one target per output: fuzzy-boolean)."""
-    return getattr(task, "objective", "classification")
-
-
-def build_model(config: TrainConfig, task: Task) -> Model:
-    """The untrained model a run of ``config`` on ``task`` trains."""
-    model_config = config.model_config(task)
-    if isinstance(model_config, NIConfig):
-        return NeuralInterpreter(model_config)
-    if isinstance(model_config, MNConfig):
-        return ModularNetwork(model_config)
-    if isinstance(model_config, NFMConfig):
-        return NFMNetwork(model_config)
-    return NAC(model_config)
-
-
-def objective_loss(task: Task | None, outputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """The training loss: cross-entropy, or the mean squared error for a regression task."""
-    if objective(task) == "regression":
-        return F.mse_loss(outputs, labels)
-    return F.cross_entropy(outputs, labels)
-
-
-def score_name(task: Task) -> str:
-    """The score's name in metrics.csv (train_NAME, val_NAME) and summary.json (val_NAME)."""
-    return "r2" if objective(task) == "regression" else "acc"
 
 
 def metric_columns(task: Task, model: Model | None = None) -> list[str]:
@@ -253,14 +116,6 @@ def metric_columns(task: Task, model: Model | None = None) -> list[str]:
     name = score_name(task)
     columns = [c.replace("_acc", f"_{name}") for c in METRIC_COLUMNS]
     return columns + list(getattr(model, "metric_names", ()))
-
-
-def task_score(task: Task | None, outputs: torch.Tensor, labels: torch.Tensor) -> float:
-    """The score logged as train_acc / val_acc: accuracy; R^2 (train_r2 / val_r2) for a
-    regression task."""
-    if objective(task) == "regression":
-        return r_squared(outputs.detach().float(), labels.float())
-    return (outputs.argmax(-1) == labels).float().mean().item()
 
 
 def parameter_groups(model: Model, lr: float, signature_lr_scale: float) -> list[dict[str, Any]]:
@@ -376,11 +231,6 @@ def optimizer_step(
     optimizer.step()
 
 
-def step_seed(seed: int, step: int) -> int:
-    """The seed of every random draw at ``step`` of a run seeded ``seed``."""
-    return (seed * 1_000_003 + step) % (2**63)
-
-
 def cosine_with_warmup(step: int, warmup: int, total: int) -> float:
     """Learning-rate factor: linear warm-up to 1, then cosine decay to 0 at ``total``."""
     if step < warmup:
@@ -395,94 +245,6 @@ def constant_with_warmup(step: int, warmup: int, total: int) -> float:
 
 
 LR_SCHEDULES = {"cosine": cosine_with_warmup, "constant": constant_with_warmup}
-
-
-def load_model(
-    path: str | os.PathLike, device: str = "cpu", averaged: bool = True
-) -> tuple[NAC, TrainConfig]:
-    """The model of a run's latest checkpoint (``path``: the run directory or its
-    checkpoint.pt), in eval mode, with the run's TrainConfig. A run trained with ``ema_decay``
-    gives its averaged weights, or with ``averaged=False`` the trained ones."""
-    state = read_checkpoint(path, device)
-    model = model_from_checkpoint(state, averaged)
-    return model.to(device).eval(), TrainConfig.from_dict(state["train_config"])
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One run of a chain of ``--init-from`` runs: its directory, its config.json and its
-    summary.json (None while it has not finished)."""
-
-    run_dir: Path
-    config: dict[str, Any]
-    summary: dict[str, Any] | None
-
-
-def training_stages(run_dir: str | os.PathLike) -> list[Stage]:
-    """How ``run_dir`` was trained: the runs it was warm-started from (``init_from``, a run
-    directory or its checkpoint file), followed back to one trained from scratch, oldest first,
-    ``run_dir`` last. FileNotFoundError names a stage whose run is not there."""
-    stages: list[Stage] = []
-    path: Path | None = Path(run_dir)
-    while path is not None:
-        run = path.parent if path.suffix == ".pt" else path
-        if not (run / CONFIG).is_file():
-            named_by = f" (init_from of {stages[0].run_dir})" if stages else ""
-            raise FileNotFoundError(f"{run}{named_by} holds no {CONFIG}: not a run directory")
-        if any(stage.run_dir.resolve() == run.resolve() for stage in stages):
-            raise ValueError(f"{run} warm-starts from itself through init_from: a loop")
-        config = json.loads((run / CONFIG).read_text())
-        summary = json.loads((run / SUMMARY).read_text()) if (run / SUMMARY).is_file() else None
-        stages.insert(0, Stage(run, config, summary))
-        path = Path(config["init_from"]) if config.get("init_from") else None
-    return stages
-
-
-def forward_batch(model: torch.nn.Module, batch: Batch, **kwargs: Any) -> Any:
-    """``model`` (a NAC, or a DDP-wrapped one) on a Batch, masks included."""
-    return model(
-        batch.inputs,
-        batch.conditioning,
-        input_mask=batch.input_mask,
-        conditioning_mask=batch.conditioning_mask,
-        **kwargs,
-    )
-
-
-@torch.no_grad()
-def predict_logits(
-    model: NAC, batch: Batch, device: torch.device | str = "cpu", chunk: int = 256
-) -> torch.Tensor:
-    """Logits (B, n_classes) in eval mode, ``chunk`` examples at a time."""
-    was_training = model.training
-    model.eval()
-    parts = [
-        forward_batch(model, batch.rows(slice(start, start + chunk)).to(device)).float().cpu()
-        for start in range(0, len(batch), chunk)
-    ]
-    model.train(was_training)
-    return torch.cat(parts)
-
-
-def evaluate(
-    model: NAC, task: Task, config: TrainConfig, device: torch.device
-) -> tuple[float, float]:
-    """(mean loss, accuracy) on the run's fixed validation set (seed independent of training)."""
-    return batch_metrics(model, validation_batch(task, config), device, task)
-
-
-def validation_batch(task: Task, config: TrainConfig) -> Batch:
-    """The run's fixed validation set: ``eval_size`` examples from a seed no step uses."""
-    return task.validation(config.eval_size, seed=step_seed(config.seed, 10**12))
-
-
-def batch_metrics(
-    model: Model, batch: Batch, device: torch.device | str = "cpu", task: Task | None = None
-) -> tuple[float, float]:
-    """(mean loss, accuracy) of ``model`` on ``batch``, in eval mode; for a regression
-    ``task``, (mean squared error, R^2)."""
-    logits = predict_logits(model, batch, device)
-    return objective_loss(task, logits, batch.labels).item(), task_score(task, logits, batch.labels)
 
 
 class _MetricsLog:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from circuitlab.loading import load_model
 from circuitlab.nlvr_eval import nlvr_task
-from circuitlab.train import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCES = {

@@ -10,7 +10,9 @@ from pathlib import Path
 
 from circuitlab import CircuitStore
 from circuitlab.export import export_run
-from circuitlab.train import TrainConfig, load_model, train
+from circuitlab.loading import load_model
+from circuitlab.run_config import TrainConfig
+from circuitlab.train import train
 
 
 def main() -> None:

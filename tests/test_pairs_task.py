@@ -228,8 +228,9 @@ def test_pairs_task_joint_inputs_for_unconditional_baselines():
 
 
 def test_a_split_pairs_task_splits_by_the_pair_worlds_words_and_builds_a_split_model():
-    from circuitlab.data.sentence_parts import content, skeleton, vocabulary
+    from circuitlab.data.sentence_parts import content, skeleton
     from circuitlab.data.text import SplitEncoder
+    from circuitlab.data.vocabularies import vocabulary
     from circuitlab.train import TrainConfig
     from tests.test_train import TINY_MODEL
 

@@ -8,7 +8,8 @@ telling them apart needs the right part in the right place, not the object's ove
 
 One image (``size`` x ``size``, one channel) of a class: the object moved by up to ``jitter``
 pixels, each part scaled by a factor in [0.8, 1.2] and turned by up to 20 degrees, plus
-``distractors`` small parts at random places, and gaussian pixel noise. The *rendition* turns
+``distractors`` parts at random places (``distractor_size`` times a part's size, +-20 %), and
+gaussian pixel noise. The *rendition* turns
 the SDF of the union of parts into pixels:
 
 - ``filled`` (the training style): 1 inside, 0 outside, a one-pixel soft edge;
@@ -139,8 +140,10 @@ def draw_images(
     distractors: int = 2,
     noise: float = 0.08,
     jitter: float = 2.0,
+    distractor_size: float = 0.45,
 ) -> torch.Tensor:
-    """Images (B, 1, size, size) in about [0, 1] (before noise) of ``classes[labels[b]]``."""
+    """Images (B, 1, size, size) in about [0, 1] (before noise) of ``classes[labels[b]]``;
+    ``distractor_size``: the distractors' mean size relative to a part's."""
     if rendition not in RENDITIONS:
         raise ValueError(f"rendition must be one of {RENDITIONS}, got {rendition!r}")
     g = generator
@@ -154,7 +157,7 @@ def draw_images(
     # distractors: small random primitives anywhere
     d_kind = torch.randint(0, len(PRIMITIVES), (b, distractors), generator=g)
     d_centre = 2 + torch.rand(b, distractors, 2, generator=g) * (size - 4)
-    d_scale = 0.35 + 0.15 * torch.rand(b, distractors, generator=g)
+    d_scale = distractor_size * (0.8 + 0.4 * torch.rand(b, distractors, generator=g))
     d_angle = torch.rand(b, distractors, generator=g) * 2 * math.pi
 
     kinds = torch.cat([table, d_kind], dim=1)  # (B, P)

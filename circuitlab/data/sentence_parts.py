@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 
 PLACEHOLDER = ("thing", "things")  # singular, plural
 EMPTY_CONTENT = "nothing"  # the content of a sentence that names no object words
@@ -68,18 +67,6 @@ SHAPES = Vocabulary.of(
     ("black", "yellow", "blue", "small", "medium", "large", "big", "tiny", "little"),
     ((noun, noun + "s") for noun in SHAPE_NOUNS),
 )
-
-
-@cache
-def vocabulary(name: str) -> Vocabulary:
-    """The vocabulary called ``name``: ``"shapes"`` or ``"pairs"``."""
-    if name == "shapes":
-        return SHAPES
-    if name == "pairs":
-        from circuitlab.data.pair_world import split_vocabulary
-
-        return split_vocabulary()
-    raise ValueError(f"unknown sentence-split vocabulary {name!r}; available: 'shapes', 'pairs'")
 
 
 def _parts(text: str, vocab: Vocabulary) -> list[tuple[str, str]]:

@@ -217,7 +217,7 @@ class SplitEncoder:
     vocab = None
 
     def __init__(self, vocabulary: str = "shapes", **options: object) -> None:
-        from circuitlab.data.sentence_parts import vocabulary as named_vocabulary
+        from circuitlab.data.vocabularies import vocabulary as named_vocabulary
 
         self.vocabulary = named_vocabulary(vocabulary)
         self.base = MiniLMEncoder(**options)

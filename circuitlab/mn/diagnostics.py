@@ -13,7 +13,7 @@ import math
 import numpy as np
 import torch
 
-from circuitlab.analysis.paths import module_usage
+from circuitlab.mn.paths import module_usage
 
 # a module counts as used when it is picked for at least this share of the inputs
 USED_SHARE = 0.01

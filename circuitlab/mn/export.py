@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from circuitlab.analysis.paths import layer_transitions, module_usage
 from circuitlab.files import file_sha256
 from circuitlab.mn.model import ModularNetwork
+from circuitlab.mn.paths import layer_transitions, module_usage
+from circuitlab.run_config import TrainConfig
 from circuitlab.store import SAMPLE_AXIS, CircuitStore
 from circuitlab.tasks import make_task
-from circuitlab.train import TrainConfig
 
 
 @torch.no_grad()

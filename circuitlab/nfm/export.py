@@ -19,9 +19,9 @@ import torch
 from circuitlab.data.sort_of_clevr import ANSWERS
 from circuitlab.files import file_sha256
 from circuitlab.nfm.model import NFMNetwork, slot_names
+from circuitlab.run_config import TrainConfig
 from circuitlab.store import SAMPLE_AXIS, CircuitStore
 from circuitlab.tasks import make_task
-from circuitlab.train import TrainConfig
 
 
 @torch.no_grad()

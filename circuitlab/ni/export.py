@@ -19,9 +19,9 @@ import torch
 
 from circuitlab.files import file_sha256
 from circuitlab.ni.model import NeuralInterpreter
+from circuitlab.run_config import TrainConfig
 from circuitlab.store import SAMPLE_AXIS, CircuitStore
 from circuitlab.tasks import make_task
-from circuitlab.train import TrainConfig
 
 
 def token_names(model: NeuralInterpreter, task: object, n_inputs: int) -> list[str]:

@@ -53,6 +53,8 @@ class ObjectImages:
         size: int = 32,
         distractors: int = 2,
         noise: float = 0.08,
+        jitter: float = 2.0,
+        distractor_size: float = 0.45,
         class_seed: int = 0,
     ) -> None:
         if conditional:
@@ -72,7 +74,13 @@ class ObjectImages:
         self.classes: list[ObjectClass] = [c for c in every if c not in held]
         self.n_classes = n_classes
         self.image_shape = [1, size, size]
-        self.drawing = dict(size=size, distractors=distractors, noise=noise)
+        self.drawing = dict(
+            size=size,
+            distractors=distractors,
+            noise=noise,
+            jitter=jitter,
+            distractor_size=distractor_size,
+        )
 
     def _draw(
         self, classes: list[ObjectClass], labels: torch.Tensor, g: torch.Generator, rendition: str

@@ -43,8 +43,8 @@ table.drop(columns="params").round(3)
 # The shipped NLVR model generates one circuit per sentence; fit the priors to one.
 
 # %%
+from circuitlab.loading import load_model  # noqa: E402
 from circuitlab.nlvr_eval import nlvr_task  # noqa: E402
-from circuitlab.train import load_model  # noqa: E402
 
 model, config = load_model("checkpoints/nlvr")
 task = nlvr_task(config)

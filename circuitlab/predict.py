@@ -1,0 +1,81 @@
+"""A model's predictions and scores on a batch: logits in eval mode, loss and accuracy (R^2 for
+a regression task), the run's fixed validation set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from circuitlab.model import NAC
+from circuitlab.run_config import Model, TrainConfig, objective, step_seed
+from circuitlab.tasks import Batch, Task
+from circuitlab.tasks.boolean import r_squared
+
+
+def forward_batch(model: torch.nn.Module, batch: Batch, **kwargs: Any) -> Any:
+    """``model`` (a NAC, or a DDP-wrapped one) on a Batch, masks included."""
+    return model(
+        batch.inputs,
+        batch.conditioning,
+        input_mask=batch.input_mask,
+        conditioning_mask=batch.conditioning_mask,
+        **kwargs,
+    )
+
+
+@torch.no_grad()
+def predict_logits(
+    model: NAC, batch: Batch, device: torch.device | str = "cpu", chunk: int = 256
+) -> torch.Tensor:
+    """Logits (B, n_classes) in eval mode, ``chunk`` examples at a time."""
+    was_training = model.training
+    model.eval()
+    parts = [
+        forward_batch(model, batch.rows(slice(start, start + chunk)).to(device)).float().cpu()
+        for start in range(0, len(batch), chunk)
+    ]
+    model.train(was_training)
+    return torch.cat(parts)
+
+
+def evaluate(
+    model: NAC, task: Task, config: TrainConfig, device: torch.device
+) -> tuple[float, float]:
+    """(mean loss, accuracy) on the run's fixed validation set (seed independent of training)."""
+    return batch_metrics(model, validation_batch(task, config), device, task)
+
+
+def validation_batch(task: Task, config: TrainConfig) -> Batch:
+    """The run's fixed validation set: ``eval_size`` examples from a seed no step uses."""
+    return task.validation(config.eval_size, seed=step_seed(config.seed, 10**12))
+
+
+def batch_metrics(
+    model: Model, batch: Batch, device: torch.device | str = "cpu", task: Task | None = None
+) -> tuple[float, float]:
+    """(mean loss, accuracy) of ``model`` on ``batch``, in eval mode; for a regression
+    ``task``, (mean squared error, R^2)."""
+    logits = predict_logits(model, batch, device)
+    return objective_loss(task, logits, batch.labels).item(), task_score(task, logits, batch.labels)
+
+
+def objective_loss(task: Task | None, outputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """The training loss: cross-entropy, or the mean squared error for a regression task."""
+    if objective(task) == "regression":
+        return F.mse_loss(outputs, labels)
+    return F.cross_entropy(outputs, labels)
+
+
+def score_name(task: Task) -> str:
+    """The score's name in metrics.csv (train_NAME, val_NAME) and summary.json (val_NAME)."""
+    return "r2" if objective(task) == "regression" else "acc"
+
+
+def task_score(task: Task | None, outputs: torch.Tensor, labels: torch.Tensor) -> float:
+    """The score logged as train_acc / val_acc: accuracy; R^2 (train_r2 / val_r2) for a
+    regression task."""
+    if objective(task) == "regression":
+        return r_squared(outputs.detach().float(), labels.float())
+    return (outputs.argmax(-1) == labels).float().mean().item()

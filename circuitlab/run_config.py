@@ -1,0 +1,225 @@
+"""What a training run is: ``TrainConfig`` (every option a run depends on, saved as its
+config.json), the model kinds, the files of a run directory, and reading a run's chain of
+warm starts back. Nothing here trains; ``circuitlab.train`` does."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from circuitlab.config import NACConfig, from_dict
+from circuitlab.mn import MNConfig, ModularNetwork
+from circuitlab.model import NAC
+from circuitlab.nfm import NFMConfig, NFMNetwork
+from circuitlab.ni import NeuralInterpreter, NIConfig
+from circuitlab.tasks import Task
+from circuitlab.weight_average import check_decay
+
+# the learning-rate schedules circuitlab.train implements
+LR_SCHEDULE_NAMES = ("cosine", "constant")
+
+CONFIG, METRICS, SUMMARY = "config.json", "metrics.csv", "summary.json"
+
+
+# a NAC, a Neural Interpreter (circuitlab.ni), a Modular Network (circuitlab.mn) or a CNN-MLP
+# with Neural Function Modules (circuitlab.nfm)
+MODEL_KINDS = ("nac", "ni", "mn", "nfm")
+
+
+Model = NAC | NeuralInterpreter | ModularNetwork | NFMNetwork
+
+
+# Compact defaults for the toy task: trains to >= 95 % in a few minutes on 2 CPU cores.
+TOY_MODEL = dict(
+    n_processors=16,
+    n_readouts=2,
+    dim=64,
+    depth=2,
+    heads=4,
+    head_dim=16,
+    code_dim=32,
+    sig_dim=16,
+    generator_dim=64,
+)
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run depends on; saved as config.json in the run directory."""
+
+    task: str = "toy-sets"
+    conditional: bool = False
+    task_options: dict[str, Any] = field(default_factory=dict)
+    steps: int = 3000
+    batch_size: int = 64
+    lr: float = 1e-3
+    # the signatures' learning rate is lr times this: at 1 a NAC's graph barely leaves its
+    # random start in a short run (docs/results.md, "The paper's claims")
+    signature_lr_scale: float = 1.0
+    weight_decay: float = 0.01
+    warmup_steps: int = 100
+    # after warm-up the learning rate decays to 0 at ``steps`` ("cosine") or stays at lr
+    # ("constant", for a run whose weights are averaged: see ema_decay)
+    lr_schedule: str = "cosine"
+    # keep an exponential moving average of the weights with this decay per step (0.999 spans
+    # about 1,000 steps): validation, the checkpoint's model and everything that reads it
+    # (export, --init-from, the benches) then use the averaged weights; None: no average
+    ema_decay: float | None = None
+    grad_clip: float = 1.0
+    eval_every: int = 100
+    eval_size: int = 1024
+    checkpoint_every: int = 100
+    seed: int = 0
+    device: str = "auto"
+    # torch.compile the training forward pass: the first step compiles (about a minute on
+    # 2 CPU cores), later ones run faster (bench/nac_vs_pio.py --compile). Same maths, but
+    # compiled code draws the kernel samples from its own random stream, so its numbers differ
+    # from an eager run's. A run may be resumed with it switched either way.
+    compile: bool = False
+    # a checkpoint (file or run directory) whose model weights start this run: a warm start,
+    # with a fresh optimiser and schedule (to train a model further, or fine-tune it). The
+    # model options must build the same architecture.
+    init_from: str | None = None
+    # "nac"; "ni" for a Neural Interpreter, "mn" for a Modular Network, "nfm" for a CNN-MLP
+    # with Neural Function Modules (``model`` then holds NIConfig, MNConfig or NFMConfig fields)
+    model_kind: str = "nac"
+    model: dict[str, Any] = field(default_factory=lambda: dict(TOY_MODEL))
+
+    def __post_init__(self) -> None:
+        for name in ("steps", "batch_size", "eval_every", "eval_size", "checkpoint_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.signature_lr_scale <= 0:
+            raise ValueError(f"signature_lr_scale must be > 0, got {self.signature_lr_scale}")
+        if self.lr_schedule not in LR_SCHEDULE_NAMES:
+            raise ValueError(
+                f"lr_schedule must be one of {list(LR_SCHEDULE_NAMES)}, got {self.lr_schedule!r}"
+            )
+        if self.ema_decay is not None:
+            check_decay(self.ema_decay)
+        if self.model_kind not in MODEL_KINDS:
+            raise ValueError(f"model_kind must be one of {MODEL_KINDS}, got {self.model_kind!r}")
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
+        return from_dict(cls, values)
+
+    def model_config(self, task: Task) -> NACConfig | NIConfig | MNConfig | NFMConfig:
+        """The model's config: the task fixes inputs, classes and conditioning; ``model`` the
+        rest. A regression task gives a Neural Interpreter one CLS token per target."""
+        kinds = getattr(task, "model_kinds", None)  # a task made for some kinds only
+        if kinds is not None and self.model_kind not in kinds:
+            raise ValueError(
+                f"task {task.name!r} trains model_kind {' or '.join(kinds)}, not "
+                f"{self.model_kind!r}: set model_kind in the config (CLI: --model-kind)"
+            )
+        if self.model_kind == "mn":
+            return _modular_network_config(self.model, task)
+        if self.model_kind == "nfm":
+            if getattr(task, "image_size", None) is None or task.cond_dim is None:
+                raise ValueError(
+                    f"an NFM network answers questions about images: task {task.name!r} has "
+                    "none (train it on sort-of-clevr)"
+                )
+            values = dict(self.model, image_size=task.image_size, question_dim=task.cond_dim)
+            return NFMConfig.from_dict({**values, "n_answers": task.n_classes})
+        if self.model_kind == "ni":
+            if task.conditional:
+                raise ValueError(
+                    "a Neural Interpreter has no circuit generator and reads no sentence: "
+                    "train it unconditional (conditional: false)"
+                )
+            values = dict(self.model, input_dim=task.input_dim)
+            if objective(task) == "regression":
+                values.update(n_cls=task.n_outputs, n_outputs=1)
+            else:
+                values.update(n_outputs=task.n_classes)
+            return NIConfig.from_dict(values)
+        if objective(task) != "classification":
+            raise ValueError(f"task {task.name!r} is a regression: train it with model_kind 'ni'")
+        values = dict(self.model)
+        values.update(
+            input_dim=task.input_dim,
+            n_classes=task.n_classes,
+            conditional=task.conditional,
+            cond_vocab=task.cond_vocab,
+        )
+        if task.cond_dim is not None:
+            values["cond_dim"] = task.cond_dim
+        split_text = getattr(task, "split_text", False)  # the task's sentences come in 2 parts
+        if values.get("split_conditioning") and not split_text:
+            raise ValueError(
+                "model.split_conditioning needs sentences split in skeleton and content: set "
+                "task_options.text_encoder to 'minilm-split'"
+            )
+        if split_text:
+            values["split_conditioning"] = True
+        return NACConfig.from_dict(values)
+
+
+def _modular_network_config(values: dict[str, Any], task: Task) -> MNConfig:
+    """A Modular Network's config for ``task``: inputs, outputs, objective, image shape and the
+    size of the training set (the rows of Viterbi EM's table) come from the task."""
+    if task.conditional:
+        raise ValueError("a Modular Network reads no sentence: train it unconditional")
+    regression = objective(task) == "regression"
+    values = dict(values, input_dim=task.input_dim, objective=objective(task))
+    values["n_outputs"] = task.n_outputs if regression else task.n_classes
+    if getattr(task, "image_shape", None) is not None:
+        values["image_shape"] = list(task.image_shape)
+    n_train = getattr(task, "n_train", None)
+    if n_train is None and values.get("method", "em") == "em":
+        raise ValueError(
+            f"task {task.name!r} is an endless stream of examples, and Viterbi EM keeps one "
+            "best path per training example: train a finite task (mixture-regression, digits), "
+            "or the method 'reinforce' or 'topk'"
+        )
+    values["n_examples"] = n_train or 0
+    return MNConfig.from_dict(values)
+
+
+SPEED_ONLY_FIELDS = ("compile",)  # TrainConfig fields that change no number of a run
+
+
+def objective(task: Task | None) -> str:
+    """ "classification" (cross-entropy, accuracy; also for no task) or "regression" (MSE, R^2,
+    one target per output: fuzzy-boolean)."""
+    return getattr(task, "objective", "classification")
+
+
+def step_seed(seed: int, step: int) -> int:
+    """The seed of every random draw at ``step`` of a run seeded ``seed``."""
+    return (seed * 1_000_003 + step) % (2**63)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One run of a chain of ``--init-from`` runs: its directory, its config.json and its
+    summary.json (None while it has not finished)."""
+
+    run_dir: Path
+    config: dict[str, Any]
+    summary: dict[str, Any] | None
+
+
+def training_stages(run_dir: str | os.PathLike) -> list[Stage]:
+    """How ``run_dir`` was trained: the runs it was warm-started from (``init_from``, a run
+    directory or its checkpoint file), followed back to one trained from scratch, oldest first,
+    ``run_dir`` last. FileNotFoundError names a stage whose run is not there."""
+    stages: list[Stage] = []
+    path: Path | None = Path(run_dir)
+    while path is not None:
+        run = path.parent if path.suffix == ".pt" else path
+        if not (run / CONFIG).is_file():
+            named_by = f" (init_from of {stages[0].run_dir})" if stages else ""
+            raise FileNotFoundError(f"{run}{named_by} holds no {CONFIG}: not a run directory")
+        if any(stage.run_dir.resolve() == run.resolve() for stage in stages):
+            raise ValueError(f"{run} warm-starts from itself through init_from: a loop")
+        config = json.loads((run / CONFIG).read_text())
+        summary = json.loads((run / SUMMARY).read_text()) if (run / SUMMARY).is_file() else None
+        stages.insert(0, Stage(run, config, summary))
+        path = Path(config["init_from"]) if config.get("init_from") else None
+    return stages

@@ -1,0 +1,109 @@
+"""The layers' import rules (docs/architecture.md): the core never imports the analysis layer or
+the app (the CLI, which wires them together, excepted); the app and the export path never reach
+training code; no two files import each other, directly or round a loop. Imports inside
+functions count: a late import is still a dependency."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parents[1]
+# package folder -> the module prefix it maps to (pyproject's package-dir)
+FOLDERS = {"circuitlab": "circuitlab", "analysis": "circuitlab.analysis", "app": "circuitlab.app"}
+
+
+def module_files() -> dict[str, Path]:
+    modules = {}
+    for folder, prefix in FOLDERS.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join((prefix, *parts))] = path
+    return modules
+
+
+def import_graph(packages: bool = False) -> nx.DiGraph:
+    """Module -> each circuitlab module it imports (``from pkg import name`` counts ``pkg.name``
+    when that is a module, else ``pkg``). With ``packages``, also -> every package above an
+    imported module, whose ``__init__`` Python runs first (what a process loads; package
+    ``__init__`` files and their submodules then form loops, so cycles are read without it)."""
+    modules = module_files()
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [
+                    f"{node.module}.{alias.name}"
+                    if f"{node.module}.{alias.name}" in modules
+                    else node.module
+                    for alias in node.names
+                ]
+            for target in targets:
+                if target in modules and target != name:
+                    graph.add_edge(name, target)
+                parts = target.split(".")
+                for depth in range(1, len(parts)) if packages else ():
+                    package = ".".join(parts[:depth])
+                    if package in modules and package != name:
+                        graph.add_edge(name, package)
+    return graph
+
+
+def in_layer(module: str, layer: str) -> bool:
+    return module == layer or module.startswith(layer + ".")
+
+
+CORE_EXCEPTIONS = {"circuitlab.cli"}  # the command line wires every layer together
+
+
+def test_the_graph_sees_the_packages() -> None:
+    graph = import_graph()
+    assert {"circuitlab.train", "circuitlab.analysis.paths", "circuitlab.app"} <= set(graph)
+    assert graph.has_edge("circuitlab.train", "circuitlab.loading")
+
+
+def test_the_core_never_imports_analysis_or_the_app() -> None:
+    graph = import_graph()
+    wrong = [
+        (a, b)
+        for a, b in graph.edges
+        if not in_layer(a, "circuitlab.analysis")
+        and not in_layer(a, "circuitlab.app")
+        and a not in CORE_EXCEPTIONS
+        and (in_layer(b, "circuitlab.analysis") or in_layer(b, "circuitlab.app"))
+    ]
+    assert not wrong, wrong
+
+
+def test_analysis_never_imports_the_app() -> None:
+    graph = import_graph()
+    wrong = [
+        (a, b)
+        for a, b in graph.edges
+        if in_layer(a, "circuitlab.analysis") and in_layer(b, "circuitlab.app")
+    ]
+    assert not wrong, wrong
+
+
+def test_the_app_and_export_never_reach_training_code() -> None:
+    graph = import_graph(packages=True)
+    starts = [m for m in graph if in_layer(m, "circuitlab.app")] + ["circuitlab.export"]
+    for start in starts:
+        reached = nx.descendants(graph, start)
+        assert "circuitlab.train" not in reached, (
+            start,
+            nx.shortest_path(graph, start, "circuitlab.train"),
+        )
+
+
+def test_no_file_cycles() -> None:
+    cycles = [c for c in nx.strongly_connected_components(import_graph()) if len(c) > 1]
+    assert not cycles, cycles
