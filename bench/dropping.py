@@ -5,7 +5,7 @@ dropped in random order, the control for the ordering.
 
 Models: on the toy task, an unconditional NAC per prior and none, and a Perceiver IO, the runs
 of bench/toy_runs.py that bench/priors_shape.py shares (trained here if missing); on the NLVR
-task, the small conditional NAC (checkpoints/nlvr-small: configs/nlvr.yaml, no prior), the same
+task, the small conditional NAC (checkpoints/nlvr-small: configs/nlvr-small.yaml, no prior), the same
 configuration with each prior and the Perceiver IO baseline, the runs of bench/nlvr_runs.py
 (trained here if missing: about 11 minutes each on 2 CPU cores; --no-nlvr-runs leaves them out).
 Accuracy on each run's fixed validation set; throughput = validation examples per second (median
@@ -109,10 +109,10 @@ def main() -> None:
     model, config, _ = trained_perceiver_io(args.steps, args.seed)
     rows += curve("toy Perceiver IO", model, config)
     model, config = load_model("checkpoints/nlvr-small")
-    rows += curve("NLVR NAC, prior none (configs/nlvr.yaml)", model, config)
+    rows += curve("NLVR NAC, prior none (configs/nlvr-small.yaml)", model, config)
     if args.nlvr_runs:
         rows += curve(
-            "NLVR NAC, prior none (configs/nlvr.yaml), random order", model, config, "random"
+            "NLVR NAC, prior none (configs/nlvr-small.yaml), random order", model, config, "random"
         )
         for prior in nlvr_runs.PRIORS:
             model, config = nlvr_runs.trained_with_prior(prior, args.seed)

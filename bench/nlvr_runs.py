@@ -1,6 +1,6 @@
 """The NLVR models the claims benches share (dropping, nlvr_ablation): the small NLVR configuration
-(configs/nlvr.yaml: a conditional NAC, 16 processors) with each graph prior, the Perceiver IO
-baseline (configs/nlvr-baselines/perceiver-io.yaml), and the ablation ladder's middle rungs (the
+(configs/nlvr-small.yaml: a conditional NAC, 16 processors) with each graph prior, the Perceiver IO
+baseline (configs/experiments/nlvr-baselines/perceiver-io.yaml), and the ablation ladder's middle rungs (the
 small configuration with an all-ones graph, and with a frozen random one).
 
 Runs live in runs/nlvr_claims/NAME-seedS and are resumed if interrupted; each takes about
@@ -48,18 +48,18 @@ def trained_with_prior(prior: str | None, seed: int = 0) -> tuple[NAC, TrainConf
     """The small NLVR configuration with ``prior`` at the regulariser's default weight (None:
     the configuration itself, run ``none``)."""
     overrides = prior_overrides(prior) if prior else {}
-    return trained(prior or "none", _config_file(CONFIGS / "nlvr.yaml", overrides, seed))
+    return trained(prior or "none", _config_file(CONFIGS / "nlvr-small.yaml", overrides, seed))
 
 
 def trained_perceiver_io(seed: int = 0) -> tuple[NAC, TrainConfig]:
-    path = CONFIGS / "nlvr-baselines" / "perceiver-io.yaml"
+    path = CONFIGS / "experiments" / "nlvr-baselines" / "perceiver-io.yaml"
     return trained("perceiver_io", _config_file(path, {}, seed))
 
 
 def trained_graph_rung(name: str, seed: int = 0) -> tuple[NAC, TrainConfig]:
     """The small NLVR configuration with the graph of rung ``name`` (GRAPH_RUNGS)."""
     overrides = {"graph": GRAPH_RUNGS[name]}
-    return trained(name, _config_file(CONFIGS / "nlvr.yaml", overrides, seed))
+    return trained(name, _config_file(CONFIGS / "nlvr-small.yaml", overrides, seed))
 
 
 def main() -> None:

@@ -30,7 +30,7 @@ stage() {  # stage NAME SEED [train options...]
         "$CIRCUITLAB" train --out "$dir" --resume --no-progress
     else
         echo "stage $dir: training (seed $seed)"
-        "$CIRCUITLAB" train --config configs/circuits/split-sentence.yaml --compile --no-progress \
+        "$CIRCUITLAB" train --config configs/experiments/circuits/split-sentence.yaml --compile --no-progress \
             --seed "$seed" "$@" --out "$dir"
     fi
     previous=$dir

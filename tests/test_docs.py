@@ -26,7 +26,18 @@ def test_docs_have_their_code():
     expected = {"user-guide.md", "architecture.md", "results.md", "store-format.md"}
     assert {"README.md", *expected} <= names
     assert code_blocks(ROOT / "README.md", "python"), "README has no Python example"
-    assert len((ROOT / "README.md").read_text().splitlines()) <= 250
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 150
+
+
+def test_readme_paragraphs_read_in_a_breath():
+    """No README paragraph (prose between blank lines; code blocks and tables aside) runs over
+    120 words."""
+    text = re.sub(r"```.*?```", "", (ROOT / "README.md").read_text(), flags=re.S)
+    for paragraph in text.split("\n\n"):
+        if paragraph.lstrip().startswith("|"):
+            continue
+        words = len(paragraph.split())
+        assert words <= 120, f"{words} words: {paragraph[:80]!r}"
 
 
 def run_python_blocks(path: Path, folder: Path, monkeypatch) -> dict:

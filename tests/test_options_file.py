@@ -94,10 +94,10 @@ def test_the_shipped_configs_with_a_base_add_what_their_comments_say():
     """The one-schedule design is split-sentence.yaml in 88,000 steps with four more model
     options; its lr-3e-4 variant changes only the learning rate, and the pair world's copy of
     that changes only the task and its held-out pool."""
-    split = read_options(ROOT / "configs" / "circuits" / "split-sentence.yaml")
-    one = read_options(ROOT / "configs" / "circuits" / "one-schedule.yaml")
-    slow = read_options(ROOT / "configs" / "circuits" / "one-schedule-lr3e-4.yaml")
-    pairs = read_options(ROOT / "configs" / "pairs" / "split-sentence.yaml")
+    split = read_options(ROOT / "configs" / "experiments" / "circuits" / "split-sentence.yaml")
+    one = read_options(ROOT / "configs" / "experiments" / "circuits" / "one-schedule.yaml")
+    slow = read_options(ROOT / "configs" / "experiments" / "circuits" / "one-schedule-lr3e-4.yaml")
+    pairs = read_options(ROOT / "configs" / "experiments" / "pairs" / "split-sentence.yaml")
     assert one["steps"] == 88000 and split["steps"] == 16000
     assert {k: v for k, v in one["model"].items() if split["model"].get(k) != v} == {
         "split_conditioning": True,
