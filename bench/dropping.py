@@ -5,8 +5,8 @@ dropped in random order, the control for the ordering.
 
 Models: on the toy task, an unconditional NAC per prior and none, and a Perceiver IO, the runs
 of bench/toy_runs.py that bench/priors_shape.py shares (trained here if missing); on the NLVR
-task, the small conditional NAC (checkpoints/nlvr-small: configs/nlvr-small.yaml, no prior), the same
-configuration with each prior and the Perceiver IO baseline, the runs of bench/nlvr_runs.py
+task, the small conditional NAC (checkpoints/nlvr-small: configs/nlvr-small.yaml, no
+prior), the same configuration with each prior and the Perceiver IO baseline, the runs of bench/nlvr_runs.py
 (trained here if missing: about 11 minutes each on 2 CPU cores; --no-nlvr-runs leaves them out).
 Accuracy on each run's fixed validation set; throughput = validation examples per second (median
 of 5 after a warm-up). Writes the CSV and docs/figures/dropping.png.

@@ -1,10 +1,10 @@
 """The ablation ladder (paper Table 1) on NLVR's generated world, one seed: accuracy in and out
 of distribution.
 
-Rungs, each the small NLVR configuration (configs/nlvr-small.yaml, 16 processors, 8000 steps) but for
-what the rung changes, trained by bench/nlvr_runs.py: Perceiver IO (scene and sentence tokens as
-one input set; configs/experiments/nlvr-baselines/perceiver-io.yaml); + ModFC (module codes generated from
-the sentence, all-ones graph); + sparse frozen graph (signatures from a frozen random head); the
+Rungs, each the small NLVR configuration (configs/nlvr-small.yaml, 16 processors, 8000 steps)
+but for what the rung changes, trained by bench/nlvr_runs.py: Perceiver IO (scene and sentence tokens as
+one input set; configs/experiments/nlvr-baselines/perceiver-io.yaml); + ModFC (module codes
+generated from the sentence, all-ones graph); + sparse frozen graph (signatures from a frozen random head); the
 NAC with a learned graph and no prior (checkpoints/nlvr-small, shipped before the circuit
 model); the NAC with each of the four priors. Splits, all on held-out sentences: the world
 validation set (every sentence, as training reports it); in distribution, the sentences about

@@ -1,7 +1,7 @@
 """The NLVR models the claims benches share (dropping, nlvr_ablation): the small NLVR configuration
 (configs/nlvr-small.yaml: a conditional NAC, 16 processors) with each graph prior, the Perceiver IO
-baseline (configs/experiments/nlvr-baselines/perceiver-io.yaml), and the ablation ladder's middle rungs (the
-small configuration with an all-ones graph, and with a frozen random one).
+baseline (configs/experiments/nlvr-baselines/perceiver-io.yaml), and the ablation ladder's
+middle rungs (the small configuration with an all-ones graph, and with a frozen random one).
 
 Runs live in runs/nlvr_claims/NAME-seedS and are resumed if interrupted; each takes about
 11 minutes on 2 CPU cores (the Perceiver IO about 6).

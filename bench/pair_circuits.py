@@ -1,7 +1,8 @@
 """Circuits of a pair-world model, measured as issue "NLVR2 in the generator's own language"
 asks (Fig. 6 of the paper, honestly).
 
-For each trained run of the ``pairs`` task (`circuitlab train --config configs/experiments/pairs/...`):
+For each trained run of the ``pairs`` task
+(`circuitlab train --config configs/experiments/pairs/...`):
 
 - task: accuracy on held-out pair-world examples (new sentences about the training nouns, new
   pairs) and on held-out nouns (sentences about nouns no training example showed);
