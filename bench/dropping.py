@@ -3,13 +3,13 @@ fraction of processor modules dropped, least connected first (NAC.drop_modules; 
 all-ones graph ranks nothing, so its latents are dropped at random, seeded). One NAC is also
 dropped in random order, the control for the ordering.
 
-Models: on the toy task, an unconditional NAC per prior and none, and a Perceiver IO, the runs
-of bench/toy_runs.py that bench/priors_shape.py shares (trained here if missing); on the NLVR
-task, the small conditional NAC (checkpoints/nlvr-small: configs/nlvr-small.yaml, no
-prior), the same configuration with each prior and the Perceiver IO baseline, the runs of bench/nlvr_runs.py
-(trained here if missing: about 11 minutes each on 2 CPU cores; --no-nlvr-runs leaves them out).
-Accuracy on each run's fixed validation set; throughput = validation examples per second (median
-of 5 after a warm-up). Writes the CSV and docs/figures/dropping.png.
+Models: on the toy task, an unconditional NAC per prior and none, and a Perceiver IO, the runs of
+bench/toy_runs.py that bench/priors_shape.py shares (trained here if missing); on the NLVR task, the
+small conditional NAC (checkpoints/nlvr-small: configs/nlvr-small.yaml, no prior), the same
+configuration with each prior and the Perceiver IO baseline, the runs of bench/nlvr_runs.py (trained
+here if missing: about 11 minutes each on 2 CPU cores; --no-nlvr-runs leaves them out). Accuracy on
+each run's fixed validation set; throughput = validation examples per second (median of 5 after a
+warm-up). Writes the CSV and docs/figures/dropping.png.
 
     python bench/dropping.py [--steps 1000] [--no-nlvr-runs]
 """

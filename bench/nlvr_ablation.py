@@ -1,16 +1,16 @@
 """The ablation ladder (paper Table 1) on NLVR's generated world, one seed: accuracy in and out
 of distribution.
 
-Rungs, each the small NLVR configuration (configs/nlvr-small.yaml, 16 processors, 8000 steps)
-but for what the rung changes, trained by bench/nlvr_runs.py: Perceiver IO (scene and sentence tokens as
+Rungs, each the small NLVR configuration (configs/nlvr-small.yaml, 16 processors, 8000 steps) but
+for what the rung changes, trained by bench/nlvr_runs.py: Perceiver IO (scene and sentence tokens as
 one input set; configs/experiments/nlvr-baselines/perceiver-io.yaml); + ModFC (module codes
-generated from the sentence, all-ones graph); + sparse frozen graph (signatures from a frozen random head); the
-NAC with a learned graph and no prior (checkpoints/nlvr-small, shipped before the circuit
+generated from the sentence, all-ones graph); + sparse frozen graph (signatures from a frozen random
+head); the NAC with a learned graph and no prior (checkpoints/nlvr-small, shipped before the circuit
 model); the NAC with each of the four priors. Splits, all on held-out sentences: the world
 validation set (every sentence, as training reports it); in distribution, the sentences about
-scattered scenes on boxes of 1-8 objects, as in training; out of distribution, the same
-sentences on boxes of 9-12 objects (NLVRWorld.out_of_distribution). Labels are balanced per
-sentence in every split.
+scattered scenes on boxes of 1-8 objects, as in training; out of distribution, the same sentences on
+boxes of 9-12 objects (NLVRWorld.out_of_distribution). Labels are balanced per sentence in every
+split.
 
     python bench/nlvr_ablation.py [--examples 1024] [--seed 0] [--rungs "Perceiver IO" ...]
     python bench/nlvr_ablation.py --summary
