@@ -6,7 +6,7 @@ DEMO_STORES ?= stores/nlvr
 DEMO_PAIRS_CHECKPOINT ?= checkpoints/pairs
 DEMO_PAIRS_STORES ?= stores/pairs
 
-.PHONY: setup test lint demo notebooks clean
+.PHONY: setup test lint demo docs notebooks clean
 
 setup:
 	@bash scripts/setup.sh
@@ -15,7 +15,16 @@ test:
 	@bash scripts/setup.sh --browser
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) scripts/api_reference.py --check
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 	$(PY) -m pytest
+
+# The documentation site in site/ (mkdocs-material; the API reference from the packages' __all__,
+# docs/api.md, rewritten by scripts/api_reference.py). Open site/index.html, or serve it live
+# with .venv/bin/mkdocs serve.
+docs: setup
+	$(PY) scripts/api_reference.py
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 lint: setup
 	$(PY) -m ruff check .
@@ -40,4 +49,4 @@ notebooks: setup
 	$(VENV)/bin/jupytext --to ipynb --update examples/notebooks/*.py
 
 clean:
-	rm -rf runs stores .pytest_cache .ruff_cache
+	rm -rf runs stores site build .pytest_cache .ruff_cache

@@ -126,7 +126,7 @@ def _row_cost(g: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def closest_permutation(p: np.ndarray, g: np.ndarray, max_refinements: int = 20) -> np.ndarray:
-    """perm with P[perm][:, perm] close to G, by linear assignment of rows.
+    """``perm`` with ``P[perm][:, perm]`` close to G, by linear assignment of rows.
 
     Rows are first matched by their sorted entries (cost[t, i] = mean_k (sort G_t - sort P_i)^2),
     which, unlike comparing rows column by column, does not depend on how P's modules are
