@@ -36,7 +36,14 @@ def split_generator(split: str, seed: int) -> torch.Generator:
 
 
 class ObjectImages:
-    """``object-images``: 24 classes of three-part objects, 32 x 32 pixels, one channel."""
+    """``object-images``: 24 classes of three-part objects, 32 x 32 pixels, one channel.
+
+    The defaults make the objects hard to pick out of their surroundings: 2 distractor parts of
+    about a part's size (``distractor_size`` 0.9) anywhere in the image, the object moved by up
+    to 3 pixels, noise 0.1. With smaller distractors (0.45, jitter 2, noise 0.08) the NAC of
+    configs/object-images/nac.yaml read 0.97 on validation after 1,250 of its 4,000 steps; with
+    these, 0.78 at 750 steps (0.94 before).
+    """
 
     name = "object-images"
     conditional = False
@@ -52,9 +59,9 @@ class ObjectImages:
         n_few_shot_classes: int = 8,
         size: int = 32,
         distractors: int = 2,
-        noise: float = 0.08,
-        jitter: float = 2.0,
-        distractor_size: float = 0.45,
+        noise: float = 0.1,
+        jitter: float = 3.0,
+        distractor_size: float = 0.9,
         class_seed: int = 0,
     ) -> None:
         if conditional:
