@@ -224,6 +224,20 @@ def write_table(rows: list[dict], name: str, header: str) -> pd.DataFrame:
     return frame
 
 
+def merge_table(rows: list[dict], name: str, header: str, keys: list[str]) -> pd.DataFrame:
+    """``write_table`` for results gathered over several sessions: the rows already in
+    bench/results/NAME.csv stay, except those with the same ``keys`` values as a new row (a
+    rerun replaces them); the merged table is printed and written, sorted by ``keys``."""
+    path = RESULTS / f"{name}.csv"
+    new = pd.DataFrame(rows)
+    if path.is_file():
+        old = pd.read_csv(path)
+        replaced = old.set_index(keys).index.isin(new.set_index(keys).index)
+        new = pd.concat([old[~replaced], new], ignore_index=True)
+    merged = new.sort_values(keys, kind="stable").reset_index(drop=True)
+    return write_table(merged.to_dict("records"), name, header)
+
+
 def prior_overrides(prior: str | None, weight: float | None = None) -> dict[str, Any]:
     """NACConfig fields of a learned graph with ``prior`` (BLOCKS blocks where the family has
     them) and the regulariser's ``weight`` (NACConfig's default if None)."""

@@ -7,7 +7,7 @@ expressions (never drawn in training), per seed, with mean and sd.
 
     OMP_NUM_THREADS=1 python bench/listops_table.py --train [--seeds 0 1 2]
 
-Writes bench/results/listops.csv.
+Adds its rows to bench/results/listops.csv (a rerun of a model and seed replaces its row).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import argparse
 import warnings
 from pathlib import Path
 
-from common import RunSet, write_table
+from common import RunSet, merge_table
 
 from circuitlab.tasks import make_task
 from circuitlab.train import batch_metrics
@@ -45,7 +45,9 @@ def main() -> None:
             rows.append({"model": name, "seed": seed, "test_acc": batch_metrics(model, test)[1]})
     if not rows:
         raise SystemExit("no trained run found: pass --train")
-    frame = write_table(rows, "listops", "ListOps: accuracy on the fixed test set (2,000)")
+    frame = merge_table(
+        rows, "listops", "ListOps: accuracy on the fixed test set (2,000)", keys=["model", "seed"]
+    )
     print(frame.groupby("model")["test_acc"].agg(["count", "mean", "std"]).to_string())
 
 

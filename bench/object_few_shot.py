@@ -9,7 +9,8 @@ weight kept) is fine-tuned on the support images for ``--steps`` full-batch Adam
 
     OMP_NUM_THREADS=1 python bench/object_few_shot.py [--seeds 0 1 2] [--steps 50]
 
-Writes bench/results/object_few_shot.csv and object_few_shot_summary.csv.
+Adds its rows to bench/results/object_few_shot.csv (a rerun replaces the same model, seed,
+shots and draw) and rewrites object_few_shot_summary.csv from every row there.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import warnings
 
 import torch
 import torch.nn.functional as F
-from common import write_table
+from common import merge_table, write_table
 from object_runs import OBJECTS
 
 from circuitlab.model import NAC
@@ -92,7 +93,12 @@ def main() -> None:
                     print(f"{name} seed {seed}, {shots} shots, draw {draw}: {accuracy:.3f}")
     if not rows:
         raise SystemExit("no trained run found: python bench/object_runs.py --seeds 0 1 2")
-    frame = write_table(rows, "object_few_shot", f"object-images few-shot ({k} new classes)")
+    frame = merge_table(
+        rows,
+        "object_few_shot",
+        f"object-images few-shot ({k} new classes)",
+        keys=["model", "seed", "shots", "draw"],
+    )
     per_seed = frame.groupby(["model", "shots", "seed"])["query_acc"].mean().reset_index()
     summary = per_seed.groupby(["model", "shots"])["query_acc"].agg(["count", "mean", "std"])
     write_table(

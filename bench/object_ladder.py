@@ -9,7 +9,8 @@ per rung, per rendition beside the average.
 
     python bench/object_ladder.py [--seeds 0 1 2]
 
-Writes bench/results/object_ladder.csv (per run) and object_ladder_summary.csv.
+Adds its rows to bench/results/object_ladder.csv (a rerun of a model and seed replaces its row)
+and rewrites object_ladder_summary.csv from every row there.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import argparse
 import warnings
 
 import pandas as pd
-from common import write_table
+from common import merge_table, write_table
 from object_runs import LADDER, OBJECTS
 
 from circuitlab.data.object_images import HELD_OUT_RENDITIONS
@@ -48,7 +49,9 @@ def main() -> None:
             rows.append(row)
     if not rows:
         raise SystemExit("no trained run found: python bench/object_runs.py --seeds 0 1 2")
-    frame = write_table(rows, "object_ladder", "object-images: IID and held-out renditions")
+    frame = merge_table(
+        rows, "object_ladder", "object-images: IID and held-out renditions", keys=["model", "seed"]
+    )
     columns = ["iid", *HELD_OUT_RENDITIONS, "ood"]
     grouped = frame.groupby("model", sort=False)[columns]
     summary = pd.concat(

@@ -16,7 +16,9 @@ runs/objects (bench/object_runs.py trains what is missing).
 
     python bench/object_priors.py [--seeds 0 1 2] [--train]
 
-Writes bench/results/object_priors.csv and docs/figures/object_priors.png (seed 0's graphs).
+Adds its rows to bench/results/object_priors.csv (a rerun of a model and seed replaces its row,
+so seeds trained in different sessions gather there) and draws docs/figures/object_priors.png
+from seed 0's graphs when it reads them.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from common import FIGURES, write_table  # noqa: E402
+from common import FIGURES, merge_table  # noqa: E402
 from object_runs import OBJECTS, PRIOR_MODELS, initial_processor_p, processor_p  # noqa: E402
 
 from circuitlab.analysis.movement import graph_movement  # noqa: E402
@@ -102,10 +104,11 @@ def main() -> None:
                 graphs[name] = p
     if not rows:
         raise SystemExit("no trained run found: python bench/object_runs.py --seeds 0 1 2")
-    frame = write_table(
+    frame = merge_table(
         rows,
         "object_priors",
         "object-images, 128 processors: prior fitted to the learned graph (drawn from P; P > 0.5)",
+        keys=["model", "seed"],
     )
     if graphs and any(r["seed"] == 0 for r in rows):
         figure(graphs, rows)

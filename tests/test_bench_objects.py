@@ -69,3 +69,27 @@ def test_every_ladder_rung_reads_its_recipe(name: str) -> None:
     assert config.model["n_processors"] == 128
     with pytest.raises(ValueError, match="unknown model"):
         OBJECTS.config("resnet", seed=0)
+
+
+def test_merge_table_keeps_other_rows_and_replaces_reruns(tmp_path, monkeypatch) -> None:
+    import common
+
+    monkeypatch.setattr(common, "RESULTS", tmp_path)
+    common.merge_table(
+        [{"model": "a", "seed": 0, "acc": 0.5}], "t", "first", keys=["model", "seed"]
+    )
+    common.merge_table(
+        [{"model": "a", "seed": 1, "acc": 0.7}, {"model": "b", "seed": 0, "acc": 0.2}],
+        "t",
+        "second session",
+        keys=["model", "seed"],
+    )
+    merged = common.merge_table(
+        [{"model": "a", "seed": 0, "acc": 0.9}], "t", "rerun", keys=["model", "seed"]
+    )
+    assert merged[["model", "seed", "acc"]].values.tolist() == [
+        ["a", 0, 0.9],
+        ["a", 1, 0.7],
+        ["b", 0, 0.2],
+    ]
+    assert pd.read_csv(tmp_path / "t.csv").equals(merged)
