@@ -57,7 +57,7 @@ class TrainConfig:
     batch_size: int = 64
     lr: float = 1e-3
     # the signatures' learning rate is lr times this: at 1 a NAC's graph barely leaves its
-    # random start in a short run (docs/results.md, "The paper's claims")
+    # random start in a short run (docs/experiments.md, "The paper's claims")
     signature_lr_scale: float = 1.0
     weight_decay: float = 0.01
     warmup_steps: int = 100

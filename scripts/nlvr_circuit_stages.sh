@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Train the issue-18 NLVR circuit model: the seven --init-from stages of docs/results.md
+# Train the issue-18 NLVR circuit model: the seven --init-from stages of docs/experiments.md
 # ("Circuits that decide the answer"), 88,000 steps in all, about 7.5 hours on one core.
 #
 #   scripts/nlvr_circuit_stages.sh OUT [SEED_SHIFT]

@@ -27,6 +27,9 @@ def test_docs_have_their_code():
     assert {"README.md", *expected} <= names
     assert code_blocks(ROOT / "README.md", "python"), "README has no Python example"
     assert len((ROOT / "README.md").read_text().splitlines()) <= 150
+    # the results are a reference; the history of what was tried is the experiment log
+    assert len((ROOT / "docs" / "results.md").read_text().splitlines()) <= 500
+    assert (ROOT / "docs" / "experiments.md").read_text().count("| lever or question |") == 1
 
 
 def test_readme_paragraphs_read_in_a_breath():

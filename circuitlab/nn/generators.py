@@ -98,7 +98,7 @@ class ConditionalGenerator(nn.Module):
     input when not split). MiniLM is trained so that the mean of its token embeddings lands
     close for paraphrases, so a wiring built from it might carry over to wordings never
     trained on; the codes still read the tokens. (Screened on the shapes world it did not: one
-    mean token holds too little of the logic; docs/results.md.)
+    mean token holds too little of the logic; docs/experiments.md.)
 
     ``signature_layers`` self-attention blocks run over the tokens the signature queries read
     (only those attend to one another) before they are read; the codes read the tokens as
