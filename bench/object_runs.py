@@ -23,7 +23,8 @@ from circuitlab.model import NAC
 from circuitlab.train import TrainConfig
 
 # model name -> recipe under configs/; "none" is the NAC with no prior (the Fig. 3 control);
-# modfc and frozen_graph are the middle rungs of the ablation ladder (Table 1)
+# modfc and frozen_graph are the middle rungs of the ablation ladder (Table 1); processors_U the
+# no-prior NAC with U processors instead of 128 (object_scaling)
 OBJECTS = RunSet(
     Path("runs/objects"),
     {
@@ -35,6 +36,9 @@ OBJECTS = RunSet(
         "perceiver_io": "object-images/perceiver-io.yaml",
         "modfc": "experiments/object-images/modfc.yaml",
         "frozen_graph": "experiments/object-images/frozen-graph.yaml",
+        "processors_32": "experiments/object-images/processors-32.yaml",
+        "processors_64": "experiments/object-images/processors-64.yaml",
+        "processors_256": "experiments/object-images/processors-256.yaml",
     },
 )
 PRIOR_MODELS = ("none", "scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
