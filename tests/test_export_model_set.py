@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -54,3 +56,27 @@ def test_runs_of_other_shapes_and_empty_folders_are_refused(model_set, tmp_path)
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="no run folder"):
         export_model_set(tmp_path / "empty", tmp_path / "s")
+
+
+def test_shipping_keeps_the_model_drops_the_optimiser_and_thins_the_metrics(model_set, tmp_path):
+    import csv
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from ship_prior_models import ship
+
+    run = model_set / "planted_partition"
+    ship(run, tmp_path / "shipped")
+    shipped, _ = load_model(tmp_path / "shipped")
+    original, _ = load_model(run)
+    np.testing.assert_array_equal(
+        shipped.circuit().link_probability(), original.circuit().link_probability()
+    )
+    assert (tmp_path / "shipped" / "checkpoint.pt").stat().st_size < (
+        run / "checkpoint.pt"
+    ).stat().st_size
+    with (tmp_path / "shipped" / "metrics.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [r["step"] for r in rows] == ["3"]  # the validation row; no step divisible by 20
+    assert json.loads((tmp_path / "shipped" / "summary.json").read_text())["steps"] == 3

@@ -1,0 +1,78 @@
+"""Ship the object-images prior models of one seed as checkpoints/priors/MODEL: the models of
+Fig. 3 (a NAC per graph prior and one with none), which `make demo` exports into one store.
+
+    python scripts/ship_prior_models.py [--seed 0] [--runs runs/objects] [--to checkpoints/priors]
+
+Each run (bench/object_runs.py: RUNS/MODEL-seedS) is copied weights only: the checkpoint keeps
+the model, its config and the run's TrainConfig, not the optimiser state a resume needs (about a
+third of the size); config.json and summary.json as they are, metrics.csv thinned to its
+validation rows and every 20th step. Models not trained yet are skipped with a message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import shutil
+import sys
+from pathlib import Path
+
+import torch
+
+from circuitlab.checkpoint import CHECKPOINT, read_checkpoint
+from circuitlab.files import write_atomic
+from circuitlab.run_config import CONFIG, METRICS, SUMMARY
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from object_runs import PRIOR_MODELS  # noqa: E402
+
+WEIGHTS_ONLY_DROPS = ("optimizer", "scheduler")
+EVERY = 20
+
+
+def thin_metrics(source: Path, target: Path) -> None:
+    """``source``'s rows with a validation score, and every EVERY-th step, to ``target``."""
+    with source.open() as f:
+        reader = csv.DictReader(f)
+        rows = [r for r in reader if r.get("val_acc") or int(r["step"]) % EVERY == 0]
+        columns = reader.fieldnames or []
+
+    def write(tmp: Path) -> None:
+        with tmp.open("w", newline="") as out:
+            writer = csv.DictWriter(out, columns)
+            writer.writeheader()
+            writer.writerows(rows)
+
+    write_atomic(target, write)
+
+
+def ship(run: Path, to: Path) -> None:
+    state = read_checkpoint(run)
+    for key in WEIGHTS_ONLY_DROPS:
+        state.pop(key, None)
+    to.mkdir(parents=True, exist_ok=True)
+    write_atomic(to / CHECKPOINT, lambda tmp: torch.save(state, tmp))
+    for name in (CONFIG, SUMMARY):
+        shutil.copyfile(run / name, to / name)
+    thin_metrics(run / METRICS, to / METRICS)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--runs", type=Path, default=ROOT / "runs" / "objects")
+    parser.add_argument("--to", type=Path, default=ROOT / "checkpoints" / "priors")
+    args = parser.parse_args()
+    for model in PRIOR_MODELS:
+        run = args.runs / f"{model}-seed{args.seed}"
+        if not (run / SUMMARY).is_file():
+            print(f"skipped {model}: {run} has not finished (python bench/object_runs.py)")
+            continue
+        ship(run, args.to / model)
+        size = (args.to / model / CHECKPOINT).stat().st_size / 2**20
+        print(f"shipped {run} -> {args.to / model} ({size:.1f} MiB)")
+
+
+if __name__ == "__main__":
+    main()
