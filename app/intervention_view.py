@@ -83,9 +83,6 @@ class Intervener:
         self._probe: Batch | None = None
         self._baseline: np.ndarray | None = None
         self._lock = threading.Lock()
-        # one model run at a time: the server answers callbacks in threads, and recording what
-        # modules read (read_in_weights) marks the shared model's read-ins while it runs
-        self._run_lock = threading.Lock()
         # one example's batch (its sentence encoded once): clicks on one scene reuse it
         self._scene_batch = lru_cache(maxsize=64)(lambda index: self._batch(np.array([index])))
         # the module panel and the scene both ask for the shown example's reads, and its scene
@@ -124,14 +121,14 @@ class Intervener:
         from circuitlab.interventions import run_with_circuit
 
         signatures, codes = self._circuits(rows, rows if code_rows is None else code_rows)
-        with self._run_lock:
-            logits = run_with_circuit(
-                self.model,
-                batch,
-                signatures=signatures,
-                codes=codes,
-                edit=edit.link_edit(self.view.n_modules) if edit else None,
-            )
+        # runs in the server's threads may overlap: a run keeps no state on the model
+        logits = run_with_circuit(
+            self.model,
+            batch,
+            signatures=signatures,
+            codes=codes,
+            edit=edit.link_edit(self.view.n_modules) if edit else None,
+        )
         return logits.softmax(-1)[:, 1].numpy()
 
     def probe(self) -> tuple[np.ndarray, Batch, np.ndarray]:
@@ -197,14 +194,13 @@ class Intervener:
 
         one = np.array([index])
         signatures, codes = self._circuits(one, one)
-        with self._run_lock:
-            weights = read_in_weights(
-                self.model,
-                self._scene_batch(index),
-                signatures=signatures,
-                codes=codes,
-                edit=edit.link_edit(self.view.n_modules) if edit else None,
-            )
+        weights = read_in_weights(  # the recording is this call's own, safe beside other runs
+            self.model,
+            self._scene_batch(index),
+            signatures=signatures,
+            codes=codes,
+            edit=edit.link_edit(self.view.n_modules) if edit else None,
+        )
         return weights[:, 0].mean(0).numpy()
 
     def knockout(self, module: int) -> list[tuple[str, int, float, float]]:

@@ -25,8 +25,7 @@ otherwise) and under ``torch.no_grad``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +34,6 @@ import torch
 
 from circuitlab.circuit import Circuit
 from circuitlab.model import NAC
-from circuitlab.nn.readin import ReadIn
 from circuitlab.tasks.base import Batch
 
 LINK_THRESHOLD = 0.5  # a link "is there" when P exceeds this
@@ -164,12 +162,15 @@ def run_with_circuit(
     codes: torch.Tensor | None = None,
     edit: LinkEdit | None = None,
     chunk: int = 256,
+    read_in_record: list[torch.Tensor] | None = None,
 ) -> torch.Tensor:
     """Logits (B, n_classes) of ``model`` on ``batch`` with the given circuit, in eval mode.
 
     ``signatures`` (B or 1, U, sig_dim) and ``codes`` (B or 1, U, code_dim): used instead of
     the generated ones (a (1, ...) circuit is used for every example, e.g. a mean circuit);
     None: generated from the batch's conditioning. ``edit``: links cut, forced or knocked out.
+    ``read_in_record``: a list each chunk's read-ins append their attention to (see
+    ``NAC.execute``); the run's own, so concurrent runs of one model never mix records.
     """
     device = next(model.parameters()).device
     u_all = model.config.n_modules
@@ -203,6 +204,7 @@ def run_with_circuit(
                     cut=None if cut is None else _rows(cut, rows),
                     force=None if force is None else _rows(force, rows),
                     silenced_readouts=silenced,
+                    read_in_record=read_in_record,
                 )
                 .float()
                 .cpu()
@@ -210,25 +212,6 @@ def run_with_circuit(
     finally:
         model.train(was_training)
     return torch.cat(parts)
-
-
-@contextmanager
-def recording_read_in(model: NAC) -> Iterator[list[torch.Tensor]]:
-    """Inside the block, each read-in ``model`` runs appends its attention weights, averaged
-    over heads, to the yielded list: (B, n_processors, N) each, N the input tokens (+1, last,
-    with ``null_token``), in the order they run (the first read-in, then one per propagation
-    round with ``read_in_every_round``). The model's read-ins are marked while the block
-    runs: any other run of the same model meanwhile (another thread) would write into the
-    same list, so run one at a time."""
-    log: list[torch.Tensor] = []
-    read_ins = [m for m in model.modules() if isinstance(m, ReadIn)]
-    for read_in in read_ins:
-        read_in.attention_log = log
-    try:
-        yield log
-    finally:
-        for read_in in read_ins:
-            read_in.attention_log = None
 
 
 def read_in_weights(
@@ -240,13 +223,20 @@ def read_in_weights(
     edit: LinkEdit | None = None,
 ) -> torch.Tensor:
     """What each processor reads: its read-in attention over the batch's input tokens, (R, B,
-    n_processors, N) for the R read-ins (1, or 1 + depth with ``read_in_every_round``); N as in
-    ``recording_read_in``. Each row sums to 1; padding tokens get 0. The circuit and edit are
-    chosen as in ``run_with_circuit``."""
-    with recording_read_in(model) as log:
-        run_with_circuit(
-            model, batch, signatures=signatures, codes=codes, edit=edit, chunk=max(1, len(batch))
-        )
+    n_processors, N) for the R read-ins (1, or 1 + depth with ``read_in_every_round``); N the
+    input tokens (+1, last, with ``null_token``). Each row sums to 1; padding tokens get 0. The
+    circuit and edit are chosen as in ``run_with_circuit``. The recording is this call's own
+    (``read_in_record``): nothing is set on the model, so it is safe beside other runs."""
+    log: list[torch.Tensor] = []
+    run_with_circuit(
+        model,
+        batch,
+        signatures=signatures,
+        codes=codes,
+        edit=edit,
+        chunk=max(1, len(batch)),
+        read_in_record=log,
+    )
     return torch.stack([weights.cpu() for weights in log])
 
 

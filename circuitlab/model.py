@@ -344,6 +344,7 @@ class NAC(nn.Module):
         cut: torch.Tensor | None = None,
         force: torch.Tensor | None = None,
         silenced_readouts: torch.Tensor | None = None,
+        read_in_record: list[torch.Tensor] | None = None,
     ) -> torch.Tensor:
         """The executor run with a given circuit: logits (B, n_classes).
 
@@ -355,6 +356,9 @@ class NAC(nn.Module):
         ``silenced_readouts`` bool (n_readouts,): read-outs left out of the output vote.
         With ``code_scope="read_in"`` the processors' ``codes`` condition only the read-in's
         queries and keys; every other layer uses ``module_codes()``.
+        ``read_in_record``: a list this run appends each read-in's attention to, (B,
+        n_processors, N) averaged over heads, in the order they run; the recording belongs to
+        this call alone (nothing is set on the modules).
         """
         tokens = self.tokenizer(inputs)
         if self.token_encoder is not None:
@@ -378,13 +382,14 @@ class NAC(nn.Module):
             "force": None if force is None else force[:, u:, :u],
         }
 
-        proc = proc + self.read_in(proc, proc_codes, tokens, input_mask, query_codes)
+        record = read_in_record
+        proc = proc + self.read_in(proc, proc_codes, tokens, input_mask, query_codes, record)
         proc = proc + self.read_in_ffn(proc, proc_codes)
         for round_, propagator in enumerate(self.propagators):
             proc = propagator(proc, proc_codes, proc_sigs, **among)
             if self.rereads is not None:
                 proc = proc + self.rereads[round_](
-                    proc, proc_codes, tokens, input_mask, query_codes
+                    proc, proc_codes, tokens, input_mask, query_codes, record
                 )
         out = out + self.read_out(
             out, out_codes, out_sigs, proc, proc_codes, proc_sigs, **into_readouts

@@ -67,11 +67,11 @@ def test_sigmoid_read_in_equals_naive(conditioned):
 def test_sigmoid_weights_make_what_a_module_reads_grow_linearly_with_the_count():
     layer = ReadIn(32, 24, 16, heads=2, head_dim=8, weights="sigmoid")
     states, codes, token = torch.randn(1, 3, 32), torch.randn(1, 3, 16), torch.randn(1, 1, 24)
-    layer.attention_log = []
+    record: list[torch.Tensor] = []
     pooled = []
     for k in (1, 2, 3):
-        layer(states, codes, token.expand(1, k, -1))
-        pooled.append(layer.attention_log[-1].sum(-1))  # total weight per module, (1, U)
+        layer(states, codes, token.expand(1, k, -1), record=record)
+        pooled.append(record[-1].sum(-1))  # total weight per module, (1, U)
     torch.testing.assert_close(pooled[1], 2 * pooled[0])
     torch.testing.assert_close(pooled[2], 3 * pooled[0])
     with pytest.raises(ValueError, match="read-in weights"):

@@ -73,9 +73,6 @@ class ReadIn(nn.Module):
         self.code_to_query = nn.Linear(code_dim, inner, bias=False) if code_queries else None
         # sigmoid weights: a learned offset per head, so a head can start from reading little
         self.offset = nn.Parameter(torch.zeros(heads)) if weights == "sigmoid" else None
-        # a list while circuitlab.interventions.recording_read_in is active: each forward
-        # appends its attention weights averaged over heads, (B, U, N [+1 null token])
-        self.attention_log: list[torch.Tensor] | None = None
 
     def forward(
         self,
@@ -84,7 +81,11 @@ class ReadIn(nn.Module):
         inputs: torch.Tensor,
         input_mask: torch.Tensor | None = None,
         query_codes: torch.Tensor | None = None,
+        record: list[torch.Tensor] | None = None,
     ) -> torch.Tensor:
+        """``record``: a list this call appends its attention weights to, averaged over heads,
+        (B, U, N [+1: the null token, last]); nothing is kept on the module, so concurrent
+        calls never see each other's records."""
         batch, n_modules, _ = states.shape
         if query_codes is None:
             query_codes = codes
@@ -101,9 +102,9 @@ class ReadIn(nn.Module):
         q = q.view(batch, n_modules, h, dh) * dh**-0.5
 
         if self.to_k.conditioned:
-            values = self._attend_per_module_keys(q, query_codes, codes, x, input_mask)
+            values = self._attend_per_module_keys(q, query_codes, codes, x, input_mask, record)
         else:
-            values = self._attend_shared_keys(q, x, input_mask)
+            values = self._attend_shared_keys(q, x, input_mask, record)
         return self.to_out(values.reshape(batch, n_modules, h * dh), codes)
 
     def _weights(self, scores: torch.Tensor, input_mask: torch.Tensor | None) -> torch.Tensor:
@@ -122,6 +123,7 @@ class ReadIn(nn.Module):
         value_codes: torch.Tensor,
         x: torch.Tensor,
         input_mask: torch.Tensor | None,
+        record: list[torch.Tensor] | None = None,
     ) -> torch.Tensor:
         """Code-conditioned keys and values, factorised as in the module docstring.
 
@@ -137,7 +139,7 @@ class ReadIn(nn.Module):
         probe = (q.transpose(1, 2) @ w_k) * self.to_k.modulation(key_codes).unsqueeze(1)
         scores = probe.view(batch, h * n_modules, d_in) @ x.transpose(1, 2)  # (B, H*U, N)
         attn = self._weights(scores.view(batch, h, n_modules, -1), input_mask)
-        self._log(attn)
+        _record(record, attn)
 
         pooled = attn.view(batch, h * n_modules, -1) @ x  # (B, H*U, d_in)
         modulation = self.to_v.modulation(value_codes).unsqueeze(1)
@@ -150,7 +152,11 @@ class ReadIn(nn.Module):
         return values + attn.sum(-1).transpose(1, 2).unsqueeze(-1) * bias
 
     def _attend_shared_keys(
-        self, q: torch.Tensor, x: torch.Tensor, input_mask: torch.Tensor | None
+        self,
+        q: torch.Tensor,
+        x: torch.Tensor,
+        input_mask: torch.Tensor | None,
+        record: list[torch.Tensor] | None = None,
     ) -> torch.Tensor:
         """Unconditioned (Perceiver IO): keys and values are the same for every module, so the
         tokens are projected once, (B, N, H, dh), and the scores cost dh rather than d_in per
@@ -160,10 +166,11 @@ class ReadIn(nn.Module):
         v = self.to_v.linear(x).view(batch, n, self.heads, self.head_dim).transpose(1, 2)
         # heads before modules, (B, H, U, N): the layout bmm gives, so nothing is copied
         attn = self._weights(q.transpose(1, 2) @ k.transpose(-1, -2), input_mask)
-        self._log(attn)
+        _record(record, attn)
         return (attn @ v).transpose(1, 2)
 
-    def _log(self, attn: torch.Tensor) -> None:
-        """Record attention (B, H, U, N) as (B, U, N), averaged over heads, when asked to."""
-        if self.attention_log is not None:
-            self.attention_log.append(attn.detach().mean(1))
+
+def _record(record: list[torch.Tensor] | None, attn: torch.Tensor) -> None:
+    """Append attention (B, H, U, N) to ``record`` as (B, U, N), averaged over heads."""
+    if record is not None:
+        record.append(attn.detach().mean(1))
