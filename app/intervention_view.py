@@ -14,42 +14,15 @@ import numpy as np
 
 from circuitlab.app.scene_kinds import SceneKind, scene_kind
 from circuitlab.app.store_view import CircuitGenerator, StoreView
+from circuitlab.edits import CircuitEdit
 
 if TYPE_CHECKING:
-    from circuitlab.interventions import LinkEdit
     from circuitlab.tasks.base import Batch
 
 # torch and the model code are imported inside the methods that run the model: the app reads
 # stores without torch, and only a store opened with a checkpoint ever makes an Intervener.
 
 PROBE_SIZE = 256  # stored examples the accuracy under an edit is measured on
-
-
-@dataclass(frozen=True)
-class Edit:
-    """What the visitor changed: undirected links cut and forced on (i < j), and modules
-    knocked out."""
-
-    cut: tuple[tuple[int, int], ...] = ()
-    knocked_out: tuple[int, ...] = ()
-    forced: tuple[tuple[int, int], ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.cut or self.knocked_out or self.forced)
-
-    def link_edit(self, n_modules: int) -> LinkEdit:
-        """The library's LinkEdit: each cut or forced link in both directions (P is
-        symmetric). A link both cut and forced is cut."""
-        from circuitlab.interventions import LinkEdit
-
-        def both_ways(links: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
-            return [(i, j) for i, j in links] + [(j, i) for i, j in links]
-
-        cut = LinkEdit.cut_links(n_modules, both_ways(self.cut)).cut if self.cut else None
-        force = (
-            LinkEdit.force_links(n_modules, both_ways(self.forced)).force if self.forced else None
-        )
-        return LinkEdit(cut=cut, force=force, knocked_out=self.knocked_out)
 
 
 @dataclass(frozen=True)
@@ -66,7 +39,7 @@ class Outcome:
 
 
 class Intervener:
-    """Runs a store's examples that have scenes with their stored circuits under an ``Edit``.
+    """Runs a store's examples that have scenes with their stored circuits under a ``CircuitEdit``.
     The probe batch (the first PROBE_SIZE such examples) is built once, on first use."""
 
     def __init__(self, generator: CircuitGenerator, view: StoreView) -> None:
@@ -114,7 +87,7 @@ class Intervener:
         return _tensor(store.signatures[signature_rows]), codes
 
     def _p_true(
-        self, rows: np.ndarray, batch: Batch, edit: Edit, code_rows: np.ndarray | None = None
+        self, rows: np.ndarray, batch: Batch, edit: CircuitEdit, code_rows: np.ndarray | None = None
     ) -> np.ndarray:
         """p(true) on ``batch`` with the stored signatures of ``rows`` and codes of
         ``code_rows`` (default: ``rows``), under ``edit``."""
@@ -127,7 +100,7 @@ class Intervener:
             batch,
             signatures=signatures,
             codes=codes,
-            edit=edit.link_edit(self.view.n_modules) if edit else None,
+            edit=edit or None,
         )
         return logits.softmax(-1)[:, 1].numpy()
 
@@ -137,18 +110,18 @@ class Intervener:
             if self._probe is None:
                 rows = self.rows[:PROBE_SIZE]
                 self._probe = self._batch(rows)
-                self._baseline = self._p_true(rows, self._probe, Edit())
+                self._baseline = self._p_true(rows, self._probe, CircuitEdit())
         return self.rows[:PROBE_SIZE], self._probe, self._baseline
 
-    def scene(self, index: int, edit: Edit) -> tuple[float, float]:
+    def scene(self, index: int, edit: CircuitEdit) -> tuple[float, float]:
         """p(true) on store row ``index`` (which must have a scene) with its stored circuit,
         unedited and under ``edit``."""
         one = np.array([index])
         batch = self._scene_batch(index)
-        before = float(self._p_true(one, batch, Edit())[0])
+        before = float(self._p_true(one, batch, CircuitEdit())[0])
         return before, (float(self._p_true(one, batch, edit)[0]) if edit else before)
 
-    def accuracy(self, edit: Edit) -> tuple[float, float]:
+    def accuracy(self, edit: CircuitEdit) -> tuple[float, float]:
         """Accuracy over the probe examples, each with its own stored circuit, unedited and
         with the same ``edit``."""
         rows, batch, baseline = self.probe()
@@ -156,7 +129,7 @@ class Intervener:
         after = self._p_true(rows, batch, edit) if edit else baseline
         return float(np.mean((baseline > 0.5) == labels)), float(np.mean((after > 0.5) == labels))
 
-    def outcome(self, index: int, edit: Edit) -> Outcome:
+    def outcome(self, index: int, edit: CircuitEdit) -> Outcome:
         """The edit's effect on store row ``index`` and on the probe."""
         p_before, p_after = self.scene(index, edit)
         accuracy_before, accuracy_after = self.accuracy(edit)
@@ -177,7 +150,7 @@ class Intervener:
         if self.view.store.codes is not None:
             choices.update(codes=(own, theirs), both=(theirs, theirs))
         return {
-            name: float(self._p_true(signature_rows, batch, Edit(), code_rows)[0])
+            name: float(self._p_true(signature_rows, batch, CircuitEdit(), code_rows)[0])
             for name, (signature_rows, code_rows) in choices.items()
         }
 
@@ -186,7 +159,7 @@ class Intervener:
         from its JSON (``scene_of`` keeps the last 64 read: scenes are immutable)."""
         return self.kind.read(self.view.frame["scene"].iloc[index])
 
-    def _reads(self, index: int, edit: Edit) -> np.ndarray:
+    def _reads(self, index: int, edit: CircuitEdit) -> np.ndarray:
         """What each processor reads of store row ``index``'s scene (its stored circuit, under
         ``edit``): read-in attention averaged over heads and over the model's read-ins,
         (n_processors, n_objects [+1: the null token, last, when the model has one])."""
@@ -199,7 +172,7 @@ class Intervener:
             self._scene_batch(index),
             signatures=signatures,
             codes=codes,
-            edit=edit.link_edit(self.view.n_modules) if edit else None,
+            edit=edit or None,
         )
         return weights[:, 0].mean(0).numpy()
 
@@ -208,7 +181,7 @@ class Intervener:
         knocked out) over the probe: "all", then each category of the probe's examples."""
         rows, batch, baseline = self.probe()
         labels = batch.labels.numpy().astype(bool)
-        after = self._p_true(rows, batch, Edit(knocked_out=(module,)))
+        after = self._p_true(rows, batch, CircuitEdit(knocked_out=(module,)))
         right_before, right_after = (baseline > 0.5) == labels, (after > 0.5) == labels
         groups = [("all", np.ones(len(rows), dtype=bool))]
         for category, mask in self.view.category_rows().items():

@@ -11,6 +11,7 @@ _EXPORTS = {
     "NACConfig": "circuitlab.config",
     "Circuit": "circuitlab.circuit",
     "CircuitStore": "circuitlab.store",
+    "CircuitEdit": "circuitlab.edits",
     "CircuitStoreError": "circuitlab.store",
     "prior_targets": "circuitlab.prior_targets",
 }

@@ -33,6 +33,7 @@ import pandas as pd
 import torch
 
 from circuitlab.circuit import Circuit
+from circuitlab.edits import CircuitEdit
 from circuitlab.model import NAC
 from circuitlab.tasks.base import Batch
 
@@ -54,6 +55,18 @@ class LinkEdit:
     cut: torch.Tensor | None = None
     force: torch.Tensor | None = None
     knocked_out: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, edit: CircuitEdit, n_modules: int) -> LinkEdit:
+        """The mask form of ``edit`` for a circuit of ``n_modules`` modules: each of its links
+        in both directions (P is symmetric)."""
+
+        def both_ways(links: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
+            return [(i, j) for i, j in links] + [(j, i) for i, j in links]
+
+        cut = cls.cut_links(n_modules, both_ways(edit.cut)).cut if edit.cut else None
+        force = cls.force_links(n_modules, both_ways(edit.forced)).force if edit.forced else None
+        return cls(cut=cut, force=force, knocked_out=edit.knocked_out)
 
     @classmethod
     def all_ones(cls, n_modules: int) -> LinkEdit:
@@ -160,7 +173,7 @@ def run_with_circuit(
     *,
     signatures: torch.Tensor | None = None,
     codes: torch.Tensor | None = None,
-    edit: LinkEdit | None = None,
+    edit: LinkEdit | CircuitEdit | None = None,
     chunk: int = 256,
     read_in_record: list[torch.Tensor] | None = None,
 ) -> torch.Tensor:
@@ -168,7 +181,8 @@ def run_with_circuit(
 
     ``signatures`` (B or 1, U, sig_dim) and ``codes`` (B or 1, U, code_dim): used instead of
     the generated ones (a (1, ...) circuit is used for every example, e.g. a mean circuit);
-    None: generated from the batch's conditioning. ``edit``: links cut, forced or knocked out.
+    None: generated from the batch's conditioning. ``edit``: links cut, forced or knocked out
+    (a ``CircuitEdit``, or its mask form ``LinkEdit``).
     ``read_in_record``: a list each chunk's read-ins append their attention to (see
     ``NAC.execute``); the run's own, so concurrent runs of one model never mix records.
     """
@@ -182,6 +196,8 @@ def run_with_circuit(
                 f"{name} must be (B or 1, {u_all}, d) for a batch of {len(batch)} and this "
                 f"model's {u_all} modules, got {tuple(value.shape)}"
             )
+    if isinstance(edit, CircuitEdit):
+        edit = LinkEdit.of(edit, model.config.n_modules)
     cut, force, silenced = (edit or LinkEdit()).tensors(model)
     was_training = model.training
     model.eval()
@@ -220,7 +236,7 @@ def read_in_weights(
     *,
     signatures: torch.Tensor | None = None,
     codes: torch.Tensor | None = None,
-    edit: LinkEdit | None = None,
+    edit: LinkEdit | CircuitEdit | None = None,
 ) -> torch.Tensor:
     """What each processor reads: its read-in attention over the batch's input tokens, (R, B,
     n_processors, N) for the R read-ins (1, or 1 + depth with ``read_in_every_round``); N the

@@ -426,3 +426,21 @@ def test_read_in_weights_follow_the_circuit_given():
         model, batch, signatures=own_sigs.roll(1, 0), codes=own_codes.roll(1, 0)
     )
     assert not torch.allclose(other[0], given[0])
+
+
+def test_a_circuit_edit_is_its_link_edit_in_both_directions():
+    from circuitlab.edits import CircuitEdit
+
+    model, batch = _model(), _batch()
+    u = model.config.n_modules
+    edit = CircuitEdit(cut=((0, 3),), knocked_out=(2,), forced=((1, 4),))
+    masks = LinkEdit.of(edit, u)
+    assert masks.cut[0, 3] and masks.cut[3, 0] and masks.cut.sum() == 2
+    assert masks.force[1, 4] and masks.force[4, 1] and masks.force.sum() == 2
+    assert masks.knocked_out == (2,)
+    torch.testing.assert_close(
+        run_with_circuit(model, batch, edit=edit), run_with_circuit(model, batch, edit=masks)
+    )
+    assert (
+        not CircuitEdit() and edit and hash(edit) == hash(CircuitEdit(((0, 3),), (2,), ((1, 4),)))
+    )

@@ -11,11 +11,12 @@ from dash import Input, Output, State
 from dash.exceptions import PreventUpdate
 
 from circuitlab.app.callbacks.common import query_of, shows_circuit, store_view
-from circuitlab.app.intervention_view import Edit, Outcome
+from circuitlab.app.intervention_view import Outcome
 from circuitlab.app.stores import AppStores
+from circuitlab.edits import CircuitEdit
 
 
-def edit_of(actions: list) -> Edit:
+def edit_of(actions: list) -> CircuitEdit:
     """The edit a list of toggles makes: ["cut", i, j], ["force", i, j] or ["knock", m], in
     order (a trailing ["pick", m], the first module of a link to force, edits nothing)."""
     links: dict[str, dict[tuple[int, int], None]] = {"cut": {}, "force": {}}
@@ -25,7 +26,7 @@ def edit_of(actions: list) -> Edit:
             toggle(links[action[0]], (min(action[1], action[2]), max(action[1], action[2])))
         elif action[0] == "knock":
             toggle(knocked, action[1])
-    return Edit(tuple(links["cut"]), tuple(knocked), tuple(links["force"]))
+    return CircuitEdit(tuple(links["cut"]), tuple(knocked), tuple(links["force"]))
 
 
 def pending_pick(actions: list) -> int | None:
@@ -76,7 +77,7 @@ def parse_edits(query: dict[str, str], n_modules: int) -> tuple[list, list[str]]
     return actions, problems
 
 
-def mark_edits(elements: list[dict], edit: Edit) -> list[dict]:
+def mark_edits(elements: list[dict], edit: CircuitEdit) -> list[dict]:
     """The drawing's elements with cut and forced links and knocked-out modules classed (new
     dicts for those: the view's elements are cached and shared); forced links below the
     threshold added."""

@@ -8,8 +8,8 @@ import dash
 from dash import Input, Output, State, ctx, html, no_update
 
 from circuitlab.app.callbacks.common import query_of, shows_circuit, store_view, threshold_of
-from circuitlab.app.intervention_view import Edit
 from circuitlab.app.stores import AppStores
+from circuitlab.edits import CircuitEdit
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
@@ -78,7 +78,7 @@ def module_reads(
     index = circuit["index"]
     if not intervener.has_scene(index):
         return None
-    weights = intervener.reads(index, Edit())[module]
+    weights = intervener.reads(index, CircuitEdit())[module]
     n_objects = intervener.kind.n_objects(intervener.scene_of(index))
     null = float(weights[n_objects]) if len(weights) > n_objects else None
     return [float(w) for w in weights[:n_objects]], null

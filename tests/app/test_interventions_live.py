@@ -15,10 +15,10 @@ from circuitlab.app.callbacks.intervene import (
     pending_pick,
 )
 from circuitlab.app.example_view import MIN_READ, object_names, scene_svg
-from circuitlab.app.intervention_view import Edit
 from circuitlab.app.stores import AppStores
 from circuitlab.data.nlvr import NLVRExample
 from circuitlab.data.world import Scene
+from circuitlab.edits import CircuitEdit
 from circuitlab.interventions import LinkEdit, read_in_weights, run_with_circuit
 
 
@@ -32,7 +32,7 @@ def test_the_stored_circuits_and_scenes_give_back_the_stored_predictions(nlvr_st
     rows, _, baseline = intervener.probe()
     stored = intervener.view.frame["p_true"].to_numpy()[rows]
     np.testing.assert_allclose(baseline, stored, atol=2e-4)  # the export rounds to 4 places
-    outcome = intervener.outcome(int(rows[3]), Edit())
+    outcome = intervener.outcome(int(rows[3]), CircuitEdit())
     assert outcome.p_before == outcome.p_after == pytest.approx(stored[3], abs=2e-4)
     labels = intervener.view.frame["label"].to_numpy()[rows].astype(bool)
     assert outcome.accuracy_before == np.mean((stored > 0.5) == labels)
@@ -43,11 +43,11 @@ def test_an_edit_moves_the_answer_only_through_links_that_exist(nlvr_stores):
     view, row = intervener.view, int(intervener.rows[0])
     u = view.n_modules
     readouts = [m for m in range(u) if view.store.roles[m] == "readout"]
-    between_readouts = Edit(cut=((readouts[0], readouts[1]),))  # no such link in a NAC
+    between_readouts = CircuitEdit(cut=((readouts[0], readouts[1]),))  # no such link in a NAC
     same = intervener.outcome(row, between_readouts)
     assert same.p_after == same.p_before and same.accuracy_after == same.accuracy_before
     processors = tuple(m for m in range(u) if m not in readouts)
-    silenced = intervener.outcome(row, Edit(knocked_out=processors))
+    silenced = intervener.outcome(row, CircuitEdit(knocked_out=processors))
     rows, _, baseline = intervener.probe()
     assert silenced.p_after != pytest.approx(silenced.p_before, abs=1e-3)
     assert len(rows) == min(256, len(intervener.rows))
@@ -63,14 +63,16 @@ def test_a_store_without_scenes_or_model_says_why(nlvr2_store):
 def test_edits_toggle_and_survive_the_url():
     actions = [["cut", 3, 1], ["knock", 5], ["cut", 1, 3], ["cut", 2, 4], ["knock", 7]]
     edit = edit_of(actions)
-    assert edit == Edit(cut=((2, 4),), knocked_out=(5, 7))  # the second cut of 1-3 restored it
+    assert edit == CircuitEdit(
+        cut=((2, 4),), knocked_out=(5, 7)
+    )  # the second cut of 1-3 restored it
     query = edits_query(actions)
     assert query == {"cut": "2-4", "knock": "5,7"}
     restored, problems = parse_edits(query, n_modules=18)
     assert edit_of(restored) == edit and problems == []
     _, problems = parse_edits({"cut": "2-40,x,3-3", "knock": "18,<b>"}, n_modules=18)
     assert len(problems) == 5 and "'<b>'" in problems[-1]
-    assert edit_of([]) == Edit() and not Edit() and edits_query([]) == {}
+    assert edit_of([]) == CircuitEdit() and not CircuitEdit() and edits_query([]) == {}
 
 
 def test_cut_links_and_knocked_out_modules_are_marked_without_touching_the_cache():
@@ -80,7 +82,7 @@ def test_cut_links_and_knocked_out_modules_are_marked_without_touching_the_cache
         {"data": {"id": "4-2", "source": "4", "target": "2"}},
         {"data": {"id": "1-5", "source": "1", "target": "5"}},
     ]
-    marked = mark_edits(elements, Edit(cut=((2, 4),), knocked_out=(5,)))
+    marked = mark_edits(elements, CircuitEdit(cut=((2, 4),), knocked_out=(5,)))
     assert [e.get("classes") for e in marked] == ["processor", "processor knocked", "cut", None]
     assert elements[1]["classes"] == "processor" and "classes" not in elements[2]
 
@@ -90,7 +92,7 @@ def test_a_modules_knockout_is_measured_overall_and_by_category(nlvr_stores):
     groups = intervener.knockout(3)
     name, n, before, after = groups[0]
     assert (name, n) == ("all", 256)
-    assert (before, after) == intervener.accuracy(Edit(knocked_out=(3,)))
+    assert (before, after) == intervener.accuracy(CircuitEdit(knocked_out=(3,)))
     rows = intervener.probe()[0]
     frame = intervener.view.frame.iloc[rows]
     for category, count, _, _ in groups[1:]:
@@ -117,7 +119,7 @@ def test_generated_world_scenes_carry_the_grammars_truth_where_it_knows_the_sent
 def test_what_a_module_reads_is_its_read_in_attention_on_the_stored_circuit(nlvr_stores):
     intervener = nlvr_stores.intervener("nlvr")
     index = int(intervener.rows[4])
-    reads = intervener.reads(index, Edit())
+    reads = intervener.reads(index, CircuitEdit())
     boxes = intervener.scene_of(index)
     n_objects = sum(len(box) for box in boxes)
     processors = int((intervener.view.store.roles == "processor").sum())
@@ -148,16 +150,16 @@ def test_what_a_module_reads_is_its_read_in_attention_on_the_stored_circuit(nlvr
 
 def test_forced_links_toggle_survive_the_url_and_are_drawn():
     actions = [["force", 4, 2], ["pick", 7]]  # a link forced, a second one half picked
-    assert edit_of(actions) == Edit(forced=((2, 4),))
+    assert edit_of(actions) == CircuitEdit(forced=((2, 4),))
     assert pending_pick(actions) == 7 and pending_pick(actions[:1]) is None
     assert edits_query(actions) == {"force": "2-4"}
     restored, problems = parse_edits({"force": "2-4,3-3", "cut": "1-5"}, n_modules=18)
-    assert edit_of(restored) == Edit(cut=((1, 5),), forced=((2, 4),)) and len(problems) == 1
+    assert edit_of(restored) == CircuitEdit(cut=((1, 5),), forced=((2, 4),)) and len(problems) == 1
     elements = [
         {"data": {"id": "2", "label": "2"}, "classes": "processor"},
         {"data": {"id": "1-5", "source": "1", "target": "5", "p": 0.7}},
     ]
-    marked = mark_edits(elements, Edit(forced=((1, 5), (2, 4))))
+    marked = mark_edits(elements, CircuitEdit(forced=((1, 5), (2, 4))))
     assert marked[1]["classes"] == "forced" and marked[1]["data"]["edit"] == "forced"
     added = marked[2]  # 2-4 was below the threshold: drawn as forced
     assert (added["data"]["source"], added["data"]["target"], added["classes"]) == (
@@ -174,7 +176,7 @@ def test_forcing_links_runs_the_library_edit_in_both_directions(nlvr_stores):
     view, row = intervener.view, int(intervener.rows[1])
     processors = [m for m in range(view.n_modules) if view.store.roles[m] == "processor"]
     links = tuple((i, j) for i in processors for j in processors if i < j)
-    outcome = intervener.outcome(row, Edit(forced=links))
+    outcome = intervener.outcome(row, CircuitEdit(forced=links))
     force = torch.zeros(view.n_modules, view.n_modules, dtype=torch.bool)
     for i, j in links:
         force[i, j] = force[j, i] = True

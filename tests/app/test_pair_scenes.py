@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from circuitlab.analysis.pair_glyphs import pair_glyphs
-from circuitlab.app.intervention_view import Edit
 from circuitlab.app.pair_view import PANEL_WIDTH, pair_object_names, pair_scene_svg
 from circuitlab.app.scene_kinds import PAIR_SCENES, example_summary, scene_kind
 from circuitlab.app.stores import AppStores
 from circuitlab.data.pair_world import PairObject, PairScene, pair_scene_json
+from circuitlab.edits import CircuitEdit
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -91,7 +91,7 @@ def test_stored_pairs_rerun_through_the_model_give_back_the_stored_answers(pair_
     np.testing.assert_allclose(baseline, stored, atol=2e-4)  # the export rounds to 4 places
     index = int(rows[0])
     scene = intervener.scene_of(index)
-    reads = intervener.reads(index, Edit())
+    reads = intervener.reads(index, CircuitEdit())
     n_objects = PAIR_SCENES.n_objects(scene)
     null = int(intervener.model.config.null_token)
     assert reads.shape == (intervener.model.config.n_processors, n_objects + null)
