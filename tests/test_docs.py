@@ -14,7 +14,7 @@ import typer
 from circuitlab.cli import app as cli_app
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
 def code_blocks(path: Path, language: str) -> list[str]:
@@ -94,6 +94,8 @@ def shell_commands(path: Path) -> list[list[str]]:
     for block in code_blocks(path, "bash"):
         for line in block.replace("\\\n", " ").splitlines():
             line = line.split(" #")[0].strip()
+            if line.startswith("#"):
+                continue  # a comment line
             for part in re.split(r";|&&|\bdo\b|\bdone\b", line):
                 words = shlex.split(part.replace("&", " "))
                 while words and re.fullmatch(r"[A-Z_]+=\S*", words[0]):
