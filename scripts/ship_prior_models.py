@@ -5,14 +5,14 @@ Fig. 3 (a NAC per graph prior and one with none), which `make demo` exports into
 
 Each run (bench/object_runs.py: RUNS/MODEL-seedS) is copied weights only: the checkpoint keeps
 the model, its config and the run's TrainConfig, not the optimiser state a resume needs (about a
-third of the size); config.json and summary.json as they are, metrics.csv thinned to its
-validation rows and every 20th step. Models not trained yet are skipped with a message.
+third of the size); config.json and summary.json as they are, metrics.csv thinned to a 500-row
+curve (``circuitlab.run_records``: its validation rows and evenly spaced steps). Models not
+trained yet are skipped with a message.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import shutil
 import sys
 from pathlib import Path
@@ -22,29 +22,13 @@ import torch
 from circuitlab.checkpoint import CHECKPOINT, read_checkpoint
 from circuitlab.files import write_atomic
 from circuitlab.run_config import CONFIG, METRICS, SUMMARY
+from circuitlab.run_records import thin_metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from object_runs import PRIOR_MODELS  # noqa: E402
 
 WEIGHTS_ONLY_DROPS = ("optimizer", "scheduler")
-EVERY = 20
-
-
-def thin_metrics(source: Path, target: Path) -> None:
-    """``source``'s rows with a validation score, and every EVERY-th step, to ``target``."""
-    with source.open() as f:
-        reader = csv.DictReader(f)
-        rows = [r for r in reader if r.get("val_acc") or int(r["step"]) % EVERY == 0]
-        columns = reader.fieldnames or []
-
-    def write(tmp: Path) -> None:
-        with tmp.open("w", newline="") as out:
-            writer = csv.DictWriter(out, columns)
-            writer.writeheader()
-            writer.writerows(rows)
-
-    write_atomic(target, write)
 
 
 def ship(run: Path, to: Path) -> None:
@@ -55,7 +39,7 @@ def ship(run: Path, to: Path) -> None:
     write_atomic(to / CHECKPOINT, lambda tmp: torch.save(state, tmp))
     for name in (CONFIG, SUMMARY):
         shutil.copyfile(run / name, to / name)
-    thin_metrics(run / METRICS, to / METRICS)
+    thin_metrics(run / METRICS, to / METRICS, max_rows=500)
 
 
 def main() -> None:

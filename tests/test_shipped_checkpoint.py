@@ -4,6 +4,7 @@ circuit."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -20,8 +21,14 @@ def test_shipped_checkpoint_is_small_and_complete():
     assert (SHIPPED / "checkpoint.pt").stat().st_size < 20 * 2**20
     config = TrainConfig.from_dict(json.loads((SHIPPED / "config.json").read_text()))
     assert config.task == "nlvr" and config.conditional
-    rows = (SHIPPED / "metrics.csv").read_text().strip().splitlines()
-    assert len(rows) == config.steps + 1  # the full training log, one row per step
+    with (SHIPPED / "metrics.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    # the training curve thinned to a record (circuitlab.run_records): every validation row
+    # (one per eval_every steps), the first and the last step, at most 1,000 rows
+    steps = [int(r["step"]) for r in rows]
+    assert len(rows) <= 1000 and steps[0] == 1 and steps[-1] == config.steps
+    validated = [s for s, r in zip(steps, rows, strict=True) if r["val_acc"]]
+    assert validated == list(range(config.eval_every, config.steps + 1, config.eval_every))
 
 
 def test_shipped_checkpoint_beats_the_majority_class_on_nlvr_test():
