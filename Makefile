@@ -5,6 +5,8 @@ DEMO_CHECKPOINT ?= checkpoints/nlvr
 DEMO_STORES ?= stores/nlvr
 DEMO_PAIRS_CHECKPOINT ?= checkpoints/pairs
 DEMO_PAIRS_STORES ?= stores/pairs
+DEMO_PRIORS_CHECKPOINTS ?= checkpoints/priors
+DEMO_PRIORS_STORE ?= stores/priors
 
 .PHONY: setup test lint demo docs notebooks clean
 
@@ -34,12 +36,15 @@ lint: setup
 # (accuracy, store paths, counts per category): the pair-world model (checkpoints/pairs, trained
 # on a two-image world in NLVR2's language) writes stores/pairs (nlvr2: one circuit per distinct
 # NLVR2 sentence; pairs: held-out pair-world examples), the shapes-world model (checkpoints/nlvr)
-# writes stores/nlvr (nlvr2, and nlvr: one circuit per real NLVR example).
+# writes stores/nlvr (nlvr2, and nlvr: one circuit per real NLVR example), and the unconditional
+# object-images NACs of Fig. 3 (checkpoints/priors: one per graph prior) write stores/priors, one
+# circuit per model with the prior it trained with.
 # In a terminal it then serves the app on every store, the pair-world model's NLVR2 circuits first
 # (Ctrl-C to stop); from a script (no terminal on stdin) it prints the command instead of blocking.
 demo: setup
 	$(VENV)/bin/circuitlab export $(DEMO_PAIRS_CHECKPOINT) --out $(DEMO_PAIRS_STORES) --overwrite
 	$(VENV)/bin/circuitlab export $(DEMO_CHECKPOINT) --out $(DEMO_STORES) --overwrite
+	$(VENV)/bin/circuitlab export $(DEMO_PRIORS_CHECKPOINTS) --out $(DEMO_PRIORS_STORE) --overwrite
 	@serve="$(VENV)/bin/circuitlab app $(DEMO_PAIRS_STORES)/nlvr2 --root stores --checkpoint $(DEMO_PAIRS_CHECKPOINT) --checkpoint $(DEMO_CHECKPOINT)"; \
 	if [ -t 0 ]; then $$serve; else echo "browse the circuits: $$serve"; fi
 

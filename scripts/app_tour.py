@@ -30,7 +30,7 @@ SCREENS = {
         "typed",
     ),
     "scene": ({"store": "nlvr/nlvr", "id": 2}, "#intervention", "stored examples"),
-    "priors": ({"store": "priors", "id": 2}, "#prior-fit", "nats"),
+    "priors": ({"store": "priors", "id": 1}, "#prior-fit", "nats"),
 }
 
 
