@@ -163,5 +163,7 @@ def test_bad_options_are_refused() -> None:
         make_task("object-images", conditional=True)
     with pytest.raises(ValueError, match="size must be"):
         ObjectImages(size=30)
+    with pytest.raises(ValueError, match="few-shot classes are more than a quarter"):
+        ObjectImages(n_classes=6, n_few_shot_classes=4)
     with pytest.raises(ValueError, match="few_shot needs"):
         ObjectImages(n_few_shot_classes=0).few_shot(1, 0)

@@ -77,6 +77,11 @@ class ObjectImages:
         every = make_classes(n_classes + n_few_shot_classes, seed=class_seed)
         # interleaved so the held-out classes are spread over the families, not one block
         self.few_shot_classes: list[ObjectClass] = every[2::4][:n_few_shot_classes]
+        if len(self.few_shot_classes) < n_few_shot_classes:
+            raise ValueError(
+                f"{n_few_shot_classes} few-shot classes are more than a quarter of the "
+                f"{len(every)} classes drawn; ask for at most {len(every[2::4])}"
+            )
         held = set(self.few_shot_classes)
         self.classes: list[ObjectClass] = [c for c in every if c not in held]
         self.n_classes = n_classes
