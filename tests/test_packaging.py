@@ -90,3 +90,25 @@ def test_wheel_ships_the_data(tmp_path):
     assert "circuitlab/data/files/nlvr/nlvr1-dev.json.gz" in names
     assert "circuitlab/data/files/README.md" in names
     assert "circuitlab/tasks/toy_sets.py" in names
+
+
+# Only the shipped models' weights and the shipped data may be large; run records stay small
+# (config, summary, a thinned curve: circuitlab.run_records.thin_metrics).
+LARGE_FILES_ALLOWED_UNDER = ("checkpoints/", "data/")
+MAX_TRACKED_BYTES = 1_000_000
+
+
+def test_no_large_tracked_file_outside_checkpoints_and_data():
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode().split("\0")
+    assert len(tracked) > 100, "expected a git checkout of the repository"
+    large = {
+        path: (ROOT / path).stat().st_size
+        for path in tracked
+        if path
+        and not path.startswith(LARGE_FILES_ALLOWED_UNDER)
+        and (ROOT / path).is_file()
+        and (ROOT / path).stat().st_size > MAX_TRACKED_BYTES
+    }
+    assert not large, f"tracked files over 1 MB outside checkpoints/ and data/: {large}"
