@@ -13,7 +13,7 @@ import os
 import platform
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -224,6 +224,23 @@ def write_table(rows: list[dict], name: str, header: str) -> pd.DataFrame:
     return frame
 
 
+def write_seed_summary(
+    frame: pd.DataFrame, by: list[str], columns: list[str], name: str, header: str
+) -> pd.DataFrame:
+    """One row per group of ``frame`` by ``by``: ``seeds`` (rows in the group, one per seed) and
+    ``mean_C``, ``sd_C`` (sample sd, NaN for one seed) of each column C; written as NAME.csv."""
+    grouped = frame.groupby(by, sort=False)[columns]
+    summary = pd.concat(
+        [
+            grouped.size().rename("seeds"),
+            grouped.mean().add_prefix("mean_"),
+            grouped.std(ddof=1).add_prefix("sd_"),
+        ],
+        axis=1,
+    )
+    return write_table(summary.reset_index().to_dict("records"), name, header)
+
+
 def merge_table(rows: list[dict], name: str, header: str, keys: list[str]) -> pd.DataFrame:
     """``write_table`` for results gathered over several sessions: the rows already in
     bench/results/NAME.csv stay, except those with the same ``keys`` values as a new row (a
@@ -267,6 +284,8 @@ class RunSet:
 
     runs: Path
     models: dict[str, str]
+    # the command that trains missing runs, said when a bench skips one
+    how_to_train: str = "pass --train"
 
     def config(self, model: str, seed: int) -> TrainConfig:
         """The TrainConfig of ``model`` with ``seed``."""
@@ -286,6 +305,18 @@ class RunSet:
     ) -> tuple[NAC, TrainConfig, dict]:
         """(model, its TrainConfig, its summary), trained first if needed."""
         return trained_run(self.run_dir(model, seed), self.config(model, seed), progress)
+
+    def trained_runs(
+        self, pairs: Iterable[tuple[str, int]], train: bool = False
+    ) -> Iterator[tuple[str, int, NAC, TrainConfig, dict]]:
+        """(name, seed, model, its TrainConfig, its summary) for each (name, seed) of ``pairs``
+        that is trained (all of them, training what is missing, when ``train``); says which it
+        skipped and how to train them."""
+        for name, seed in pairs:
+            if not train and not self.is_trained(name, seed):
+                print(f"skipped {name} seed {seed}: not trained ({self.how_to_train})")
+                continue
+            yield name, seed, *self.trained(name, seed)
 
     def train_main(self, description: str, default_models: list[str]) -> None:
         """The command line of a run set's module: train --models for --seeds."""

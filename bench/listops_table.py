@@ -34,15 +34,11 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=UserWarning)
     rows = []
-    for name in LISTOPS.models:
-        for seed in args.seeds:
-            if not args.train and not LISTOPS.is_trained(name, seed):
-                print(f"skipped {name} seed {seed}: not trained (pass --train)")
-                continue
-            model, config, _ = LISTOPS.trained(name, seed)
-            task = make_task(config.task, **config.task_options)
-            test = task.validation(len(task.test_expressions), seed=0)
-            rows.append({"model": name, "seed": seed, "test_acc": batch_metrics(model, test)[1]})
+    pairs = [(name, seed) for name in LISTOPS.models for seed in args.seeds]
+    for name, seed, model, config, _ in LISTOPS.trained_runs(pairs, train=args.train):
+        task = make_task(config.task, **config.task_options)
+        test = task.validation(len(task.test_expressions), seed=0)
+        rows.append({"model": name, "seed": seed, "test_acc": batch_metrics(model, test)[1]})
     if not rows:
         raise SystemExit("no trained run found: pass --train")
     frame = merge_table(

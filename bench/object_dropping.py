@@ -95,20 +95,16 @@ def main() -> None:
     batch = task.validation(2048, seed=10**6)
     speed: dict[str, dict[int, float]] = {}
     rows = []
-    for seed in args.seeds:
-        for name in args.models:
-            if not OBJECTS.is_trained(name, seed):
-                print(f"skipped {name} seed {seed}: not trained (python bench/object_runs.py)")
-                continue
-            model, _, _ = OBJECTS.trained(name, seed)
-            dense = model.config.graph == "dense"
-            orders = [("random", s) for s in RANDOM_SEEDS]
-            if not dense:
-                orders = [("connectivity", 0), ("readout", 0), *orders]
-            rows += accuracy_rows(name, seed, model, batch, orders)
-            architecture = "perceiver_io" if dense else "nac"
-            if architecture not in speed:
-                speed[architecture] = throughput(model, batch.inputs[:256])
+    pairs = [(name, seed) for seed in args.seeds for name in args.models]
+    for name, seed, model, _, _ in OBJECTS.trained_runs(pairs):
+        dense = model.config.graph == "dense"
+        orders = [("random", s) for s in RANDOM_SEEDS]
+        if not dense:
+            orders = [("connectivity", 0), ("readout", 0), *orders]
+        rows += accuracy_rows(name, seed, model, batch, orders)
+        architecture = "perceiver_io" if dense else "nac"
+        if architecture not in speed:
+            speed[architecture] = throughput(model, batch.inputs[:256])
     if not rows:
         raise SystemExit("no trained run found: python bench/object_runs.py --seeds 0 1 2")
     frame = pd.DataFrame(rows)

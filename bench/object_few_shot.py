@@ -21,7 +21,7 @@ import warnings
 
 import torch
 import torch.nn.functional as F
-from common import merge_table, write_table
+from common import merge_table, write_seed_summary
 from object_runs import OBJECTS
 
 from circuitlab.model import NAC
@@ -70,27 +70,23 @@ def main() -> None:
     task = make_task("object-images")
     k = len(task.few_shot_classes)
     rows = []
-    for name in args.models:
-        for seed in args.seeds:
-            if not OBJECTS.is_trained(name, seed):
-                print(f"skipped {name} seed {seed}: not trained (python bench/object_runs.py)")
-                continue
-            model, _, _ = OBJECTS.trained(name, seed)
-            for shots in args.shots:
-                for draw in range(args.draws):
-                    support, query = task.few_shot(shots, seed=draw)
-                    adapted = adapt(model, support, k, args.steps, seed=draw)
-                    accuracy = batch_metrics(adapted, query)[1]
-                    rows.append(
-                        {
-                            "model": name,
-                            "seed": seed,
-                            "shots": shots,
-                            "draw": draw,
-                            "query_acc": accuracy,
-                        }
-                    )
-                    print(f"{name} seed {seed}, {shots} shots, draw {draw}: {accuracy:.3f}")
+    pairs = [(name, seed) for name in args.models for seed in args.seeds]
+    for name, seed, model, _, _ in OBJECTS.trained_runs(pairs):
+        for shots in args.shots:
+            for draw in range(args.draws):
+                support, query = task.few_shot(shots, seed=draw)
+                adapted = adapt(model, support, k, args.steps, seed=draw)
+                accuracy = batch_metrics(adapted, query)[1]
+                rows.append(
+                    {
+                        "model": name,
+                        "seed": seed,
+                        "shots": shots,
+                        "draw": draw,
+                        "query_acc": accuracy,
+                    }
+                )
+                print(f"{name} seed {seed}, {shots} shots, draw {draw}: {accuracy:.3f}")
     if not rows:
         raise SystemExit("no trained run found: python bench/object_runs.py --seeds 0 1 2")
     frame = merge_table(
@@ -100,9 +96,10 @@ def main() -> None:
         keys=["model", "seed", "shots", "draw"],
     )
     per_seed = frame.groupby(["model", "shots", "seed"])["query_acc"].mean().reset_index()
-    summary = per_seed.groupby(["model", "shots"])["query_acc"].agg(["count", "mean", "std"])
-    write_table(
-        summary.reset_index().to_dict("records"),
+    write_seed_summary(
+        per_seed,
+        ["model", "shots"],
+        ["query_acc"],
         "object_few_shot_summary",
         "few-shot query accuracy: mean and sd over pre-training seeds",
     )

@@ -18,8 +18,7 @@ from __future__ import annotations
 import argparse
 import warnings
 
-import pandas as pd
-from common import merge_table, write_table
+from common import merge_table, write_seed_summary
 from object_runs import LADDER, OBJECTS
 
 from circuitlab.data.object_images import HELD_OUT_RENDITIONS
@@ -37,29 +36,21 @@ def main() -> None:
     splits = {"iid": task.validation(2048, seed=10**6)}
     splits.update({r: task.rendition(r, 1024, seed=10**6) for r in HELD_OUT_RENDITIONS})
     rows = []
-    for name in args.models:
-        for seed in args.seeds:
-            if not OBJECTS.is_trained(name, seed):
-                print(f"skipped {name} seed {seed}: not trained (python bench/object_runs.py)")
-                continue
-            model, _, _ = OBJECTS.trained(name, seed)
-            row = {"model": name, "seed": seed}
-            row.update({split: batch_metrics(model, batch)[1] for split, batch in splits.items()})
-            row["ood"] = sum(row[r] for r in HELD_OUT_RENDITIONS) / len(HELD_OUT_RENDITIONS)
-            rows.append(row)
+    pairs = [(name, seed) for name in args.models for seed in args.seeds]
+    for name, seed, model, _, _ in OBJECTS.trained_runs(pairs):
+        row = {"model": name, "seed": seed}
+        row.update({split: batch_metrics(model, batch)[1] for split, batch in splits.items()})
+        row["ood"] = sum(row[r] for r in HELD_OUT_RENDITIONS) / len(HELD_OUT_RENDITIONS)
+        rows.append(row)
     if not rows:
         raise SystemExit("no trained run found: python bench/object_runs.py --seeds 0 1 2")
     frame = merge_table(
         rows, "object_ladder", "object-images: IID and held-out renditions", keys=["model", "seed"]
     )
-    columns = ["iid", *HELD_OUT_RENDITIONS, "ood"]
-    grouped = frame.groupby("model", sort=False)[columns]
-    summary = pd.concat(
-        {"seeds": grouped.size(), "mean": grouped.mean(), "sd": grouped.std(ddof=1)}, axis=1
-    )
-    summary.columns = [c if isinstance(c, str) else "_".join(c) for c in summary.columns]
-    write_table(
-        summary.reset_index().to_dict("records"),
+    write_seed_summary(
+        frame,
+        ["model"],
+        ["iid", *HELD_OUT_RENDITIONS, "ood"],
         "object_ladder_summary",
         "object-images ladder: mean and sd over seeds",
     )

@@ -81,27 +81,23 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=UserWarning)
     rows, graphs = [], {}
-    for seed in args.seeds:
-        for name in args.models:
-            if not args.train and not OBJECTS.is_trained(name, seed):
-                print(f"skipped {name} seed {seed}: not trained (python bench/object_runs.py)")
-                continue
-            model, config, summary = OBJECTS.trained(name, seed)
-            p = processor_p(model)
-            drawn = sample_graph(p, np.random.default_rng(seed))
-            thresholded = (p > 0.5).astype(float)
-            np.fill_diagonal(thresholded, 0)
-            row = {"model": name, "seed": seed, "val_acc": summary["val_acc"]}
-            row.update(graph_movement(p, initial_processor_p(config)))
-            row["mean_p"] = float(p[~np.eye(len(p), dtype=bool)].mean())
-            for reading, graph in (("drawn", drawn), ("thresholded", thresholded)):
-                family, best, gap = verdict(graph)
-                row.update(
-                    {f"verdict_{reading}": family, f"best_{reading}": best, f"gap_{reading}": gap}
-                )
-            rows.append(row)
-            if seed == 0:
-                graphs[name] = p
+    pairs = [(name, seed) for seed in args.seeds for name in args.models]
+    for name, seed, model, config, summary in OBJECTS.trained_runs(pairs, train=args.train):
+        p = processor_p(model)
+        drawn = sample_graph(p, np.random.default_rng(seed))
+        thresholded = (p > 0.5).astype(float)
+        np.fill_diagonal(thresholded, 0)
+        row = {"model": name, "seed": seed, "val_acc": summary["val_acc"]}
+        row.update(graph_movement(p, initial_processor_p(config)))
+        row["mean_p"] = float(p[~np.eye(len(p), dtype=bool)].mean())
+        for reading, graph in (("drawn", drawn), ("thresholded", thresholded)):
+            family, best, gap = verdict(graph)
+            row.update(
+                {f"verdict_{reading}": family, f"best_{reading}": best, f"gap_{reading}": gap}
+            )
+        rows.append(row)
+        if seed == 0:
+            graphs[name] = p
     if not rows:
         raise SystemExit("no trained run found: python bench/object_runs.py --seeds 0 1 2")
     frame = merge_table(

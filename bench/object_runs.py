@@ -40,6 +40,7 @@ OBJECTS = RunSet(
         "processors_64": "experiments/object-images/processors-64.yaml",
         "processors_256": "experiments/object-images/processors-256.yaml",
     },
+    how_to_train="python bench/object_runs.py --models NAME --seeds SEED",
 )
 PRIOR_MODELS = ("none", "scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
 # the ablation ladder, bottom rung first: Perceiver IO, + ModFC, + a sparse frozen graph, NAC,

@@ -93,3 +93,34 @@ def test_merge_table_keeps_other_rows_and_replaces_reruns(tmp_path, monkeypatch)
         ["b", 0, 0.2],
     ]
     assert pd.read_csv(tmp_path / "t.csv").equals(merged)
+
+
+def test_seed_summary_is_the_mean_and_sample_sd_of_each_group(tmp_path, monkeypatch) -> None:
+    import common
+
+    monkeypatch.setattr(common, "RESULTS", tmp_path)
+    frame = pd.DataFrame(
+        {"model": ["a", "a", "a", "b"], "seed": [0, 1, 2, 0], "acc": [0.5, 0.7, 0.9, 0.4]}
+    )
+    summary = common.write_seed_summary(frame, ["model"], ["acc"], "s", "summary")
+    a, b = summary.set_index("model").loc["a"], summary.set_index("model").loc["b"]
+    assert a["seeds"] == 3 and a["mean_acc"] == pytest.approx(0.7)
+    assert a["sd_acc"] == pytest.approx(0.2)  # sample sd of 0.5, 0.7, 0.9
+    assert b["seeds"] == 1 and pd.isna(b["sd_acc"])
+    assert pd.read_csv(tmp_path / "s.csv").shape == (2, 4)
+
+
+def test_trained_runs_skips_what_is_not_trained_and_says_how_to_train(tmp_path, capsys) -> None:
+    import json
+
+    from common import RunSet
+
+    runs = RunSet(tmp_path, dict(OBJECTS.models), how_to_train="make it")
+    (tmp_path / "none-seed0").mkdir()
+    (tmp_path / "none-seed0" / "summary.json").write_text(json.dumps({"steps": 1}))
+    skipped = list(runs.trained_runs([("none", 1), ("planted_partition", 0)]))
+    assert skipped == []
+    out = capsys.readouterr().out
+    assert "skipped none seed 1: not trained (make it)" in out
+    assert "skipped planted_partition seed 0" in out
+    assert runs.is_trained("none", 0) and not runs.is_trained("none", 1)
