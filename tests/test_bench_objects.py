@@ -4,6 +4,7 @@ the throughput table's keys, and the recipes a RunSet reads."""
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -124,3 +125,31 @@ def test_trained_runs_skips_what_is_not_trained_and_says_how_to_train(tmp_path, 
     assert "skipped none seed 1: not trained (make it)" in out
     assert "skipped planted_partition seed 0" in out
     assert runs.is_trained("none", 0) and not runs.is_trained("none", 1)
+
+
+def test_group_means_of_the_target_itself_are_its_values() -> None:
+    from prior_expressibility import group_means
+
+    from circuitlab.prior_targets import target
+
+    g = target("ring_of_cliques", 32, n_blocks=4, p_out=0.01)
+    means = group_means(g, g)
+    assert means == pytest.approx({"p_outside": 0.01, "p_inside": 0.9, "p_hubs": 1.0})
+    assert set(group_means(target("erdos_renyi", 32), target("erdos_renyi", 32))) == {"p_outside"}
+
+
+def test_fitting_signatures_brings_p_close_to_the_target() -> None:
+    from prior_expressibility import fit_signatures
+
+    from circuitlab.prior_targets import closest_permutation, target
+
+    def matched_error(p, g):
+        perm = closest_permutation(p, g)
+        return float(((p[np.ix_(perm, perm)] - g) ** 2).mean())
+
+    g = target("planted_partition", 24, n_blocks=3)
+    start = fit_signatures(g, sig_dim=8, eps=0.25, steps=0)
+    p = fit_signatures(g, sig_dim=8, eps=0.25, steps=800)
+    assert p.shape == (24, 24) and np.allclose(np.diag(p), 1.0, atol=1e-5)
+    assert np.allclose(p, p.T, atol=1e-6)
+    assert matched_error(p, g) < 0.25 * matched_error(start, g)
