@@ -153,3 +153,27 @@ def test_fitting_signatures_brings_p_close_to_the_target() -> None:
     assert p.shape == (24, 24) and np.allclose(np.diag(p), 1.0, atol=1e-5)
     assert np.allclose(p, p.T, atol=1e-6)
     assert matched_error(p, g) < 0.25 * matched_error(start, g)
+
+
+def test_summary_reads_the_speedup_at_the_droppable_share() -> None:
+    from object_dropping import summarise
+
+    dropped = [0.0, 0.25, 0.5, 0.75]
+    frame = pd.DataFrame(
+        {
+            "model": "none",
+            "seed": 0,
+            "order": "connectivity",
+            "dropped": dropped,
+            "processors": [8, 6, 4, 2],
+            "accuracy": [0.90, 0.89, 0.88, 0.70],
+        }
+    )
+    speed = pd.DataFrame(
+        {"architecture": "nac", "processors": [8, 6, 4, 2], "speedup": [1.0, 1.3, 2.0, 3.9]}
+    )
+    (row,) = summarise(frame, speed)
+    assert row["droppable"] == 0.5 and row["processors_kept"] == 4 and row["speedup"] == 2.0
+    assert row["full_accuracy"] == 0.90
+    (untimed,) = summarise(frame, None)
+    assert np.isnan(untimed["speedup"]) and untimed["droppable"] == 0.5
