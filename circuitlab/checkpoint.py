@@ -14,11 +14,16 @@ A checkpoint (``RUN/checkpoint.pt``, written atomically by ``torch.save``) is a 
   int}``, the moving average of the weights (circuitlab/weight_average.py). A model read from
   such a checkpoint (``model_from_checkpoint``, ``load_model``, ``--init-from``) gets the
   averaged weights; ``model`` keeps the trained ones, which ``--resume`` continues from.
+
+Everything besides the weights is plain data (dicts, lists, numbers, strings), so checkpoints
+are read with ``torch.load(weights_only=True)``: a file that pickles other Python objects,
+which unpickling would run as code, is refused with a ``ValueError`` before anything of it runs.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +88,21 @@ def read_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu")
     if path.stat().st_size == 0:
         raise ValueError(f"{path} is empty: not a checkpoint; retrain, or resume from a copy")
     try:
-        state = torch.load(path, map_location=device, weights_only=False)
+        # weights_only: tensors and plain data only; a pickled object that would run code on
+        # loading is refused instead (every circuitlab checkpoint is plain data)
+        state = torch.load(path, map_location=device, weights_only=True)
+    except pickle.UnpicklingError as err:
+        if "Unsupported global" not in str(err):  # not a disallowed object: a broken file
+            raise ValueError(
+                f"{path} is corrupt or not a torch file ({str(err)[:200]}); retrain, or resume "
+                "from a copy"
+            ) from err
+        raise ValueError(
+            f"{path} holds Python objects besides weights and plain data, which loading would "
+            "run as code: circuitlab loads checkpoints with torch.load(weights_only=True) and "
+            "refuses it. If you wrote it yourself and trust it, re-save its dict of tensors "
+            "and plain values"
+        ) from err
     except Exception as err:  # torch raises several types for a corrupt or foreign file
         raise ValueError(
             f"{path} is corrupt or not a torch file ({type(err).__name__}: {str(err)[:200]}); "

@@ -58,7 +58,7 @@ def test_a_saved_checkpoint_reads_back_the_same_model_and_training_state(tmp_pat
 
 def test_foreign_and_other_version_files_are_refused_by_name(tmp_path):
     _, _, path = _saved_run(tmp_path)
-    state = torch.load(path, weights_only=False)
+    state = torch.load(path, weights_only=True)
     state["format_version"] = CHECKPOINT_VERSION + 1
     torch.save(state, path)
     with pytest.raises(ValueError, match=f"format {CHECKPOINT_VERSION + 1}.*retrain"):
@@ -68,6 +68,30 @@ def test_foreign_and_other_version_files_are_refused_by_name(tmp_path):
         read_checkpoint(path)
     with pytest.raises(FileNotFoundError, match="give a run directory"):
         read_checkpoint(tmp_path / "elsewhere")
+
+
+class _Payload:
+    """Unpickling this runs ``open(marker, "w")``: the shape of any code-running pickle."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_a_pickle_payload_in_a_checkpoint_does_not_run(tmp_path):
+    _, _, path = _saved_run(tmp_path)
+    marker = tmp_path / "payload-ran"
+    state = torch.load(path, weights_only=True)
+    state["train_config"]["note"] = _Payload(marker)
+    torch.save(state, path)
+    with pytest.raises(ValueError, match="run as code.*weights_only=True"):
+        read_checkpoint(path)
+    assert not marker.exists()
+    # the same file loaded the unsafe way does run it: the test's payload is real
+    torch.load(path, weights_only=False)
+    assert marker.exists()
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
