@@ -8,8 +8,18 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
+
+try:
+    import fcntl
+except ImportError:  # Windows: writers are not locked against each other
+    fcntl = None
+
+# reading through a handle on the directory (os.open(name, dir_fd=...)): POSIX
+DIRECTORY_HANDLES = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 # a leftover of a killed writer is removed once its process is gone, or after this long
 STALE_AFTER_S = 24 * 3600
@@ -83,13 +93,16 @@ def recover_leftovers(target: Path) -> None:
         if not match or not leftover.is_dir():
             continue
         pid = int(match.group(2))
-        stale = time.time() - leftover.stat().st_mtime > STALE_AFTER_S
-        if pid == os.getpid() or (_running(pid) and not stale):
+        try:
+            stale = time.time() - leftover.stat().st_mtime > STALE_AFTER_S
+            if pid == os.getpid() or (_running(pid) and not stale):
+                continue
+            if match.group(1) == "old" and not target.exists():
+                os.replace(leftover, target)
+            else:
+                shutil.rmtree(leftover, ignore_errors=True)
+        except FileNotFoundError:  # its writer (or another cleaner) removed it meanwhile
             continue
-        if match.group(1) == "old" and not target.exists():
-            os.replace(leftover, target)
-        else:
-            shutil.rmtree(leftover, ignore_errors=True)
 
 
 def _running(pid: int) -> bool:
@@ -100,3 +113,75 @@ def _running(pid: int) -> bool:
     except PermissionError:  # another user's process
         return True
     return True
+
+
+@contextmanager
+def writer_lock(target: Path) -> Iterator[None]:
+    """Hold the exclusive lock of ``target``'s writers while the block runs: flock on the
+    folder that holds ``target`` (no lock file left behind; released by the system if the
+    process dies). Every writer that replaces ``target`` takes it, so their replaces never
+    interleave; writers of other entries of the same folder wait their turn too (the lock is
+    held for renames and small files only)."""
+    if fcntl is None:
+        yield
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(target.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+class DirectorySnapshot:
+    """The files of one directory, read through a handle on the directory itself.
+
+    A writer that renames the directory away and puts another in its place (``replace_dir``)
+    cannot mix its files into what is read here: names are looked up in the directory that was
+    opened, and a file deleted from it since is ``FileNotFoundError``, never the new
+    directory's file; ``is_current()`` then tells whether the path now names another
+    directory. Without directory handles (Windows) files are read by path. Names must be plain
+    file names (no separators, not ``..``): check them before ``open``.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY) if DIRECTORY_HANDLES else None
+
+    def open(self, name: str) -> BinaryIO:
+        """The file ``name`` of the directory, opened for binary reading."""
+        if self._fd is None:
+            return (self.path / name).open("rb")
+        return os.fdopen(os.open(name, os.O_RDONLY, dir_fd=self._fd), "rb")
+
+    def is_current(self) -> bool:
+        """Whether the path still names the directory this snapshot reads."""
+        try:
+            now = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        if self._fd is None:
+            return True
+        mine = os.fstat(self._fd)
+        return (now.st_ino, now.st_dev) == (mine.st_ino, mine.st_dev)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> DirectorySnapshot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def being_replaced(target: Path) -> bool:
+    """Whether a writer is between the two renames of ``replace_dir`` on ``target`` (its old
+    directory moved aside, the new one not yet in place)."""
+    if not target.parent.is_dir():
+        return False
+    prefix = f".{target.name}.old-"
+    return any(p.name.startswith(prefix) for p in target.parent.iterdir())

@@ -13,7 +13,11 @@ Kind "nac" also records U, d_sig, d_code, eps, truncation and module roles; its 
 (a Neural Interpreter, ``circuitlab.ni.export``) holds per input its ``routing`` and per model
 its functions' signatures and codes. Version 1 stores (no kind, no array list) open as kind "nac".
 
-Writing is atomic: everything goes to a temporary sibling directory that is then renamed.
+Writing is atomic: everything goes to a temporary sibling directory that is then renamed onto
+the store, under a lock that serialises the writers of one path; an analysis added to a store
+writes a new directory the same way (its arrays hard-linked), and only if the store is still the
+version it read. Reading goes through a handle on the directory (POSIX), so one ``open`` reads one
+version, never files of two. ``overwrite`` replaces a store or an empty folder, nothing else.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import hashlib
 import json
 import os
 import shutil
+import time
 import warnings
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -31,12 +36,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from circuitlab.circuit import Circuit, first_non_finite, link_probabilities
+from circuitlab.circuit import PROCESSOR, READOUT, Circuit, first_non_finite, link_probabilities
 from circuitlab.files import (
+    DirectorySnapshot,
+    being_replaced,
     recover_leftovers,
     replace_dir,
     temporary_dir_beside,
-    write_atomic,
+    writer_lock,
 )
 
 FORMAT_VERSION = 2
@@ -51,6 +58,13 @@ NAC_AXES = {
 META, SAMPLES, SIGNATURES, CODES = "store.json", "samples.parquet", "signatures.npy", "codes.npy"
 # the key, in every analysis record of store.json, of the data fingerprint it was computed from
 FINGERPRINT = "data_fingerprint"
+ROLES = (PROCESSOR, READOUT)
+# an open that finds the store being replaced (or replaced under it) tries again, this often
+OPEN_ATTEMPTS, OPEN_RETRY_S = 100, 0.02
+
+
+class _Replaced(Exception):
+    """The store directory was replaced while it was being read: read it again."""
 
 
 class CircuitStoreError(ValueError):
@@ -84,9 +98,12 @@ class CircuitStore:
         meta: dict[str, Any],
         frame: pd.DataFrame,
         arrays: dict[str, np.ndarray],
+        meta_text: str | None = None,
     ) -> None:
         self.path = path
         self.meta = meta
+        # store.json as read: an analysis is written back only while the store still holds it
+        self._meta_text = meta_text
         self.frame = frame
         self.kind: str = meta.get("kind", "nac")
         self._arrays = arrays
@@ -122,14 +139,38 @@ class CircuitStore:
     # ----------------------------------------------------------------------------- reading
     @classmethod
     def open(cls, path: str | os.PathLike) -> CircuitStore:
-        """Open a store, checking its format version and that every file agrees on the shapes."""
+        """Open a store, checking its format version and that every file agrees on the shapes.
+
+        All files are read from one version of the store: if a writer replaces it meanwhile,
+        the read starts again on the new version. Leftovers of killed writers are cleaned up.
+        """
         path = Path(path)
-        if not path.is_dir():
-            recover_leftovers(path)  # a writer killed mid-replace leaves the old store aside
-        if not path.is_dir():
-            raise CircuitStoreError(path, "no such store directory")
-        meta = _read_meta(path / META)
-        frame = _read_frame(path / SAMPLES)
+        for _ in range(OPEN_ATTEMPTS):
+            try:
+                recover_leftovers(path)  # a writer killed mid-replace leaves the old store aside
+            except OSError:  # a read-only location: nothing to clean up from here
+                pass
+            if not path.is_dir():
+                if being_replaced(path):
+                    time.sleep(OPEN_RETRY_S)
+                    continue
+                if path.exists():
+                    raise CircuitStoreError(path, "is a file, not a store directory")
+                raise CircuitStoreError(path, "no such store directory")
+            try:
+                with DirectorySnapshot(path) as snapshot:
+                    return cls._read(path, snapshot)
+            except _Replaced:
+                time.sleep(OPEN_RETRY_S)
+        raise CircuitStoreError(path, "was replaced again and again while being read; retry")
+
+    @classmethod
+    def _read(cls, path: Path, snapshot: DirectorySnapshot) -> CircuitStore:
+        """The store in ``snapshot`` (one version of ``path``); ``_Replaced`` if a file it
+        names is gone because the directory was replaced since."""
+        meta_text = _snapshot_bytes(snapshot, META).decode("utf-8", errors="replace")
+        meta = _parse_meta(path / META, meta_text)
+        frame = _read_frame(path / SAMPLES, snapshot)
         n = len(frame)
         if n == 0:
             raise CircuitStoreError(path / SAMPLES, "holds no circuits; export the store again")
@@ -142,8 +183,8 @@ class CircuitStore:
                 raise CircuitStoreError(
                     path / META, f"array {spec['name']!r} lists {shape[0]} samples for {n} rows"
                 )
-            arrays[spec["name"]] = _read_array(path / spec["file"], shape, spec["dtype"])
-        return cls(path, meta, frame, arrays)
+            arrays[spec["name"]] = _read_array(path, snapshot, spec["file"], shape, spec["dtype"])
+        return cls(path, meta, frame, arrays, meta_text)
 
     def __len__(self) -> int:
         return len(self.frame)
@@ -220,10 +261,11 @@ class CircuitStore:
         """Record ``params`` (JSON) under ``store.json``'s ``analysis[key]`` and add (or
         replace) analysis ``columns``, one row per circuit in store order.
 
-        samples.parquet is replaced first, then store.json, each by an atomic rename: an
-        interruption leaves either the old files or the new columns without their record
-        (which reads as "not cached", so they are recomputed). A store that cannot be written
-        keeps the results in this object only, with a warning.
+        The store on disk gets them as a new version, written like a store (a new directory
+        with the arrays hard-linked, renamed into place under the writers' lock), and only if
+        it is still the version this object read: a store exported again meanwhile keeps its
+        new contents, and the results stay in this object, with a warning. So does a store
+        that cannot be written (read-only).
         """
         meta = json.loads(json.dumps(self.meta))
         meta.setdefault("analysis", {})[key] = {**params, FINGERPRINT: self.fingerprint}
@@ -233,27 +275,47 @@ class CircuitStore:
             raise ValueError(
                 f"analysis {key!r} holds NaN or inf values; nothing was written to {self.path}"
             ) from err
-
-        def write_meta(tmp: Path) -> None:
-            tmp.write_text(text)
-
+        frame = self.frame if columns is None else self._with_columns(columns)
         try:
-            if columns is not None:
-                self._replace_columns(columns)
-            write_atomic(self.path / META, write_meta)
+            written = self._write_version(text, frame)
         except OSError as err:  # a read-only store: keep the results for this session
+            written = False
             warnings.warn(
                 f"{self.path} cannot be written ({err}); analysis {key!r} kept in memory only",
                 stacklevel=2,
             )
-            if columns is not None:
-                self.frame = self._with_columns(columns)
-        self.meta = meta
+        if not written and self._meta_text is not None:
+            self._meta_text = None  # this object no longer matches any version on disk
+        self.frame, self.meta = frame, meta
 
-    def _replace_columns(self, columns: pd.DataFrame) -> None:
-        frame = self._with_columns(columns)
-        write_atomic(self.path / SAMPLES, lambda tmp: frame.to_parquet(tmp, index=False))
-        self.frame = frame
+    def _write_version(self, meta_text: str, frame: pd.DataFrame) -> bool:
+        """Replace the store on disk by this version (``meta_text``, ``frame``, the arrays on
+        disk) if it still holds the store.json this object read; False (with a warning) if
+        not."""
+        with writer_lock(self.path):
+            try:
+                on_disk = (self.path / META).read_text()
+            except FileNotFoundError:
+                on_disk = None
+            if self._meta_text is None or on_disk != self._meta_text:
+                warnings.warn(
+                    f"{self.path} changed since it was read (written again by another process); "
+                    "this analysis is kept in memory only: open the store again to add it there",
+                    stacklevel=3,
+                )
+                return False
+            tmp = temporary_dir_beside(self.path)
+            try:
+                for spec in self.meta["arrays"]:
+                    _link_or_copy(self.path / spec["file"], tmp / spec["file"])
+                frame.to_parquet(tmp / SAMPLES, index=False)
+                (tmp / META).write_text(meta_text)
+                replace_dir(tmp, self.path)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+        self._meta_text = meta_text
+        return True
 
     def _with_columns(self, columns: pd.DataFrame) -> pd.DataFrame:
         if len(columns) != len(self):
@@ -297,8 +359,7 @@ class CircuitStore:
         """
         path = Path(path)
         recover_leftovers(path)
-        if path.exists() and not overwrite:
-            raise FileExistsError(f"{path} exists; pass overwrite=True (CLI: --overwrite)")
+        _check_replaceable(path, overwrite)
         if not circuits:
             raise ValueError("no circuits to write")
         first = circuits[0]
@@ -348,8 +409,7 @@ class CircuitStore:
         recover_leftovers(path)
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-        if path.exists() and not overwrite:
-            raise FileExistsError(f"{path} exists; pass overwrite=True (CLI: --overwrite)")
+        _check_replaceable(path, overwrite)
         frame = frame.reset_index(drop=True)
         if "id" not in frame.columns:
             frame.insert(0, "id", np.arange(len(frame)))
@@ -379,15 +439,17 @@ class CircuitStore:
             for spec, (array, _) in zip(specs, arrays.values(), strict=True):
                 np.save(tmp / spec["file"], np.ascontiguousarray(array))
             written = CircuitStore.open(tmp)  # it must read back before the old store goes
-            meta, frame = written.meta, written.frame
-            del written  # its arrays are memory-mapped from tmp
-            replace_dir(tmp, path)
+            with writer_lock(path):
+                recover_leftovers(path)
+                _check_replaceable(path, overwrite)  # again: another writer may have been first
+                replace_dir(tmp, path)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        # the files were checked when read back: map them again where they now are
-        mapped = {spec["name"]: np.load(path / spec["file"], mmap_mode="r") for spec in specs}
-        return CircuitStore(path, meta, frame, mapped)
+        # its arrays are mapped from the files now in ``path`` (a rename keeps them), so the
+        # store returned is the one written even if another writer replaces it next
+        written.path = path
+        return written
 
 
 def _check_alike(circuits: Sequence[Circuit]) -> None:
@@ -413,11 +475,61 @@ def _check_alike(circuits: Sequence[Circuit]) -> None:
                 )
 
 
-def _read_meta(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise CircuitStoreError(path, "missing (is this a circuit store?)")
+STORE_FILES = (META, SAMPLES)
+
+
+def _check_replaceable(path: Path, overwrite: bool) -> None:
+    """A store may be written at ``path`` if nothing is there, or, with ``overwrite``, if
+    what is there is a store (only a store's files) or an empty folder: never anything else."""
+    if not path.exists() and not path.is_symlink():
+        return
+    if not overwrite:
+        raise FileExistsError(f"{path} exists; pass overwrite=True (CLI: --overwrite)")
+    if not path.is_dir() or path.is_symlink():
+        raise FileExistsError(
+            f"{path} is not a circuit store (a file or a link): overwrite replaces only a store "
+            "or an empty folder; choose another output path"
+        )
+    names = [p.name for p in path.iterdir()]
+    foreign = [
+        n
+        for n in names
+        if n not in STORE_FILES and not n.endswith(".npy") and not n.startswith(f".{META}")
+    ]
+    if names and (META not in names or foreign):
+        shown = ", ".join(sorted(foreign)[:3]) or "no store.json"
+        raise FileExistsError(
+            f"{path} is not a circuit store ({shown}): overwrite replaces only a store or an "
+            "empty folder, and would delete what is in it; choose another output path"
+        )
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
     try:
-        meta = json.loads(path.read_text())
+        os.link(source, target)
+    except OSError:  # a file system without hard links
+        shutil.copy2(source, target)
+
+
+def _snapshot_bytes(snapshot: DirectorySnapshot, name: str) -> bytes:
+    with _snapshot_file(snapshot, name) as f:
+        return f.read()
+
+
+def _snapshot_file(snapshot: DirectorySnapshot, name: str):  # noqa: ANN202
+    """``snapshot.open(name)``; ``_Replaced`` if it is gone because the store was replaced,
+    ``CircuitStoreError`` if the store simply lacks it."""
+    try:
+        return snapshot.open(name)
+    except (FileNotFoundError, IsADirectoryError) as err:
+        if not snapshot.is_current():
+            raise _Replaced from err
+        raise CircuitStoreError(snapshot.path / name, "missing (is this a circuit store?)") from err
+
+
+def _parse_meta(path: Path, text: str) -> dict[str, Any]:
+    try:
+        meta = json.loads(text)
     except json.JSONDecodeError as err:
         raise CircuitStoreError(path, f"not valid JSON ({err})") from err
     if not isinstance(meta, dict):
@@ -440,15 +552,69 @@ def _read_meta(path: Path) -> dict[str, Any]:
         isinstance(a, dict) and keys <= set(a) for a in arrays
     ):
         raise CircuitStoreError(path, f"'arrays' must list entries with keys {sorted(keys)}")
+    _check_array_specs(path, arrays)
     if kind != "nac":
         return meta
     for key in ("n_modules", "d_sig", "eps", "roles"):
         if key not in meta:
             raise CircuitStoreError(path, f"has no {key!r} entry")
+    for key in ("n_modules", "d_sig"):
+        if not _is_count(meta[key]):
+            raise CircuitStoreError(path, f"{key} must be a positive integer, got {meta[key]!r}")
     eps = meta["eps"]
-    if not (isinstance(eps, int | float) and np.isfinite(eps) and eps > 0):
+    if not (_is_number(eps) and np.isfinite(eps) and eps > 0):
         raise CircuitStoreError(path, f"eps must be a positive number, got {eps!r}")
+    truncation = meta.get("truncation")
+    if truncation is not None and not (_is_number(truncation) and 0 < truncation <= 2):
+        raise CircuitStoreError(
+            path, f"truncation must be a cosine distance in (0, 2] or null, got {truncation!r}"
+        )
+    roles = meta["roles"]
+    if not isinstance(roles, list) or any(r not in ROLES for r in roles):
+        odd = roles if not isinstance(roles, list) else next(r for r in roles if r not in ROLES)
+        raise CircuitStoreError(path, f"roles must each be one of {list(ROLES)}, got {odd!r}")
     return meta
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _check_array_specs(path: Path, arrays: list[dict[str, Any]]) -> None:
+    """Each array entry: a plain .npy file name inside the store (no folder, no ``..``), names
+    and files unique, a known dtype, a shape of non-negative integers, one axis name per axis."""
+    for field in ("name", "file"):
+        values = [a[field] for a in arrays]
+        if len(set(map(str, values))) != len(values):
+            raise CircuitStoreError(path, f"arrays list the same {field} twice: {values}")
+    for spec in arrays:
+        file = spec["file"]
+        plain = isinstance(file, str) and file == os.path.basename(file) and "\\" not in file
+        if not plain or not file.endswith(".npy") or file.startswith("."):
+            raise CircuitStoreError(
+                path,
+                f"array {spec['name']!r} names file {file!r}: array files are plain .npy names "
+                "inside the store",
+            )
+        shape, axes = spec["shape"], spec["axes"]
+        if not isinstance(shape, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape
+        ):
+            raise CircuitStoreError(path, f"array {spec['name']!r} has shape {shape!r}")
+        if not isinstance(axes, list) or len(axes) != len(shape):
+            raise CircuitStoreError(
+                path, f"array {spec['name']!r} names axes {axes!r} for shape {shape}"
+            )
+        try:
+            np.dtype(spec["dtype"])
+        except TypeError as err:
+            raise CircuitStoreError(
+                path, f"array {spec['name']!r} has dtype {spec['dtype']!r}"
+            ) from err
 
 
 def _nac_array_specs(meta: dict[str, Any]) -> list[dict[str, Any]]:
@@ -484,25 +650,33 @@ def _check_nac_arrays(path: Path, meta: dict[str, Any], n: int) -> None:
         raise CircuitStoreError(path, f"{len(meta['roles'])} roles listed for {u} modules")
 
 
-def _read_frame(path: Path) -> pd.DataFrame:
-    if not path.is_file():
-        raise CircuitStoreError(path, "missing")
-    try:
-        frame = pd.read_parquet(path)
-    except Exception as err:  # pyarrow raises several types for corrupt files
-        raise CircuitStoreError(path, f"unreadable parquet ({err})") from err
+def _read_frame(path: Path, snapshot: DirectorySnapshot) -> pd.DataFrame:
+    with _snapshot_file(snapshot, path.name) as f:
+        try:
+            frame = pd.read_parquet(f)
+        except Exception as err:  # pyarrow raises several types for corrupt files
+            raise CircuitStoreError(path, f"unreadable parquet ({err})") from err
     if "id" not in frame.columns:
         raise CircuitStoreError(path, "has no 'id' column (one id per circuit)")
+    ids = frame["id"]
+    if not ids.is_unique:
+        raise CircuitStoreError(path, f"id {ids[ids.duplicated()].iloc[0]} repeats")
+    integer = pd.api.types.is_integer_dtype(ids)
+    text = ids.map(lambda v: isinstance(v, str)).all()
+    if not (integer or text):
+        raise CircuitStoreError(path, f"ids must be all integers or all strings, got {ids.dtype}")
     return frame
 
 
-def _read_array(path: Path, shape: tuple[int, ...], dtype: str = "float32") -> np.ndarray:
-    if not path.is_file():
-        raise CircuitStoreError(path, "missing")
-    try:
-        array = np.load(path, mmap_mode="r")
-    except Exception as err:  # a truncated file fails inside numpy's header or mmap checks
-        raise CircuitStoreError(path, f"corrupt or truncated npy ({err})") from err
+def _read_array(
+    folder: Path, snapshot: DirectorySnapshot, file: str, shape: tuple[int, ...], dtype: str
+) -> np.ndarray:
+    path = folder / file
+    with _snapshot_file(snapshot, file) as f:
+        try:
+            array = _memmap_npy(f)
+        except Exception as err:  # a truncated file fails inside numpy's header or mmap checks
+            raise CircuitStoreError(path, f"corrupt or truncated npy ({err})") from err
     if array.shape != shape:
         raise CircuitStoreError(
             path, f"has shape {array.shape}; store.json and samples say {shape}"
@@ -514,3 +688,21 @@ def _read_array(path: Path, shape: tuple[int, ...], dtype: str = "float32") -> n
         where = f"circuit {bad[0]}" + (f", module {bad[1]}" if len(bad) > 1 else "")
         raise CircuitStoreError(path, f"has NaN or inf entries (the first in {where})")
     return array
+
+
+def _memmap_npy(f: Any) -> np.ndarray:
+    """The array of an open .npy file, memory-mapped read-only (what ``np.load(mmap_mode="r")``
+    does for a path; here for a file opened through the store's directory handle)."""
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+    else:
+        raise ValueError(f"npy format version {version} is not supported")
+    if dtype.hasobject:
+        raise ValueError("holds Python objects (pickled), which a store never does")
+    if 0 in shape:
+        return np.empty(shape, dtype)
+    order = "F" if fortran else "C"
+    return np.memmap(f, dtype=dtype, mode="r", shape=shape, order=order, offset=f.tell())

@@ -139,11 +139,11 @@ def test_store_without_categories_is_refused_by_name(tmp_path):
 def test_a_store_that_cannot_be_written_keeps_results_in_memory(store, monkeypatch):
     import circuitlab.store
 
-    def refuse(target, write):
-        raise PermissionError(f"read-only: {target}")
+    def refuse(target):
+        raise PermissionError(f"read-only: {target.parent}")
 
     before = (store.path / "store.json").read_text()
-    monkeypatch.setattr(circuitlab.store, "write_atomic", refuse)
+    monkeypatch.setattr(circuitlab.store, "temporary_dir_beside", refuse)
     with pytest.warns(UserWarning, match="kept in memory only"):
         positions = module_layout(store)
     with pytest.warns(UserWarning, match="kept in memory only"):
