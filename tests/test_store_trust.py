@@ -168,7 +168,7 @@ import sys, time, warnings
 import numpy as np, pandas as pd
 from circuitlab import Circuit, CircuitStore
 path, writer, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-U, D = {u}, {d}
+U, D = int(sys.argv[4]), int(sys.argv[5])
 def circuits(value):
     s = np.full((U, D), value, np.float32) + np.arange(U, dtype=np.float32)[:, None]
     return [Circuit(s, ["processor"] * (U - 1) + ["readout"]) for _ in range(8)]
@@ -176,14 +176,14 @@ warnings.simplefilter("ignore", UserWarning)  # "changed since it was read": exp
 deadline, k = time.monotonic() + seconds, 0
 while time.monotonic() < deadline:
     version = float(writer * 1_000_000 + k)
-    frame = pd.DataFrame({{"version": [version] * 8}})
-    config = {{"version": version}}
+    frame = pd.DataFrame({"version": [version] * 8})
+    config = {"version": version}
     store = CircuitStore.write(path, circuits(version), frame, config, overwrite=True)
     if writer == 1:  # an analysis written back to the store it read, if it is still that one
-        store.add_analysis("mark", {{}}, pd.DataFrame({{"mark": [version] * 8}}))
+        store.add_analysis("mark", {}, pd.DataFrame({"mark": [version] * 8}))
     k += 1
 print(k)
-""".format(u=U, d=D)
+"""
 
 
 def _version_of(store: CircuitStore) -> set[float]:
@@ -203,7 +203,7 @@ def test_two_writers_and_a_reader_never_see_a_mixed_store(tmp_path):
     seconds = 20.0
     writers = [
         subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(path), str(w), str(seconds)],
+            [sys.executable, "-c", WRITER, str(path), str(w), str(seconds), str(U), str(D)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
