@@ -88,7 +88,10 @@ def train(
     ] = None,
     weight_decay: Annotated[float | None, typer.Option(help="AdamW weight decay [0.01].")] = None,
     warmup_steps: Annotated[int | None, typer.Option(help="Linear warm-up steps [100].")] = None,
-    grad_clip: Annotated[float | None, typer.Option(help="Gradient-norm clip [1.0].")] = None,
+    grad_clip: Annotated[
+        float | None,
+        typer.Option(help="Gradient-norm clip, > 0 [1.0] (none: grad_clip: null in a --config)."),
+    ] = None,
     eval_every: Annotated[int | None, typer.Option(help="Validate every N steps [100].")] = None,
     eval_size: Annotated[int | None, typer.Option(help="Validation examples [1024].")] = None,
     checkpoint_every: Annotated[

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -148,6 +149,21 @@ class NACConfig:
     signature_layers: int = 0
 
     def __post_init__(self) -> None:
+        check_fields(self)
+        check_ranges(
+            self,
+            **dict.fromkeys(
+                ("input_dim", "max_tokens", "patch_size", "n_classes", "ffn_mult", "code_dim"),
+                "positive",
+            ),
+            **dict.fromkeys(
+                ("sig_dim", "eps", "tau", "cond_dim", "generator_dim", "generator_heads"),
+                "positive",
+            ),
+            prior_rematch_every="positive",
+            prior_weight="non-negative",
+            density_weight="non-negative",
+        )
         checks = {
             "tokenizer": (self.tokenizer, TOKENIZERS),
             "graph": (self.graph, GRAPHS),
@@ -278,6 +294,37 @@ class NACConfig:
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> NACConfig:
         return from_dict(cls, values)
+
+
+def check_fields(config: Any) -> None:
+    """Every field of a config dataclass has its declared type (an int where an int is due,
+    not a bool, float or text) and every number is finite; ``ValueError`` names the first
+    field that is not. Called first by the configs' ``__post_init__``, so a config built
+    directly in Python is checked like one read from a file."""
+    name = type(config).__name__
+    hints = typing.get_type_hints(type(config))
+    for spec in dataclasses.fields(config):
+        value = getattr(config, spec.name)
+        if not _is_instance(value, hints[spec.name]):
+            raise ValueError(
+                f"{name}.{spec.name} must be {_type_name(hints[spec.name])}, got {value!r}"
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{name}.{spec.name} must be a finite number, got {value!r}")
+
+
+def check_ranges(config: Any, **ranges: str) -> None:
+    """``ranges`` maps field names to "positive" (> 0) or "non-negative" (>= 0); None values
+    pass. ``ValueError`` names the first field out of its range."""
+    for field_name, kind in ranges.items():
+        value = getattr(config, field_name)
+        if value is None:
+            continue
+        if (kind == "positive" and value <= 0) or (kind == "non-negative" and value < 0):
+            raise ValueError(
+                f"{type(config).__name__}.{field_name} must be {kind}"
+                f"{' (> 0)' if kind == 'positive' else ' (>= 0)'}, got {value!r}"
+            )
 
 
 def from_dict(cls: type[T], values: dict[str, Any]) -> T:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from circuitlab.config import NACConfig, from_dict
+from circuitlab.config import NACConfig, check_fields, check_ranges, from_dict
 from circuitlab.mn import MNConfig, ModularNetwork
 from circuitlab.model import NAC
 from circuitlab.nfm import NFMConfig, NFMNetwork
@@ -68,7 +68,8 @@ class TrainConfig:
     # about 1,000 steps): validation, the checkpoint's model and everything that reads it
     # (export, --init-from, the benches) then use the averaged weights; None: no average
     ema_decay: float | None = None
-    grad_clip: float = 1.0
+    # the gradient's norm is clipped to this; None: no clipping (0 is refused, not read as "off")
+    grad_clip: float | None = 1.0
     eval_every: int = 100
     eval_size: int = 1024
     checkpoint_every: int = 100
@@ -89,6 +90,14 @@ class TrainConfig:
     model: dict[str, Any] = field(default_factory=lambda: dict(TOY_MODEL))
 
     def __post_init__(self) -> None:
+        check_fields(self)
+        check_ranges(self, lr="positive")
+        if self.grad_clip is not None and self.grad_clip <= 0:
+            raise ValueError(
+                f"TrainConfig.grad_clip must be > 0 (the largest gradient norm kept), got "
+                f"{self.grad_clip}; for no clipping set grad_clip: null in a config (None)"
+            )
+        check_ranges(self, weight_decay="non-negative", warmup_steps="non-negative")
         for name in ("steps", "batch_size", "eval_every", "eval_size", "checkpoint_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")

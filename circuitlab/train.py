@@ -222,12 +222,14 @@ def forward_losses(
 
 
 def optimizer_step(
-    model: Model, optimizer: torch.optim.Optimizer, loss: torch.Tensor, grad_clip: float
+    model: Model, optimizer: torch.optim.Optimizer, loss: torch.Tensor, grad_clip: float | None
 ) -> None:
-    """Backward ``loss``, clip ``model``'s gradient norm to ``grad_clip``, step ``optimizer``."""
+    """Backward ``loss``, clip ``model``'s gradient norm to ``grad_clip`` (None: no clipping),
+    step ``optimizer``."""
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+    if grad_clip is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
     optimizer.step()
 
 

@@ -99,9 +99,11 @@ MAX_TRACKED_BYTES = 1_000_000
 
 
 def test_no_large_tracked_file_outside_checkpoints_and_data():
-    tracked = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
-    ).stdout.decode().split("\0")
+    tracked = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
     assert len(tracked) > 100, "expected a git checkout of the repository"
     large = {
         path: (ROOT / path).stat().st_size

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from circuitlab.config import from_dict
+from circuitlab.config import check_fields, from_dict
 
 METHODS = ("em", "reinforce", "topk")
 OBJECTIVES = ("classification", "regression")
@@ -55,6 +55,9 @@ class MNConfig:
     reinforce_baseline_decay: float = 0.9
 
     def __post_init__(self) -> None:
+        if isinstance(self.image_shape, tuple):
+            self.image_shape = list(self.image_shape)
+        check_fields(self)
         if self.image_shape is not None:
             self.image_shape = [int(v) for v in self.image_shape]
             if len(self.image_shape) != 3 or self.input_dim != math.prod(self.image_shape):

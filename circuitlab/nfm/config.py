@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from circuitlab.config import from_dict
+from circuitlab.config import check_fields, from_dict
 
 
 @dataclass
@@ -39,6 +39,7 @@ class NFMConfig:
     top_k: int | None = 3
 
     def __post_init__(self) -> None:
+        check_fields(self)
         for name in ("image_size", "in_channels", "question_dim", "n_answers", "hidden"):
             if getattr(self, name) < 1:
                 raise ValueError(f"NFMConfig.{name} must be >= 1, got {getattr(self, name)}")

@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from circuitlab.config import from_dict
+from circuitlab.config import check_fields, from_dict
 
 
 @dataclass
@@ -43,6 +43,7 @@ class NIConfig:
     frozen_signatures: bool = True
 
     def __post_init__(self) -> None:
+        check_fields(self)
         for name in ("input_dim", "n_cls", "n_outputs", "dim", "n_scripts", "n_functions"):
             if getattr(self, name) < 1:
                 raise ValueError(f"NIConfig.{name} must be >= 1, got {getattr(self, name)}")
