@@ -148,7 +148,14 @@ def model_from_checkpoint(
         )
     model_class, config_class = MODELS[kind]
     model = model_class(config_class.from_dict(state["model_config"]))
-    model.load_state_dict(model_weights(state, averaged))
+    try:
+        model.load_state_dict(model_weights(state, averaged))
+    except RuntimeError as err:  # torch's message lists every missing, extra or odd tensor
+        raise ValueError(
+            f"the checkpoint's weights do not fit the {kind!r} model its config builds "
+            f"({str(err)[:300]}); the file was edited or mixed from two runs: use an "
+            "untouched checkpoint, or retrain"
+        ) from err
     return model
 
 

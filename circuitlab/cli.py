@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import typer
 import yaml
+from typer.core import TyperGroup
 
 if TYPE_CHECKING:
     from circuitlab.store import CircuitStore
@@ -23,10 +24,29 @@ KIND_NAMES = {
     "nfm": "network with Neural Function Modules",
 }
 
+# what bad input raises (a wrong value or file, a file that is not what it claims to be: an
+# OSError covers a directory given for a file, a .gz that is not gzip, no permission): one red
+# line and exit status 2, never a traceback; CIRCUITLAB_TRACEBACK=1 shows the traceback instead
+USER_ERRORS = (ValueError, OSError, EOFError)
+
+
+class _UserErrorsGroup(TyperGroup):
+    """The command group: any command's user error ends as ``_exit_with`` does."""
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except USER_ERRORS as err:
+            if os.environ.get("CIRCUITLAB_TRACEBACK"):
+                raise
+            _exit_with(err)
+
+
 app = typer.Typer(
     help="circuitlab: train Neural Attentive Circuits and export the circuits they learn.",
     no_args_is_help=True,
     add_completion=False,
+    cls=_UserErrorsGroup,
 )
 
 
@@ -221,7 +241,8 @@ def export(
     n_circuits: Annotated[
         int,
         typer.Option(
-            help="Conditional models, Neural Interpreters, Modular Networks: inputs to export."
+            min=1,
+            help="Conditional models, Neural Interpreters, Modular Networks: inputs to export.",
         ),
     ] = 256,
     seed: Annotated[int, typer.Option(help="Seed of the conditioning inputs.")] = 0,
@@ -291,6 +312,8 @@ def evaluate(
     from circuitlab.device import pick_device
     from circuitlab.nlvr_eval import evaluate_file, write_predictions
 
+    if out is not None and out.is_dir():
+        _exit_with(ValueError(f"--out {out} is a folder: give a file, e.g. {out}/predictions.csv"))
     try:
         predictions, table = evaluate_file(checkpoint, nlvr, str(pick_device(device)))
     except (ValueError, FileNotFoundError, NLVRFormatError) as err:

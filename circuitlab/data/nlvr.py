@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
@@ -102,11 +103,23 @@ def _open_bytes(path: Path) -> IO[bytes]:
     return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
 
 
+def _numbered_lines(f: IO, path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, line) of an open file; a .gz that is not gzip (or is cut short) is an
+    ``NLVRFormatError`` naming the file."""
+    try:
+        yield from enumerate(f, start=1)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as err:
+        raise NLVRFormatError(
+            f"{path}: not a readable gzip file ({err}); give the file as downloaded, or "
+            "uncompressed without the .gz suffix"
+        ) from err
+
+
 def _json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, record) of a JSON-lines file, each line decoded on its own so that a
     byte that is not UTF-8 is reported with its line."""
     with _open_bytes(path) as f:
-        for number, raw in enumerate(f, start=1):
+        for number, raw in _numbered_lines(f, path):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as err:
@@ -273,7 +286,7 @@ def read_annotations(source: str | os.PathLike = "nlvr2-annotations") -> pd.Data
     path = resolve(source)
     rows: list[dict[str, Any]] = []
     with _open(path) as f:
-        for number, raw in enumerate(f, start=1):
+        for number, raw in _numbered_lines(f, path):
             line = raw.strip()
             if not line:
                 continue

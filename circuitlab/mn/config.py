@@ -58,6 +58,11 @@ class MNConfig:
         if isinstance(self.image_shape, tuple):
             self.image_shape = list(self.image_shape)
         check_fields(self)
+        if self.image_shape is not None and not self.head:
+            raise ValueError(
+                "MNConfig.head must be true with image_shape: convolution modules output "
+                "feature maps, which a linear read-out turns into the n_outputs (-m head=true)"
+            )
         if self.image_shape is not None:
             self.image_shape = [int(v) for v in self.image_shape]
             if len(self.image_shape) != 3 or self.input_dim != math.prod(self.image_shape):

@@ -1,0 +1,76 @@
+"""Plausible slips end in one line that names the input and the fix, never a traceback
+(issue 60, item 6)."""
+
+import re
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from circuitlab.checkpoint import CHECKPOINT
+from circuitlab.cli import app
+
+PRIORS_NONE = "checkpoints/priors/none"
+
+
+def _fails_cleanly(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert (
+        "Traceback" not in result.output
+        and result.exception is None
+        or isinstance(result.exception, SystemExit)
+    )
+    assert re.search(message, result.output), result.output
+
+
+def test_evaluate_out_naming_a_folder(tmp_path):
+    _fails_cleanly(
+        ["evaluate", "checkpoints/nlvr-small", "--nlvr", "nlvr-dev", "--out", str(tmp_path)],
+        "is a folder: give a file",
+    )
+
+
+def test_a_gz_file_that_is_not_gzip(tmp_path):
+    bad = tmp_path / "dev.json.gz"
+    bad.write_bytes(b"plain text, not gzip")
+    _fails_cleanly(
+        ["evaluate", "checkpoints/nlvr-small", "--nlvr", str(bad)],
+        r"dev.json.gz: not a readable gzip file",
+    )
+
+
+def test_a_negative_number_of_circuits(tmp_path):
+    _fails_cleanly(
+        ["export", PRIORS_NONE, "--out", str(tmp_path / "s"), "--n-circuits", "-3"],
+        "n-circuits",
+    )
+
+
+def test_a_checkpoint_whose_weights_do_not_fit_its_config(tmp_path):
+    state = torch.load(f"{PRIORS_NONE}/{CHECKPOINT}", weights_only=True)
+    state["model_config"]["n_processors"] = 64  # edited by hand: the weights are for 128
+    (tmp_path / "run").mkdir()
+    torch.save(state, tmp_path / "run" / CHECKPOINT)
+    _fails_cleanly(
+        ["export", str(tmp_path / "run"), "--out", str(tmp_path / "s")],
+        "weights do not fit the 'nac' model its config builds",
+    )
+
+
+def test_a_modular_network_on_images_without_a_read_out(tmp_path):
+    _fails_cleanly(
+        [
+            "train", "--model-kind", "mn", "--task", "digits", "--steps", "2",
+            "--out", str(tmp_path / "run"),
+        ],
+        "head must be true with image_shape",
+    )  # fmt: skip
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("command", ["info", "analyze"])
+def test_a_store_path_that_is_a_file(tmp_path, command):
+    a_file = tmp_path / "store"
+    a_file.write_text("not a store")
+    _fails_cleanly([command, str(a_file)], "is a file, not a store directory")
