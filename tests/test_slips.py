@@ -16,11 +16,8 @@ PRIORS_NONE = "checkpoints/priors/none"
 def _fails_cleanly(args: list[str], message: str) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2, result.output
-    assert (
-        "Traceback" not in result.output
-        and result.exception is None
-        or isinstance(result.exception, SystemExit)
-    )
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
     assert re.search(message, result.output), result.output
 
 
