@@ -49,6 +49,8 @@ from circuitlab.files import (
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 KINDS = ("nac", "ni", "mn", "nfm")  # NAC, Neural Interpreter, Modular Network, NFM
+# the array that holds each kind's circuits, per sample: a store of the kind must have it
+CIRCUIT_ARRAYS = {"nac": "signatures", "ni": "routing", "mn": "paths", "nfm": "attention"}
 SAMPLE_AXIS = "sample"  # the first axis of an array with one entry per circuit
 # the axes of a NAC store's arrays (their files are SIGNATURES and CODES)
 NAC_AXES = {
@@ -422,6 +424,7 @@ class CircuitStore:
                 raise ValueError(
                     f"array {spec['name']!r} has {spec['shape'][0]} samples for {len(frame)} rows"
                 )
+        _check_circuit_array(kind, specs, ValueError)
         meta = {
             "format_version": FORMAT_VERSION,
             "kind": kind,
@@ -553,6 +556,7 @@ def _parse_meta(path: Path, text: str) -> dict[str, Any]:
     ):
         raise CircuitStoreError(path, f"'arrays' must list entries with keys {sorted(keys)}")
     _check_array_specs(path, arrays)
+    _check_circuit_array(kind, arrays, lambda message: CircuitStoreError(path, message))
     if kind != "nac":
         return meta
     for key in ("n_modules", "d_sig", "eps", "roles"):
@@ -574,6 +578,19 @@ def _parse_meta(path: Path, text: str) -> dict[str, Any]:
         odd = roles if not isinstance(roles, list) else next(r for r in roles if r not in ROLES)
         raise CircuitStoreError(path, f"roles must each be one of {list(ROLES)}, got {odd!r}")
     return meta
+
+
+def _check_circuit_array(kind: str, specs: list[dict[str, Any]], error: Any) -> None:
+    """A store of ``kind`` lists its circuit array (``CIRCUIT_ARRAYS``) with a sample axis
+    first; ``error(message)`` is raised otherwise (a kind that disagrees with its arrays)."""
+    name = CIRCUIT_ARRAYS[kind]
+    spec = next((s for s in specs if s["name"] == name), None)
+    if spec is None or spec["axes"][:1] != [SAMPLE_AXIS]:
+        listed = sorted(s["name"] for s in specs)
+        raise error(
+            f"a store of kind {kind!r} holds its circuits in array {name!r} (one per sample), "
+            f"but lists {listed}: the kind does not match the arrays"
+        )
 
 
 def _is_number(value: object) -> bool:

@@ -109,6 +109,7 @@ def _forge(path: Path, **changes) -> None:
         ({"roles": "processor"}, "roles must each be one of"),
         ({"n_modules": 6.5}, "n_modules must be a positive integer"),
         ({"eps": True}, "eps must be a positive number"),
+        ({"kind": "ni"}, "kind does not match the arrays"),
     ],
 )
 def test_open_refuses_a_forged_store_json_by_field(tmp_path, changes, message):
