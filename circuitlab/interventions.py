@@ -56,6 +56,26 @@ class LinkEdit:
     force: torch.Tensor | None = None
     knocked_out: tuple[int, ...] = ()
 
+    def __post_init__(self) -> None:
+        # a numpy or nested-list mask is taken as a bool tensor; anything else is refused here,
+        # not deep inside the model
+        for name in ("cut", "force"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            try:
+                mask = torch.as_tensor(np.asarray(value, dtype=bool))
+            except (TypeError, ValueError) as err:
+                raise ValueError(
+                    f"LinkEdit.{name} must be a bool mask (U, U) or (B, U, U), got {value!r:.80}"
+                ) from err
+            if mask.dim() not in (2, 3):
+                raise ValueError(
+                    f"LinkEdit.{name} must be (U, U) or (B, U, U), got shape {tuple(mask.shape)}"
+                )
+            object.__setattr__(self, name, mask)  # frozen: normalised once, here
+        object.__setattr__(self, "knocked_out", tuple(int(m) for m in self.knocked_out))
+
     @classmethod
     def of(cls, edit: CircuitEdit, n_modules: int) -> LinkEdit:
         """The mask form of ``edit`` for a circuit of ``n_modules`` modules: each of its links
@@ -199,6 +219,12 @@ def run_with_circuit(
     if isinstance(edit, CircuitEdit):
         edit = LinkEdit.of(edit, model.config.n_modules)
     cut, force, silenced = (edit or LinkEdit()).tensors(model)
+    for name, mask in (("cut", cut), ("force", force)):
+        if mask is not None and mask.shape[0] not in (1, len(batch)):
+            raise ValueError(
+                f"LinkEdit.{name} holds {mask.shape[0]} masks for a batch of {len(batch)}: give "
+                "one (U, U) mask for every example, or one per example"
+            )
     was_training = model.training
     model.eval()
     try:

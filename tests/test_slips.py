@@ -71,3 +71,45 @@ def test_a_store_path_that_is_a_file(tmp_path, command):
     a_file = tmp_path / "store"
     a_file.write_text("not a store")
     _fails_cleanly([command, str(a_file)], "is a file, not a store directory")
+
+
+def _small_nac(**options):
+    from circuitlab import NAC
+    from circuitlab.config import NACConfig
+
+    sizes = dict(n_classes=3, n_processors=6, n_readouts=2, dim=16, head_dim=8, code_dim=8)
+    return NAC(NACConfig(**sizes, sig_dim=4, **options))
+
+
+@pytest.mark.parametrize(
+    "options, shape, message",
+    [
+        ({"input_dim": 5}, (2, 5), r"\(batch, tokens, 5\) feature vectors .* \(2, 5\)"),
+        ({"input_dim": 5}, (2, 3, 7), r"\(batch, tokens, 5\) .* \(2, 3, 7\)"),
+        ({"input_dim": 1, "tokenizer": "patches"}, (2, 16, 16), r"\(batch, 1, height, width\)"),
+        ({"input_dim": 1, "tokenizer": "patches"}, (2, 3, 16, 16), r"images .* \(2, 3, 16, 16\)"),
+    ],
+)
+def test_inputs_of_the_wrong_rank_or_width_are_named(options, shape, message):
+    model = _small_nac(**options)
+    with pytest.raises(ValueError, match=message):
+        model(torch.randn(*shape))
+
+
+def test_a_link_edit_takes_numpy_masks_and_refuses_the_wrong_batch():
+    import numpy as np
+
+    from circuitlab.interventions import LinkEdit, run_with_circuit
+    from circuitlab.tasks.base import Batch
+
+    model = _small_nac(input_dim=5)
+    batch = Batch(torch.randn(4, 3, 5), torch.zeros(4, dtype=torch.long))
+    u = model.config.n_modules
+    every_link_cut = np.ones((u, u), dtype=bool)
+    as_numpy = run_with_circuit(model, batch, edit=LinkEdit(cut=every_link_cut))
+    as_torch = run_with_circuit(model, batch, edit=LinkEdit(cut=torch.ones(u, u, dtype=bool)))
+    torch.testing.assert_close(as_numpy, as_torch, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="3 masks for a batch of 4"):
+        run_with_circuit(model, batch, edit=LinkEdit(cut=np.ones((3, u, u), dtype=bool)))
+    with pytest.raises(ValueError, match=r"\(U, U\) or \(B, U, U\)"):
+        LinkEdit(force=np.ones(u))

@@ -17,6 +17,12 @@ class FeatureTokenizer(nn.Module):
         self.position = nn.Parameter(torch.zeros(max_tokens, dim)) if max_tokens else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        width = self.proj.in_features
+        if x.ndim != 3 or x.shape[-1] != width:
+            raise ValueError(
+                f"inputs must be (batch, tokens, {width}) feature vectors for this model, got "
+                f"shape {tuple(x.shape)}"
+            )
         tokens = self.proj(x)
         if self.position is not None:
             n = x.shape[1]
@@ -44,6 +50,12 @@ class PatchTokenizer(nn.Module):
         self.position = nn.Parameter(torch.zeros(max_tokens, dim)) if max_tokens else None
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
+        channels, patch = self.stem[0].in_channels, self.stem[2].kernel_size[0]
+        if images.ndim != 4 or images.shape[1] != channels or min(images.shape[2:]) < patch:
+            raise ValueError(
+                f"inputs must be (batch, {channels}, height, width) images of at least "
+                f"{patch} x {patch} pixels for this model, got shape {tuple(images.shape)}"
+            )
         tokens = self.stem(images).flatten(2).transpose(1, 2)
         if self.position is not None:
             if tokens.shape[1] > self.max_tokens:
@@ -65,6 +77,11 @@ class ByteTokenizer(nn.Module):
         self.position = nn.Parameter(torch.zeros(max_tokens, dim))
 
     def forward(self, data: torch.Tensor) -> torch.Tensor:
+        if data.ndim != 2 or data.is_floating_point():
+            raise ValueError(
+                f"inputs must be (batch, bytes) integers in [0, 255] for this model, got "
+                f"shape {tuple(data.shape)} of {data.dtype}"
+            )
         n = data.shape[1]
         if n > self.max_tokens:
             raise ValueError(f"{n} bytes but max_tokens={self.max_tokens}; raise max_tokens")
