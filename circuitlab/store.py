@@ -61,6 +61,9 @@ META, SAMPLES, SIGNATURES, CODES = "store.json", "samples.parquet", "signatures.
 # the key, in every analysis record of store.json, of the data fingerprint it was computed from
 FINGERPRINT = "data_fingerprint"
 ROLES = (PROCESSOR, READOUT)
+# the most bytes of P (float32) a batch of link_probability_batches holds (its computation
+# takes a few times more): what bounds the memory of info, analyze and the app on large U
+P_BATCH_BYTES = 64 * 2**20
 # an open that finds the store being replaced (or replaced under it) tries again, this often
 OPEN_ATTEMPTS, OPEN_RETRY_S = 100, 0.02
 
@@ -211,9 +214,13 @@ class CircuitStore:
     def link_probability_batches(
         self, indices: Sequence[int] | np.ndarray | None = None, batch: int = 512
     ) -> Iterator[tuple[int, np.ndarray]]:
-        """(start, P) for the circuits ``indices`` (default: all) in batches of ``batch``:
-        P (b, U, U) holds circuits ``indices[start : start + b]``."""
+        """(start, P) for the circuits ``indices`` (default: all) in batches of at most
+        ``batch``, and fewer for large U, so that one batch of P (b, U, U) float32 stays within
+        ``P_BATCH_BYTES`` (a 1,024-module store: 16 circuits at a time): P (b, U, U) holds
+        circuits ``indices[start : start + b]``."""
         rows = np.arange(len(self)) if indices is None else np.asarray(indices)
+        u = self.meta["n_modules"]
+        batch = max(1, min(batch, P_BATCH_BYTES // (4 * u * u)))
         for start in range(0, len(rows), batch):
             yield start, self.link_probabilities(rows[start : start + batch])
 

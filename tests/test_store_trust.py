@@ -233,3 +233,18 @@ def test_two_writers_and_a_reader_never_see_a_mixed_store(tmp_path):
     assert len(errors) <= reads // 100, errors[:3]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]
     assert os.listdir(path)  # the last writer's store stands
+
+
+def test_link_probabilities_of_a_large_store_come_in_batches_of_bounded_memory(tmp_path):
+    from circuitlab.store import P_BATCH_BYTES
+
+    u, n = 1024, 40
+    rng = np.random.default_rng(0)
+    signatures = rng.normal(size=(u, 4)).astype(np.float32)
+    roles = ["processor"] * (u - 1) + ["readout"]
+    store = CircuitStore.write(tmp_path / "big", [Circuit(signatures, roles)] * n)
+    sizes = [len(p) for _, p in store.link_probability_batches(batch=1024)]
+    assert sum(sizes) == n and max(sizes) * 4 * u * u <= P_BATCH_BYTES
+    np.testing.assert_allclose(
+        store.mean_link_probability(), store[0].link_probability(), rtol=1e-5
+    )
