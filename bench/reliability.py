@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -195,6 +196,222 @@ def typed_sentence(folder: Path, text: str, phrase: str) -> str:
     stores = export_nlvr(shipped, folder / "stores", limit=20)
     view = AppStores(stores["nlvr2"].path, checkpoint=shipped).view(None)
     return api(lambda: view.typed_circuit(text), phrase)
+
+
+# ----------------------------------------------------------------------------- issue 60 classes
+
+
+def folder_kept(folder: Path, attempt: Callable[[Path], object]) -> str:
+    """An overwrite of a folder that is not a store must be refused, everything in it kept."""
+    target = folder / "results"
+    (target / "sub").mkdir(parents=True)
+    (target / "thesis.tex").write_text("years of work")
+    (target / "sub" / "data.csv").write_text("1,2")
+    outcome = attempt(target)
+    intact = (target / "thesis.tex").is_file() and (target / "sub" / "data.csv").is_file()
+    return outcome if intact else LOST
+
+
+def file_kept(folder: Path, attempt: Callable[[Path], object]) -> str:
+    target = folder / "notes.txt"
+    target.write_text("keep")
+    outcome = attempt(target)
+    return outcome if target.is_file() and target.read_text() == "keep" else LOST
+
+
+def replaced(folder: Path, prepare: Callable[[Path], None]) -> str:
+    """An overwrite that must succeed: a store, or an empty folder, is replaced."""
+    target = folder / "target"
+    prepare(target)
+    try:
+        written = CircuitStore.write(target, circuits(3), overwrite=True)
+    except Exception:  # noqa: BLE001
+        return TRACEBACK
+    return DEFINED if len(CircuitStore.open(written.path)) == 3 else WRONG
+
+
+def forged(change: Callable[[dict], object], *phrases: str) -> Callable[[Path], str]:
+    return lambda d: api(lambda: CircuitStore.open(edited(d, meta_edit(change))), *phrases)
+
+
+def first_array(**entries: object) -> Callable[[dict], dict]:
+    def change(meta: dict) -> dict:
+        meta["arrays"][0].update(entries)
+        return meta
+
+    return change
+
+
+def frame_edit(ids: list) -> Callable[[Path], None]:
+    def edit(path: Path) -> None:
+        frame = pd.read_parquet(path / "samples.parquet")
+        frame.assign(id=ids).to_parquet(path / "samples.parquet")
+
+    return edit
+
+
+def analysis_after_reexport(folder: Path) -> str:
+    import warnings
+
+    old = CircuitStore.open(store(folder))
+    CircuitStore.write(folder / "store", circuits(2, seed=1), overwrite=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old.add_analysis("x", {"v": 1}, pd.DataFrame({"mark": np.ones(4)}))
+    now = CircuitStore.open(folder / "store")
+    if len(now) != 2 or "mark" in now.frame.columns:
+        return WRONG
+    return DEFINED if any("changed since it was read" in str(w.message) for w in caught) else WRONG
+
+
+def leftovers_cleaned(folder: Path) -> str:
+    import subprocess
+    import sys
+
+    path = store(folder)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    for name in (f".store.tmp-{dead.pid}-x", f".store.old-{dead.pid}"):
+        (folder / name).mkdir()
+    CircuitStore.open(path)
+    return DEFINED if sorted(p.name for p in folder.iterdir()) == ["store"] else WRONG
+
+
+def concurrent_writers(folder: Path, seconds: float = 3.0) -> str:
+    """Two writer processes and this reader on one path: a read that mixes versions is WRONG."""
+    import subprocess
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_store_trust import WRITER, _version_of, _versioned_store
+
+    path = folder / "store"
+    _versioned_store(path, 0.0)
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(w), str(seconds), "6", "4"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for w in (1, 2)
+    ]
+    mixed = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            mixed += len(_version_of(CircuitStore.open(path))) != 1
+        except CircuitStoreError:
+            continue
+    codes = [w.wait(timeout=60) for w in writers]
+    return TRACEBACK if any(codes) else (WRONG if mixed else DEFINED)
+
+
+class _Payload:
+    """Unpickling it creates the file ``marker``: the shape of any code-running pickle."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self) -> tuple:
+        return (open, (self.marker, "w"))
+
+
+def payload_checkpoint(folder: Path, command: str) -> str:
+    """A checkpoint carrying a pickle payload: CLEAR if refused and the payload never ran."""
+    import torch
+
+    state = torch.load(CHECKPOINT / "checkpoint.pt", weights_only=True)
+    marker = folder / "payload-ran"
+    state["train_config"]["note"] = _Payload(marker)
+    buffer = folder / "bytes.pt"
+    torch.save(state, buffer)
+    outcome = checkpoint_case(folder, buffer.read_bytes(), command, "run as code")
+    return LOST if marker.exists() else outcome
+
+
+def misfit_checkpoint(folder: Path, command: str) -> str:
+    import torch
+
+    state = torch.load(CHECKPOINT / "checkpoint.pt", weights_only=True)
+    state["model_config"]["dim"] = state["model_config"]["dim"] * 2
+    buffer = folder / "bytes.pt"
+    torch.save(state, buffer)
+    return checkpoint_case(folder, buffer.read_bytes(), command, "do not fit")
+
+
+def option_case(*options: str, phrase: str) -> Callable[[Path], str]:
+    def case(folder: Path) -> str:
+        outcome = run_cli(
+            "train", "--task", "toy-sets", "--steps", "2", "--out", folder / "run",
+            "--no-progress", *options, phrase=phrase,
+        )  # fmt: skip
+        return WRONG if outcome == CLEAR and (folder / "run").exists() else outcome
+
+    return case
+
+
+def config_object(build: Callable[[], object], phrase: str) -> Callable[[Path], str]:
+    return lambda d: api(build, phrase)
+
+
+def small_nac(**options: object):  # noqa: ANN201
+    from circuitlab import NAC
+    from circuitlab.config import NACConfig
+
+    sizes = dict(n_classes=3, n_processors=6, n_readouts=2, dim=16, head_dim=8, code_dim=8)
+    return NAC(NACConfig(**sizes, sig_dim=4, **options))
+
+
+def model_input(options: dict, shape: tuple, phrase: str) -> Callable[[Path], str]:
+    import torch
+
+    return lambda d: api(lambda: small_nac(**options)(torch.randn(*shape)), phrase)
+
+
+def link_edit(cut: object, batch: int, phrase: str | None) -> Callable[[Path], str]:
+    """A LinkEdit run on a batch: CLEAR when refused naming ``phrase``; with ``phrase`` None it
+    must run and equal the same mask given as a torch tensor (DEFINED)."""
+    import torch
+
+    from circuitlab.interventions import LinkEdit, run_with_circuit
+    from circuitlab.tasks.base import Batch
+
+    def case(folder: Path) -> str:
+        model = small_nac(input_dim=5)
+        data = Batch(torch.randn(batch, 3, 5), torch.zeros(batch, dtype=torch.long))
+        if phrase is not None:
+            return api(lambda: run_with_circuit(model, data, edit=LinkEdit(cut=cut)), phrase)
+        given = run_with_circuit(model, data, edit=LinkEdit(cut=cut))
+        reference = torch.as_tensor(np.asarray(cut, dtype=bool))
+        same = run_with_circuit(model, data, edit=LinkEdit(cut=reference))
+        return DEFINED if torch.equal(given, same) else WRONG
+
+    return case
+
+
+def bounded_batches(folder: Path) -> str:
+    from circuitlab.store import P_BATCH_BYTES
+
+    u = 1024
+    roles = ["processor"] * (u - 1) + ["readout"]
+    signatures = np.random.default_rng(0).normal(size=(u, 4))
+    big = CircuitStore.write(folder / "big", [Circuit(signatures, roles)] * 20)
+    sizes = [len(p) for _, p in big.link_probability_batches(batch=1024)]
+    return DEFINED if max(sizes) * 4 * u * u <= P_BATCH_BYTES and sum(sizes) == 20 else WRONG
+
+
+def not_gzip(folder: Path, content: bytes) -> str:
+    path = folder / "dev.json.gz"
+    path.write_bytes(content)
+    return run_cli("evaluate", CHECKPOINT, "--nlvr", path, phrase="not a readable gzip file")
+
+
+def cut_gzip(folder: Path) -> str:
+    import gzip
+
+    text = gzip.decompress(resolve("nlvr-dev").read_bytes())[:20000]
+    whole = gzip.compress(text)
+    return not_gzip(folder, whole[: len(whole) // 2])
 
 
 CASES: dict[str, dict[str, Callable[[Path], str]]] = {
@@ -377,6 +594,203 @@ CASES: dict[str, dict[str, Callable[[Path], str]]] = {
             "line 2",
         ),
         "not JSON": lambda d: api(lambda: read_nlvr(nlvr_line(d, b"{oops")), "line 2"),
+    },
+    "store overwrite": {
+        "write over a folder of other files": lambda d: folder_kept(
+            d, lambda p: api(lambda: CircuitStore.write(p, circuits(), overwrite=True), "not a")
+        ),
+        "export --overwrite over a folder of other files": lambda d: folder_kept(
+            d,
+            lambda p: run_cli(
+                "export",
+                ROOT / "checkpoints/priors/none",
+                "--out",
+                p,
+                "--overwrite",
+                phrase="not a circuit store",
+            ),
+        ),  # fmt: skip
+        "write over a file": lambda d: file_kept(
+            d, lambda p: api(lambda: CircuitStore.write(p, circuits(), overwrite=True), "a file")
+        ),
+        "export --overwrite over a file": lambda d: file_kept(
+            d,
+            lambda p: run_cli(
+                "export",
+                ROOT / "checkpoints/priors/none",
+                "--out",
+                p,
+                "--overwrite",
+                phrase="not a circuit store",
+            ),
+        ),  # fmt: skip
+        "write over a store holding a stray file": lambda d: kept_or_lost(
+            d,
+            lambda p: (
+                (p / "mine.txt").write_text("mine"),
+                CircuitStore.write(p, circuits(2), overwrite=True),
+            ),
+        ),
+        "overwrite a store": lambda d: replaced(d, lambda p: CircuitStore.write(p, circuits(5))),
+        "overwrite an empty folder": lambda d: replaced(d, lambda p: p.mkdir()),
+    },
+    "store.json forged": {
+        "array file ../x.npy": forged(first_array(file="../x.npy"), "plain .npy"),
+        "array file an absolute path": forged(first_array(file="/etc/passwd"), "plain .npy"),
+        "array file in a subfolder": forged(first_array(file="sub/signatures.npy"), "plain .npy"),
+        "array file samples.parquet": forged(first_array(file="samples.parquet"), "plain .npy"),
+        "array file hidden": forged(first_array(file=".signatures.npy"), "plain .npy"),
+        "two arrays, one file": forged(
+            lambda m: {
+                **m,
+                "arrays": [m["arrays"][0], {**m["arrays"][1], "file": "signatures.npy"}],
+            },
+            "same file",
+        ),
+        "array shape of text": forged(first_array(shape="4,5,3"), "shape"),
+        "array shape negative": forged(first_array(shape=[4, -5, 3]), "shape"),
+        "axes of another length": forged(first_array(axes=["sample"]), "axes"),
+        "dtype nonsense": forged(first_array(dtype="float99"), "dtype"),
+        "truncation 5": forged(lambda m: {**m, "truncation": 5}, "truncation"),
+        "truncation -1": forged(lambda m: {**m, "truncation": -1}, "truncation"),
+        "truncation as text": forged(lambda m: {**m, "truncation": "0.5"}, "truncation"),
+        "unknown role": forged(lambda m: {**m, "roles": ["processor"] * 4 + ["teacher"]}, "roles"),
+        "roles as text": forged(lambda m: {**m, "roles": "processor"}, "roles"),
+        "n_modules 5.5": forged(lambda m: {**m, "n_modules": 5.5}, "n_modules"),
+        "d_sig true": forged(lambda m: {**m, "d_sig": True}, "d_sig"),
+        "eps true": forged(lambda m: {**m, "eps": True}, "eps"),
+        "eps inf": forged(lambda m: {**m, "eps": float("inf")}, "eps"),
+        "kind ni over a NAC's arrays": forged(lambda m: {**m, "kind": "ni"}, "does not match"),
+        "kind mn over a NAC's arrays": forged(lambda m: {**m, "kind": "mn"}, "does not match"),
+        "repeated ids": lambda d: api(
+            lambda: CircuitStore.open(edited(d, frame_edit([0, 1, 1, 3]))), "repeats"
+        ),
+        "ids of floats": lambda d: api(
+            lambda: CircuitStore.open(edited(d, frame_edit([0.5, 1.5, 2.5, 3.5]))),
+            "all integers or all strings",
+        ),
+        "ids of text": lambda d: (
+            DEFINED
+            if CircuitStore.open(edited(d, frame_edit(["a", "b", "c", "d"]))).frame["id"][0] == "a"
+            else WRONG
+        ),
+    },
+    "store versions": {
+        "an analysis written after the store was exported again": analysis_after_reexport,
+        "leftovers of killed writers at open": leftovers_cleaned,
+        "two writers and a reader for 3 s": concurrent_writers,
+        "a store path that is a file": lambda d: api(
+            lambda: CircuitStore.open((d / "f", (d / "f").write_text("x"))[0]), "is a file"
+        ),
+        "info on a store path that is a file": lambda d: run_cli(
+            "info", (d / "f", (d / "f").write_text("x"))[0], phrase="is a file"
+        ),
+        "analyze on a store path that is a file": lambda d: run_cli(
+            "analyze", (d / "f", (d / "f").write_text("x"))[0], phrase="is a file"
+        ),
+        "link probabilities of a 1,024-module store in bounded batches": bounded_batches,
+    },
+    "checkpoint code": {
+        **{
+            f"pickle payload, {command}": (
+                lambda d, command=command: payload_checkpoint(d, command)
+            )
+            for command in ("evaluate", "export", "train --resume")
+        },
+        **{
+            f"weights that do not fit the config, {command}": (
+                lambda d, command=command: misfit_checkpoint(d, command)
+            )
+            for command in ("evaluate", "export")
+        },
+    },
+    "training options": {
+        f"{' '.join(options)}": option_case(*options, phrase=phrase)
+        for options, phrase in (
+            (("--grad-clip", "0"), "grad_clip must be > 0"),
+            (("--grad-clip", "-1"), "grad_clip must be > 0"),
+            (("--grad-clip", "nan"), "grad_clip must be a finite number"),
+            (("--lr", "0"), "lr must be positive"),
+            (("--lr", "-1e-3"), "lr must be positive"),
+            (("--lr", "inf"), "lr must be a finite number"),
+            (("--weight-decay", "-0.1"), "weight_decay must be non-negative"),
+            (("--warmup-steps", "-5"), "warmup_steps must be non-negative"),
+            (("--steps", "0"), "steps must be >= 1"),
+            (("--batch-size", "0"), "batch_size must be >= 1"),
+            (("--signature-lr-scale", "0"), "signature_lr_scale"),
+            (("-m", "eps=nan"), "eps must be a finite number"),
+            (("-m", "eps=0"), "eps must be positive"),
+            (("-m", "eps=-1"), "eps must be positive"),
+            (("-m", "eps=inf"), "eps must be a finite number"),
+            (("-m", "tau=0"), "tau must be positive"),
+            (("-m", "tau=-0.5"), "tau must be positive"),
+            (("-m", "prior_weight=-1"), "prior_weight must be non-negative"),
+            (("-m", "density_weight=-1"), "density_weight must be non-negative"),
+            (("-m", "sig_dim=0"), "sig_dim must be positive"),
+            (("-m", "code_dim=0"), "code_dim must be positive"),
+            (("-m", "ffn_mult=0"), "ffn_mult must be positive"),
+            (("-m", "n_readouts=0"), "n_readouts"),
+            (("-m", "dim=8.5"), "dim must be int"),
+            (("-m", "heads=true"), "heads must be int"),
+            (("-m", "prior_rematch_every=0"), "prior_rematch_every must be positive"),
+            (("--model-kind", "mn", "--task", "digits"), "head must be true"),
+        )
+    },
+    "Python API": {
+        "NACConfig(eps=nan)": config_object(
+            lambda: __import__("circuitlab.config").config.NACConfig(eps=float("nan")), "eps"
+        ),
+        "NACConfig(dim='8')": config_object(
+            lambda: __import__("circuitlab.config").config.NACConfig(dim="8"), "dim must be int"
+        ),
+        "NACConfig(n_processors=True)": config_object(
+            lambda: __import__("circuitlab.config").config.NACConfig(n_processors=True),
+            "n_processors must be int",
+        ),
+        "TrainConfig(grad_clip=0)": config_object(
+            lambda: __import__("circuitlab.run_config").run_config.TrainConfig(grad_clip=0.0),
+            "grad_clip",
+        ),
+        "TrainConfig(steps=2.5)": config_object(
+            lambda: __import__("circuitlab.run_config").run_config.TrainConfig(steps=2.5),
+            "steps must be int",
+        ),
+        "features of rank 2": model_input({"input_dim": 5}, (2, 5), "feature vectors"),
+        "features of another width": model_input({"input_dim": 5}, (2, 3, 7), "feature vectors"),
+        "images without a channel axis": model_input(
+            {"input_dim": 1, "tokenizer": "patches"}, (2, 16, 16), "images"
+        ),
+        "images with 3 channels for 1": model_input(
+            {"input_dim": 1, "tokenizer": "patches"}, (2, 3, 16, 16), "images"
+        ),
+        "images smaller than a patch": model_input(
+            {"input_dim": 1, "tokenizer": "patches"}, (2, 1, 2, 2), "images"
+        ),
+        "LinkEdit with a numpy mask": link_edit(np.ones((8, 8), bool), 4, None),
+        "LinkEdit with a nested-list mask": link_edit(np.eye(8, dtype=bool).tolist(), 4, None),
+        "LinkEdit with 3 masks for a batch of 4": link_edit(np.ones((3, 8, 8), bool), 4, "3 masks"),
+        "LinkEdit with a 1-d mask": link_edit(np.ones(8, bool), 4, "(U, U) or (B, U, U)"),
+        "LinkEdit with text": link_edit("all", 4, "(U, U) or (B, U, U)"),
+        "LinkEdit for another number of modules": link_edit(np.ones((5, 5), bool), 4, "(8, 8)"),
+    },
+    "slips": {
+        "evaluate --out a folder": lambda d: run_cli(
+            "evaluate", CHECKPOINT, "--nlvr", "nlvr-dev", "--out", d, phrase="is a folder"
+        ),
+        "a .gz that is not gzip": lambda d: not_gzip(d, b"plain text"),
+        "a .gz cut short": cut_gzip,
+        "export --n-circuits -3": lambda d: run_cli(
+            "export", CHECKPOINT, "--out", d / "s", "--n-circuits", "-3", phrase="n-circuits"
+        ),
+        "export --n-circuits 0": lambda d: run_cli(
+            "export", CHECKPOINT, "--out", d / "s", "--n-circuits", "0", phrase="n-circuits"
+        ),
+        "evaluate a checkpoint that does not exist": lambda d: run_cli(
+            "evaluate", d / "nowhere", "--nlvr", "nlvr-dev", phrase="not found"
+        ),
+        "info on a folder that is not a store": lambda d: run_cli(
+            "info", (d / "x", (d / "x").mkdir())[0], phrase="store.json"
+        ),
     },
     "app": {
         "a store that cannot be opened": app_resolve,
