@@ -177,3 +177,21 @@ def test_summary_reads_the_speedup_at_the_droppable_share() -> None:
     assert row["full_accuracy"] == 0.90
     (untimed,) = summarise(frame, None)
     assert np.isnan(untimed["speedup"]) and untimed["droppable"] == 0.5
+
+
+@pytest.mark.parametrize("name", ["none", "planted_partition", "ring_of_cliques", "erdos_renyi"])
+def test_a_shipped_prior_model_is_what_its_recipe_trains(name: str) -> None:
+    """checkpoints/priors/NAME came from its recipe with seed 0 (speed-only options aside), so
+    `make demo`'s store shows the recipe the docs describe."""
+    import dataclasses
+    import json
+
+    from circuitlab.run_config import SPEED_ONLY_FIELDS, TrainConfig
+
+    shipped = Path(__file__).resolve().parents[1] / "checkpoints" / "priors" / name
+    trained = json.loads((shipped / "config.json").read_text())
+    recipe = dataclasses.asdict(OBJECTS.config(name, seed=0))
+    trained = dataclasses.asdict(TrainConfig.from_dict(trained))
+    for field in SPEED_ONLY_FIELDS:
+        recipe.pop(field), trained.pop(field)
+    assert recipe == trained
