@@ -21,7 +21,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 from tqdm import tqdm
 
-from circuitlab.store import CircuitStore
+from circuitlab.store import CircuitStore, category_lists
 
 METHODS = ("tsne", "pca", "umap")
 TSNE_BACKENDS = ("opentsne", "sklearn")
@@ -152,12 +152,9 @@ def single_category_labels(
             "the store has no 'categories' column; export an NLVR run (circuitlab export) "
             "or add one with store.add_analysis"
         )
-    wanted = (
-        set(categories)
-        if categories is not None
-        else {c for cats in frame["categories"] for c in cats}
-    )
-    chosen = frame["categories"].map(lambda cats: [c for c in cats if c in wanted])
+    lists = category_lists(frame)
+    wanted = set(categories) if categories is not None else {c for cats in lists for c in cats}
+    chosen = lists.map(lambda cats: [c for c in cats if c in wanted])
     single = chosen[chosen.map(len) == 1]
     return single.map(lambda cats: cats[0])
 

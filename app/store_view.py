@@ -19,7 +19,7 @@ from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import module_colors, module_layout
 from circuitlab.analysis.prior_verdict import best_prior
 from circuitlab.circuit import Circuit, links_graph
-from circuitlab.store import CircuitStore
+from circuitlab.store import CircuitStore, category_lists
 
 MAX_EDGES = 5000
 MAX_SENTENCE = 300  # characters of a typed sentence
@@ -87,6 +87,8 @@ class StoreView:
     def __init__(self, store: CircuitStore, *, max_edges: int = MAX_EDGES) -> None:
         self.store = store
         self.frame = store.frame.reset_index(drop=True)
+        if "categories" in self.frame.columns:  # one list of strings per row, whatever was stored
+            self.frame["categories"] = category_lists(self.frame)
         self.max_edges = max_edges
         self.n_modules = store.meta["n_modules"]
         self.positions = module_layout(store)

@@ -50,6 +50,13 @@ def links_graph(p: np.ndarray, keep: np.ndarray, roles: Sequence[str]) -> nx.Gra
     return graph
 
 
+def _is_real(value: object) -> bool:
+    """A real number: an int, float or numpy number, not a bool or text."""
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+        value, bool | np.bool_
+    )
+
+
 @dataclass
 class Circuit:
     """One circuit: ``signatures`` (U, d_sig), ``codes`` (U, d_code) or None, ``roles`` (U,)
@@ -78,9 +85,11 @@ class Circuit:
                     f"got shape {self.codes.shape}"
                 )
             _check_finite("codes", self.codes)
-        if not (np.isfinite(self.eps) and self.eps > 0):
+        if not (_is_real(self.eps) and np.isfinite(self.eps) and self.eps > 0):
             raise ValueError(f"eps must be a positive number, got {self.eps!r}")
-        if self.truncation is not None and not 0 < self.truncation <= 2:
+        if self.truncation is not None and not (
+            _is_real(self.truncation) and 0 < self.truncation <= 2
+        ):
             raise ValueError(
                 f"truncation is a cosine distance in (0, 2] or None, got {self.truncation!r}"
             )

@@ -80,6 +80,29 @@ class CircuitStoreError(ValueError):
         super().__init__(f"{self.path}: {problem}")
 
 
+def category_lists(frame: pd.DataFrame, column: str = "categories") -> pd.Series:
+    """A frame's categories column as one list of strings per row: a list or array of strings
+    as it is, one string as a list of it, None or NaN as no category; anything else (a number,
+    a list holding a non-string) is a ``ValueError`` naming the row's id."""
+
+    def as_list(value: Any, row_id: Any) -> list[str]:
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            return []
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, list | tuple | np.ndarray) and all(isinstance(c, str) for c in value):
+            return [str(c) for c in value]
+        raise ValueError(
+            f"circuit {row_id!r}: column {column!r} holds {value!r}; a row's categories are a "
+            "list of strings (or one string, or None for none)"
+        )
+
+    ids = frame["id"] if "id" in frame.columns else pd.Series(frame.index, index=frame.index)
+    return pd.Series(
+        [as_list(v, i) for v, i in zip(frame[column], ids, strict=True)], index=frame.index
+    )
+
+
 def array_spec(name: str, array: np.ndarray, axes: Sequence[str]) -> dict[str, Any]:
     """store.json's entry for ``array`` saved as NAME.npy, its axes named by ``axes``."""
     if len(axes) != array.ndim:

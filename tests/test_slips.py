@@ -113,3 +113,32 @@ def test_a_link_edit_takes_numpy_masks_and_refuses_the_wrong_batch():
         run_with_circuit(model, batch, edit=LinkEdit(cut=np.ones((3, u, u), dtype=bool)))
     with pytest.raises(ValueError, match=r"\(U, U\) or \(B, U, U\)"):
         LinkEdit(force=np.ones(u))
+
+
+def test_a_categories_column_of_odd_values_is_read_or_refused_by_row():
+    import numpy as np
+    import pandas as pd
+
+    from circuitlab.analysis.embedding import single_category_labels
+    from circuitlab.store import category_lists
+
+    frame = pd.DataFrame(
+        {"id": [0, 1, 2, 3], "categories": [["a", "b"], None, "c", np.array(["d"])]}
+    )
+    assert category_lists(frame).tolist() == [["a", "b"], [], ["c"], ["d"]]
+    assert single_category_labels(frame).to_dict() == {2: "c", 3: "d"}  # "c" not c's letters
+    for odd in (3.5, [1, 2]):
+        with pytest.raises(ValueError, match="circuit 7: column 'categories' holds"):
+            category_lists(pd.DataFrame({"id": [7], "categories": [odd]}))
+
+
+@pytest.mark.parametrize("value", ["1", None, True])
+def test_a_circuit_refuses_eps_that_is_not_a_number(value):
+    import numpy as np
+
+    from circuitlab import Circuit
+
+    with pytest.raises(ValueError, match="eps must be a positive number"):
+        Circuit(np.ones((2, 2)), ["processor"] * 2, eps=value)
+    with pytest.raises(ValueError, match="truncation is a cosine distance"):
+        Circuit(np.ones((2, 2)), ["processor"] * 2, truncation="0.5")
