@@ -29,6 +29,7 @@ from typer.testing import CliRunner
 
 from circuitlab import Circuit, CircuitStore, CircuitStoreError
 from circuitlab.analysis import best_prior, check_link_matrix, module_layout
+from circuitlab.analysis.embedding import single_category_labels
 from circuitlab.cli import app as cli
 from circuitlab.data.nlvr import NLVRFormatError, read_nlvr, resolve
 
@@ -433,6 +434,15 @@ CASES: dict[str, dict[str, Callable[[Path], str]]] = {
         "roles of another length": lambda d: api(
             lambda: Circuit(np.ones((3, 2)), ["processor"] * 2), "roles"
         ),
+        "eps as text": lambda d: api(
+            lambda: Circuit(np.ones((2, 2)), ["processor"] * 2, eps="1"), "eps"
+        ),
+        "eps None": lambda d: api(
+            lambda: Circuit(np.ones((2, 2)), ["processor"] * 2, eps=None), "eps"
+        ),
+        "truncation as text": lambda d: api(
+            lambda: Circuit(np.ones((2, 2)), ["processor"] * 2, truncation="0.5"), "truncation"
+        ),
     },
     "store write": {
         "circuits with and without codes": lambda d: api(
@@ -531,6 +541,18 @@ CASES: dict[str, dict[str, Callable[[Path], str]]] = {
         "NaN in a matrix": lambda d: api(lambda: check_link_matrix([[0, np.nan], [0, 0]]), "NaN"),
         "entries above one": lambda d: api(lambda: check_link_matrix([[0, 2], [2, 0]]), "[0, 1]"),
         "two nodes": lambda d: api(lambda: best_prior(np.array([[0, 1], [1, 0]])), "3 nodes"),
+        "a categories column with None and a bare string": lambda d: (
+            DEFINED
+            if single_category_labels(
+                pd.DataFrame({"id": [0, 1, 2], "categories": [None, "spatial", ["a", "b"]]})
+            ).to_dict()
+            == {1: "spatial"}
+            else WRONG
+        ),
+        "a categories column holding a number": lambda d: api(
+            lambda: single_category_labels(pd.DataFrame({"id": [4], "categories": [3.5]})),
+            "circuit 4",
+        ),
     },
     "checkpoints": {
         f"{kind} checkpoint, {command}": (
