@@ -64,7 +64,10 @@ class LinkEdit:
             if value is None:
                 continue
             try:
-                mask = torch.as_tensor(np.asarray(value, dtype=bool))
+                if isinstance(value, torch.Tensor):  # kept on its device (a CUDA mask stays)
+                    mask = value.to(torch.bool)
+                else:
+                    mask = torch.as_tensor(np.asarray(value, dtype=bool))
             except (TypeError, ValueError) as err:
                 raise ValueError(
                     f"LinkEdit.{name} must be a bool mask (U, U) or (B, U, U), got {value!r:.80}"
