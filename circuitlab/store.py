@@ -188,7 +188,7 @@ class CircuitStore:
             try:
                 with DirectorySnapshot(path) as snapshot:
                     return cls._read(path, snapshot)
-            except _Replaced:
+            except (_Replaced, FileNotFoundError):  # renamed away since is_dir(): look again
                 time.sleep(OPEN_RETRY_S)
         raise CircuitStoreError(path, "was replaced again and again while being read; retry")
 
@@ -518,12 +518,15 @@ def _check_replaceable(path: Path, overwrite: bool) -> None:
         return
     if not overwrite:
         raise FileExistsError(f"{path} exists; pass overwrite=True (CLI: --overwrite)")
-    if not path.is_dir() or path.is_symlink():
+    if path.is_symlink() or path.is_file():
         raise FileExistsError(
             f"{path} is not a circuit store (a file or a link): overwrite replaces only a store "
             "or an empty folder; choose another output path"
         )
-    names = [p.name for p in path.iterdir()]
+    try:
+        names = [p.name for p in path.iterdir()]
+    except FileNotFoundError:  # gone since: another writer is between its two renames
+        return
     foreign = [
         n
         for n in names
