@@ -2,6 +2,7 @@
 (issue 60, item 6)."""
 
 import re
+from pathlib import Path
 
 import pytest
 import torch
@@ -10,7 +11,9 @@ from typer.testing import CliRunner
 from circuitlab.checkpoint import CHECKPOINT
 from circuitlab.cli import app
 
-PRIORS_NONE = "checkpoints/priors/none"
+ROOT = Path(__file__).resolve().parents[1]
+PRIORS_NONE = str(ROOT / "checkpoints" / "priors" / "none")
+NLVR_SMALL = str(ROOT / "checkpoints" / "nlvr-small")
 
 
 def _fails_cleanly(args: list[str], message: str) -> None:
@@ -23,7 +26,7 @@ def _fails_cleanly(args: list[str], message: str) -> None:
 
 def test_evaluate_out_naming_a_folder(tmp_path):
     _fails_cleanly(
-        ["evaluate", "checkpoints/nlvr-small", "--nlvr", "nlvr-dev", "--out", str(tmp_path)],
+        ["evaluate", NLVR_SMALL, "--nlvr", "nlvr-dev", "--out", str(tmp_path)],
         "is a folder: give a file",
     )
 
@@ -32,7 +35,7 @@ def test_a_gz_file_that_is_not_gzip(tmp_path):
     bad = tmp_path / "dev.json.gz"
     bad.write_bytes(b"plain text, not gzip")
     _fails_cleanly(
-        ["evaluate", "checkpoints/nlvr-small", "--nlvr", str(bad)],
+        ["evaluate", NLVR_SMALL, "--nlvr", str(bad)],
         r"dev.json.gz: not a readable gzip file",
     )
 

@@ -17,6 +17,7 @@ from circuitlab import Circuit, CircuitStore, CircuitStoreError
 from circuitlab.store import META, SAMPLES
 
 U, D = 6, 4
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _circuits(value: float, n: int = 8) -> list[Circuit]:
@@ -75,7 +76,14 @@ def test_the_cli_refuses_to_overwrite_a_folder_that_is_not_a_store(tmp_path):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "thesis.tex").write_text("years of work")
     result = CliRunner().invoke(
-        app, ["export", "checkpoints/priors/none", "--out", str(tmp_path / "out"), "--overwrite"]
+        app,
+        [
+            "export",
+            str(ROOT / "checkpoints/priors/none"),
+            "--out",
+            str(tmp_path / "out"),
+            "--overwrite",
+        ],
     )
     assert result.exit_code != 0 and "not a circuit store" in result.output
     assert "Traceback" not in result.output
