@@ -213,6 +213,14 @@ def folder_kept(folder: Path, attempt: Callable[[Path], object]) -> str:
     return outcome if intact else LOST
 
 
+def export_overwrite(target: Path) -> str:
+    """``circuitlab export --overwrite`` of a shipped model onto ``target``: must be refused."""
+    return run_cli(
+        "export", ROOT / "checkpoints/priors/none", "--out", target, "--overwrite",
+        phrase="not a circuit store",
+    )  # fmt: skip
+
+
 def file_kept(folder: Path, attempt: Callable[[Path], object]) -> str:
     target = folder / "notes.txt"
     target.write_text("keep")
@@ -622,30 +630,12 @@ CASES: dict[str, dict[str, Callable[[Path], str]]] = {
             d, lambda p: api(lambda: CircuitStore.write(p, circuits(), overwrite=True), "not a")
         ),
         "export --overwrite over a folder of other files": lambda d: folder_kept(
-            d,
-            lambda p: run_cli(
-                "export",
-                ROOT / "checkpoints/priors/none",
-                "--out",
-                p,
-                "--overwrite",
-                phrase="not a circuit store",
-            ),
-        ),  # fmt: skip
+            d, export_overwrite
+        ),
         "write over a file": lambda d: file_kept(
             d, lambda p: api(lambda: CircuitStore.write(p, circuits(), overwrite=True), "a file")
         ),
-        "export --overwrite over a file": lambda d: file_kept(
-            d,
-            lambda p: run_cli(
-                "export",
-                ROOT / "checkpoints/priors/none",
-                "--out",
-                p,
-                "--overwrite",
-                phrase="not a circuit store",
-            ),
-        ),  # fmt: skip
+        "export --overwrite over a file": lambda d: file_kept(d, export_overwrite),
         "write over a store holding a stray file": lambda d: kept_or_lost(
             d,
             lambda p: (
