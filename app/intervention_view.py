@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from circuitlab.app.scene_kinds import SceneKind, scene_kind
+from circuitlab.app.scene_kinds import SceneKind, scene_examples, scene_kind
 from circuitlab.app.store_view import CircuitGenerator, StoreView
 from circuitlab.edits import CircuitEdit
 
@@ -67,17 +67,7 @@ class Intervener:
         return index in self._with_scene
 
     def _batch(self, rows: np.ndarray) -> Batch:
-        frame = self.view.frame.iloc[rows]
-        examples = [
-            self.kind.example(
-                str(r.get("scene_id", k)),
-                str(r["text"]),
-                bool(r["label"]),
-                self.kind.read(r["scene"]),
-            )
-            for k, (_, r) in enumerate(frame.iterrows())
-        ]
-        return self.task.batch_for(examples)
+        return self.task.batch_for(scene_examples(self.view.frame.iloc[rows]))
 
     def _circuits(self, signature_rows: np.ndarray, code_rows: np.ndarray):  # noqa: ANN202
         """The stored signatures of ``signature_rows`` and codes of ``code_rows`` (None when the

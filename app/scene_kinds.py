@@ -73,6 +73,19 @@ def scene_kind(dataset: object) -> SceneKind:
     return PAIR_SCENES if dataset == "pairs" else NLVR_SCENES
 
 
+def scene_examples(frame: pd.DataFrame) -> list[Any]:
+    """The examples the model's task batches (``task.batch_for``) for store rows ``frame``
+    (each with a scene; one dataset, the first row's), in order."""
+    dataset = frame["dataset"].iloc[0] if "dataset" in frame and len(frame) else None
+    kind = scene_kind(dataset)
+    return [
+        kind.example(
+            str(r.get("scene_id", k)), str(r["text"]), bool(r["label"]), kind.read(r["scene"])
+        )
+        for k, (_, r) in enumerate(frame.iterrows())
+    ]
+
+
 def example_summary(row: pd.Series) -> tuple[str | None, str]:
     """What the example panel shows for one store row: the scene's data URI (None when the row
     has no scene) and a line with the label, the prediction and p(true) where known."""

@@ -34,6 +34,23 @@ def link_probabilities(
     return p.astype(np.float32)
 
 
+def circuit_links(n_processors: int, n_readouts: int) -> np.ndarray:
+    """The undirected links a NAC has, (L, 2) int with i < j: every processor pair (row-major),
+    then every (processor, read-out) pair, read-out by read-out (read-outs never talk to each
+    other). L = u (u - 1) / 2 + u R, with u processors and R read-outs."""
+    u = n_processors
+    among = np.argwhere(np.triu(np.ones((u, u), dtype=bool), k=1))
+    into_readouts = [(i, r) for r in range(u, u + n_readouts) for i in range(u)]
+    return np.concatenate([among, np.array(into_readouts, dtype=int).reshape(-1, 2)]).astype(int)
+
+
+def present_links(p: np.ndarray, links: np.ndarray, threshold: float = 0.5) -> np.ndarray:
+    """Which of ``links`` (L, 2) a circuit has: P > ``threshold``. ``p`` (..., U, U) ->
+    bool (..., L)."""
+    links = np.asarray(links, dtype=int)
+    return np.asarray(p)[..., links[:, 0], links[:, 1]] > threshold
+
+
 def links_graph(p: np.ndarray, keep: np.ndarray, roles: Sequence[str]) -> nx.Graph:
     """Undirected graph of the module pairs where ``keep`` (U, U) is true, upper triangle read.
 

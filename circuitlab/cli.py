@@ -389,6 +389,42 @@ def causality(
         typer.echo(table.to_string())
 
 
+@app.command()
+def attribute(
+    store_path: Annotated[
+        Path,
+        typer.Argument(help="A NAC store of scenes: stores/nlvr/nlvr or stores/pairs/pairs."),
+    ],
+    checkpoint: Annotated[
+        Path, typer.Option(help="The run (or checkpoint.pt) that wrote the store.")
+    ],
+    threshold: Annotated[
+        float, typer.Option(help="Links with P above this are attributed exactly.")
+    ] = 0.5,
+    limit: Annotated[
+        int | None, typer.Option(help="Attribute only the first N examples with scenes.")
+    ] = None,
+) -> None:
+    """Which links and modules decide each answer: the exact drop of p(answer) when each link
+    the circuit has is cut, the first-order estimate for every link, each module knocked out,
+    and the minimal circuit that keeps the answer; written into the store as attr_* columns."""
+    from circuitlab.app.attribution_view import attribute_store
+    from circuitlab.store import CircuitStoreError
+
+    if limit is not None and limit < 1:
+        _exit_with(ValueError(f"--limit must be >= 1, got {limit}"))
+    if not 0.0 <= threshold < 1.0:
+        _exit_with(ValueError(f"--threshold must be in [0, 1), got {threshold}"))
+    try:
+        store, summary = attribute_store(store_path, checkpoint, threshold=threshold, limit=limit)
+    except (CircuitStoreError, ValueError, FileNotFoundError) as err:
+        _exit_with(err)
+    typer.echo(repr(store))
+    with pd.option_context("display.float_format", "{:.3f}".format):
+        typer.echo(summary.to_string())
+    typer.echo(f"added columns attr_* to {store.path}")
+
+
 nlvr2_app = typer.Typer(help="NLVR2 with images: frozen CLIP features.", no_args_is_help=True)
 app.add_typer(nlvr2_app, name="nlvr2")
 

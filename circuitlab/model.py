@@ -143,8 +143,9 @@ class _Propagator(nn.Module):
         sigs: torch.Tensor,
         cut: torch.Tensor | None = None,
         force: torch.Tensor | None = None,
+        log_gate: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        x = x + self.attn(x, codes, sigs, x, codes, sigs, cut=cut, force=force)
+        x = x + self.attn(x, codes, sigs, x, codes, sigs, cut=cut, force=force, log_gate=log_gate)
         return x + self.ffn(x, codes)
 
 
@@ -345,6 +346,7 @@ class NAC(nn.Module):
         force: torch.Tensor | None = None,
         silenced_readouts: torch.Tensor | None = None,
         read_in_record: list[torch.Tensor] | None = None,
+        log_gate: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """The executor run with a given circuit: logits (B, n_classes).
 
@@ -354,6 +356,9 @@ class NAC(nn.Module):
         the link is cut (K = 0) or forced on (K = 1); the processor-to-processor block acts in
         every propagation round, the processor-to-read-out block in the read-out.
         ``silenced_readouts`` bool (n_readouts,): read-outs left out of the output vote.
+        ``log_gate`` float (B or 1, U, U): added to log K on the same links (K_ij scaled by
+        exp(log_gate_ij)); at zeros it changes nothing and its gradient is the output's
+        sensitivity to each link (``circuitlab.attribution``'s first-order estimate).
         With ``code_scope="read_in"`` the processors' ``codes`` condition only the read-in's
         queries and keys; every other layer uses ``module_codes()``.
         ``read_in_record``: a list this run appends each read-in's attention to, (B,
@@ -373,14 +378,9 @@ class NAC(nn.Module):
         proc, out = states[:, :u], states[:, u:]
         proc_codes, out_codes = codes[:, :u], codes[:, u:]
         proc_sigs, out_sigs = signatures[:, :u], signatures[:, u:]
-        among = {
-            "cut": None if cut is None else cut[:, :u, :u],
-            "force": None if force is None else force[:, :u, :u],
-        }
-        into_readouts = {
-            "cut": None if cut is None else cut[:, u:, :u],
-            "force": None if force is None else force[:, u:, :u],
-        }
+        edits = {"cut": cut, "force": force, "log_gate": log_gate}
+        among = {k: None if v is None else v[:, :u, :u] for k, v in edits.items()}
+        into_readouts = {k: None if v is None else v[:, u:, :u] for k, v in edits.items()}
 
         record = read_in_record
         proc = proc + self.read_in(proc, proc_codes, tokens, input_mask, query_codes, record)

@@ -67,6 +67,10 @@ def test_user_guide_python_runs(demo_folder, monkeypatch):
     for name in ("rewired", "average", "dense", "cut", "silent"):
         assert ns[name].shape == own.shape
     assert ns["signatures"].shape[:2] == (64, u)
+    assert ns["exact"].shape == ns["estimate"].shape == (2, len(ns["links"]))
+    assert ns["knocked"].shape == (2, u) and len(ns["minimal"].size) == 2
+    present = ns["present"]
+    np.testing.assert_allclose(present[np.isfinite(present)], ns["exact"][np.isfinite(present)])
     assert len(ns["embedding"]) == len(ns["store"]) == 150
     assert ns["verdict"].family == ns["table"]["verdict"].iloc[0]
     assert int(ns["stats"]["edges"].iloc[0]) == ns["graph"].number_of_edges()

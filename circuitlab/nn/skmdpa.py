@@ -71,9 +71,12 @@ class SKMDPA(nn.Module):
         *,
         cut: torch.Tensor | None = None,
         force: torch.Tensor | None = None,
+        log_gate: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """``cut``, ``force``: optional link edits, bool (B or 1, Ur, Us), True where the link
-        from sender j into receiver i is cut (forced on)."""
+        from sender j into receiver i is cut (forced on). ``log_gate``: optional float (B or 1,
+        Ur, Us) added to log K, i.e. K_ij scaled by exp(log_gate_ij); zeros change nothing, and
+        its gradient there is d(output)/d(log K_ij), what attribution patching reads."""
         batch = receivers.shape[0]
         r = self.norm_receivers(receivers)
         if self.norm_senders is None:
@@ -93,6 +96,8 @@ class SKMDPA(nn.Module):
             log_kernel = torch.where(force, 0.0, base)
         if log_kernel is not None:
             logits = logits + log_kernel.unsqueeze(1)
+        if log_gate is not None:
+            logits = logits + log_gate.unsqueeze(1)
         if cut is not None:
             logits = logits.masked_fill(cut.unsqueeze(1), float("-inf"))
         weights = logits.softmax(dim=-1)

@@ -1,0 +1,425 @@
+"""Which links and modules decide an answer: attribution and minimal circuits of a NAC.
+
+For each example the *answer* is what the model says with its own circuit, and the measure is
+p(answer) (``measure="p_answer"``) or the logit margin of the answer over the best other class
+(``measure="margin"``). The effect of an edit is the measure before minus after: positive where
+the edited part supported the answer.
+
+- ``link_effects``: every link cut in turn (both directions, K = 0 exactly, in every round),
+  computed exactly, one model run per (example, link), batched;
+- ``link_effect_estimates``: the first-order estimate of the same numbers from one backward
+  pass (attribution patching: the gradient of the measure with respect to log K on each link,
+  i.e. gradient x kernel, summed over the link's two directions);
+- ``module_effects``: every module knocked out in turn, exactly;
+- ``minimal_circuits``: per example the fewest links, taken in order of attribution, that keep
+  the answer when every other link is cut (each size checked by running the model);
+- ``category_links``: per category, the links whose cut lowers the measure most on average.
+
+The links are the undirected pairs a NAC has (``circuit_links``): processor with processor, and
+processor with read-out (read-outs do not talk to each other). Everything runs in eval mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from circuitlab.circuit import circuit_links as _circuit_links
+from circuitlab.config import NACConfig
+from circuitlab.interventions import LinkEdit, generated_circuits
+from circuitlab.model import NAC
+from circuitlab.tasks.base import Batch
+
+MEASURES = ("p_answer", "margin")
+ROWS_PER_RUN = 1024  # (example, edit) rows per model run: memory stays small, runs stay large
+
+
+def circuit_links(config: NACConfig) -> np.ndarray:
+    """The undirected links of ``config``'s NAC, (L, 2) with i < j
+    (``circuitlab.circuit.circuit_links``: processor pairs, then processor-read-out pairs)."""
+    return _circuit_links(config.n_processors, config.n_readouts)
+
+
+def link_masks(n_modules: int, links: np.ndarray, keep: bool = False) -> torch.Tensor:
+    """Bool (L, U, U) masks, one per row of ``links`` (L, 2), True on the link's two
+    directions; with ``keep`` each mask is the complement over ``links`` (every other link)."""
+    links = np.asarray(links, dtype=int)
+    masks = torch.zeros(len(links), n_modules, n_modules, dtype=torch.bool)
+    rows = torch.arange(len(links))
+    i, j = torch.from_numpy(links[:, 0]), torch.from_numpy(links[:, 1])
+    masks[rows, i, j] = True
+    masks[rows, j, i] = True
+    if keep:
+        every = masks.any(dim=0, keepdim=True)
+        masks = every & ~masks
+    return masks
+
+
+def _measure(logits: torch.Tensor, answer: torch.Tensor, measure: str) -> torch.Tensor:
+    """(N,) p(answer) or the answer's logit margin over the best other class."""
+    if measure == "p_answer":
+        return logits.float().softmax(-1).gather(-1, answer[:, None]).squeeze(-1)
+    if measure == "margin":
+        own = logits.gather(-1, answer[:, None]).squeeze(-1)
+        others = logits.scatter(-1, answer[:, None], float("-inf"))
+        return own - others.max(dim=-1).values
+    raise ValueError(f"measure must be one of {MEASURES}, got {measure!r}")
+
+
+@dataclass
+class _Runner:
+    """One batch with its circuits on the model's device, run as many (example, edit) rows."""
+
+    model: NAC
+    batch: Batch
+    signatures: torch.Tensor  # (B, U, sig_dim)
+    codes: torch.Tensor  # (B, U, code_dim)
+
+    @classmethod
+    def of(
+        cls,
+        model: NAC,
+        batch: Batch,
+        signatures: torch.Tensor | None,
+        codes: torch.Tensor | None,
+    ) -> _Runner:
+        device = next(model.parameters()).device
+        u_all = model.config.n_modules
+        if signatures is None or codes is None:
+            own_sigs, own_codes = generated_circuits(model, batch)
+            signatures = own_sigs if signatures is None else signatures
+            codes = own_codes if codes is None else codes
+        n = len(batch)
+        for name, value in (("signatures", signatures), ("codes", codes)):
+            if value.dim() != 3 or value.shape[1] != u_all or value.shape[0] not in (1, n):
+                raise ValueError(
+                    f"{name} must be (B or 1, {u_all}, d) for a batch of {n} and this model's "
+                    f"{u_all} modules, got {tuple(value.shape)}"
+                )
+        return cls(
+            model,
+            batch.to(device),
+            signatures.to(device).float().expand(n, -1, -1),
+            codes.to(device).float().expand(n, -1, -1),
+        )
+
+    @property
+    def device(self) -> torch.device:
+        return self.signatures.device
+
+    def logits(
+        self,
+        examples: torch.Tensor,
+        cut: torch.Tensor | None = None,
+        silenced: torch.Tensor | None = None,
+        log_gate: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Logits (N, n_classes) of the rows ``examples`` (N,) (indices into the batch, repeats
+        allowed), each under its own ``cut`` mask (N, U, U) or none."""
+        rows = self.batch.rows(examples)
+        return self.model.execute(
+            rows.inputs,
+            self.signatures[examples],
+            self.codes[examples],
+            input_mask=rows.input_mask,
+            cut=cut,
+            silenced_readouts=silenced,
+            log_gate=log_gate,
+        )
+
+    def measure_rows(
+        self,
+        examples: np.ndarray,
+        masks: torch.Tensor,
+        mask_rows: np.ndarray,
+        answer: torch.Tensor,
+        measure: str,
+        keeps: bool = False,
+    ) -> np.ndarray:
+        """The measure (N,) of rows ``examples`` (N,), row k cut by ``masks[mask_rows[k]]``
+        (masks (M, U, U)), run ROWS_PER_RUN rows at a time; with ``keeps``, whether each row
+        keeps its answer instead."""
+        out = []
+        for start in range(0, len(examples), ROWS_PER_RUN):
+            part = torch.from_numpy(examples[start : start + ROWS_PER_RUN]).to(self.device)
+            cut = masks[torch.from_numpy(mask_rows[start : start + ROWS_PER_RUN])]
+            logits = self.logits(part, cut=cut.to(self.device))
+            if keeps:
+                out.append((logits.argmax(-1) == answer[part]).cpu().numpy())
+            else:
+                out.append(_measure(logits, answer[part], measure).cpu().numpy())
+        return np.concatenate(out) if out else np.zeros(0)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The model's answer (B,) with its own circuits and the measure (B,) of it."""
+
+    answer: np.ndarray
+    value: np.ndarray
+
+
+def _baseline(runner: _Runner, measure: str) -> tuple[torch.Tensor, torch.Tensor]:
+    examples = torch.arange(len(runner.batch), device=runner.device)
+    starts = range(0, len(examples), ROWS_PER_RUN)
+    logits = torch.cat([runner.logits(examples[s : s + ROWS_PER_RUN]) for s in starts])
+    answer = logits.argmax(-1)
+    return answer, _measure(logits, answer, measure)
+
+
+@contextmanager
+def _eval_mode(model: NAC) -> Iterator[None]:
+    """The model in eval mode inside, its mode restored after."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield
+    finally:
+        model.train(was_training)
+
+
+@torch.no_grad()
+def link_effects(
+    model: NAC,
+    batch: Batch,
+    *,
+    signatures: torch.Tensor | None = None,
+    codes: torch.Tensor | None = None,
+    links: np.ndarray | None = None,
+    which: np.ndarray | None = None,
+    measure: str = "p_answer",
+) -> tuple[Baseline, np.ndarray]:
+    """The exact effect of cutting each link: (baseline, effects (B, L)), effect = measure with
+    the model's circuit minus measure with that one link cut (both directions, every round).
+
+    ``signatures``/``codes`` (B or 1, U, d): the circuits to run (default: the model's own, as
+    ``run_with_circuit``); ``links`` (L, 2): which links (default ``circuit_links``);
+    ``which`` bool (B, L): only these (example, link) pairs are run, the others are NaN (e.g.
+    ``circuitlab.circuit.present_links``: the links each circuit has, a tenth of the cost).
+    """
+    _check_measure(measure)
+    links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
+    n, n_links = len(batch), len(links)
+    which = _which(which, n, n_links)
+    with _eval_mode(model):
+        runner = _Runner.of(model, batch, signatures, codes)
+        answer, value = _baseline(runner, measure)
+        masks = link_masks(model.config.n_modules, links)
+        examples, edits = np.nonzero(which)
+        after = runner.measure_rows(examples, masks, edits, answer, measure)
+    effects = np.full((n, n_links), np.nan)
+    effects[examples, edits] = value.cpu().numpy()[examples] - after
+    return Baseline(answer.cpu().numpy(), value.cpu().numpy()), effects
+
+
+def _which(which: np.ndarray | None, n: int, n_links: int) -> np.ndarray:
+    if which is None:
+        return np.ones((n, n_links), dtype=bool)
+    which = np.asarray(which, dtype=bool)
+    if which.shape != (n, n_links):
+        raise ValueError(
+            f"which must be bool (B, L) = ({n}, {n_links}) for this batch and links, got "
+            f"{which.shape}"
+        )
+    return which
+
+
+def link_effect_estimates(
+    model: NAC,
+    batch: Batch,
+    *,
+    signatures: torch.Tensor | None = None,
+    codes: torch.Tensor | None = None,
+    links: np.ndarray | None = None,
+    measure: str = "p_answer",
+) -> tuple[Baseline, np.ndarray]:
+    """The first-order estimate of ``link_effects`` (same shapes): d(measure)/d(log K) summed
+    over each link's two directions, from one backward pass per ROWS_PER_RUN examples. Cutting
+    a link takes its kernel entry K from its value to 0; linear in K, the measure falls by
+    K dm/dK = dm/d(log K)."""
+    _check_measure(measure)
+    links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
+    u_all = model.config.n_modules
+    with _eval_mode(model):
+        runner = _Runner.of(model, batch, signatures, codes)
+        answers, values, grads = [], [], []
+        for start in range(0, len(batch), ROWS_PER_RUN):
+            examples = torch.arange(start, min(start + ROWS_PER_RUN, len(batch)))
+            examples = examples.to(runner.device)
+            gate = torch.zeros(len(examples), u_all, u_all, device=runner.device)
+            gate.requires_grad_(True)
+            with torch.enable_grad():
+                logits = runner.logits(examples, log_gate=gate)
+                answer = logits.detach().argmax(-1)
+                value = _measure(logits, answer, measure)
+                (grad,) = torch.autograd.grad(value.sum(), gate)
+            answers.append(answer.cpu())
+            values.append(value.detach().cpu())
+            grads.append(grad.cpu())
+    grad = torch.cat(grads).numpy()
+    estimates = grad[:, links[:, 0], links[:, 1]] + grad[:, links[:, 1], links[:, 0]]
+    return Baseline(torch.cat(answers).numpy(), torch.cat(values).numpy()), estimates
+
+
+@torch.no_grad()
+def module_effects(
+    model: NAC,
+    batch: Batch,
+    *,
+    signatures: torch.Tensor | None = None,
+    codes: torch.Tensor | None = None,
+    measure: str = "p_answer",
+) -> tuple[Baseline, np.ndarray]:
+    """The exact effect of knocking out each module: (baseline, effects (B, U)), processors
+    first; a knocked-out processor sends nothing, a knocked-out read-out does not vote. NaN for
+    a model's only read-out (without it nothing answers)."""
+    _check_measure(measure)
+    c = model.config
+    with _eval_mode(model):
+        runner = _Runner.of(model, batch, signatures, codes)
+        answer, value = _baseline(runner, measure)
+        n, u = len(batch), c.n_processors
+        silent = torch.zeros(u, c.n_modules, c.n_modules, dtype=torch.bool)
+        silent[torch.arange(u), :, torch.arange(u)] = True  # processor m sends to no one
+        examples = np.repeat(np.arange(n), u)
+        after = runner.measure_rows(examples, silent, np.tile(np.arange(u), n), answer, measure)
+        effects = np.full((n, c.n_modules), np.nan)
+        effects[:, :u] = value.cpu().numpy()[:, None] - after.reshape(n, u)
+        if c.n_readouts > 1:
+            every = torch.arange(n, device=runner.device)
+            for r in range(c.n_readouts):
+                tensors = LinkEdit(knocked_out=(u + r,)).tensors(model)
+                logits = runner.logits(every, silenced=tensors[2])
+                effects[:, u + r] = (value - _measure(logits, answer, measure)).cpu().numpy()
+    return Baseline(answer.cpu().numpy(), value.cpu().numpy()), effects
+
+
+@dataclass(frozen=True)
+class MinimalCircuits:
+    """Per example the links (indices into ``links``) of its minimal circuit, most attributed
+    first, their count ``size`` (B,), and ``keeps`` (B,): whether the model, its other
+    candidate links cut, still gives the answer (checked by running it). Where even every
+    candidate kept loses the answer (only possible when ``cut_others`` cuts the other links
+    too), no minimal circuit is found: ``keeps`` is False and the members are all the
+    candidates."""
+
+    links: np.ndarray  # (L, 2) the links, as given
+    members: list[np.ndarray]
+    size: np.ndarray
+    keeps: np.ndarray
+
+
+@torch.no_grad()
+def minimal_circuits(
+    model: NAC,
+    batch: Batch,
+    attribution: np.ndarray,
+    *,
+    signatures: torch.Tensor | None = None,
+    codes: torch.Tensor | None = None,
+    links: np.ndarray | None = None,
+    cut_others: bool = False,
+) -> MinimalCircuits:
+    """Per example, the fewest of its candidate links, most attributed first, that keep the
+    model's answer when its other candidates are cut.
+
+    ``attribution`` (B, L): the effect of each link (``link_effects`` or the estimate); the
+    candidates are the links with a finite attribution (e.g. the links the circuit has,
+    ``circuitlab.circuit.present_links``). A link that is not a candidate (NaN) is left as the
+    model has it, or, with ``cut_others``, always cut. The size k is found by bisection
+    between 0 and all candidates, each step running the model with only the top k kept; a
+    bisection assumes keeping more never loses the answer, but the size returned is always one
+    that was run and kept the answer, and (above 0) one fewer was run and lost it.
+    """
+    links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
+    attribution = np.asarray(attribution, dtype=float)
+    n, n_links = len(batch), len(links)
+    if attribution.shape != (n, n_links):
+        raise ValueError(
+            f"attribution must be (B, L) = ({n}, {n_links}) for this batch and links, got "
+            f"{attribution.shape}"
+        )
+    candidates = np.isfinite(attribution)
+    ranked = np.where(candidates, attribution, -np.inf)
+    order = np.argsort(-ranked, axis=1, kind="stable")  # most attributed first, NaN last
+    n_candidates = candidates.sum(axis=1)
+    u_all = model.config.n_modules
+    every = link_masks(u_all, links).any(dim=0)
+
+    def keeps_top(runner: _Runner, answer: torch.Tensor, rows: np.ndarray, k: np.ndarray):  # noqa: ANN202
+        """Whether each example of ``rows`` keeps its answer with its top ``k`` candidates."""
+        masks = torch.zeros(len(rows), u_all, u_all, dtype=torch.bool)
+        for row, (example, size) in enumerate(zip(rows, k, strict=True)):
+            cut = links[order[example, size : n_candidates[example]]]
+            if cut_others:
+                masks[row] = every
+            masks[row, cut[:, 0], cut[:, 1]] = True
+            masks[row, cut[:, 1], cut[:, 0]] = True
+            kept = links[order[example, :size]]
+            masks[row, kept[:, 0], kept[:, 1]] = False
+            masks[row, kept[:, 1], kept[:, 0]] = False
+        index = np.arange(len(rows))
+        return runner.measure_rows(rows, masks, index, answer, "p_answer", keeps=True)
+
+    with _eval_mode(model):
+        runner = _Runner.of(model, batch, signatures, codes)
+        answer, _ = _baseline(runner, "p_answer")
+        found = keeps_top(runner, answer, np.arange(n), n_candidates).astype(bool)
+        low = np.where(found, -1, n_candidates)  # a size that lost the answer (-1: none yet)
+        high = n_candidates.copy()  # a size that kept it (or, not found, all candidates)
+        while True:
+            open_ = np.flatnonzero(found & (high - low > 1))
+            if not len(open_):
+                break
+            mid = (low[open_] + high[open_]) // 2
+            kept = keeps_top(runner, answer, open_, mid).astype(bool)
+            high[open_[kept]] = mid[kept]
+            low[open_[~kept]] = mid[~kept]
+    members = [order[e, : high[e]] for e in range(n)]
+    return MinimalCircuits(links, members, high, found)
+
+
+def category_links(
+    effects: np.ndarray,
+    categories: Sequence[Sequence[str]],
+    links: np.ndarray,
+    top: int = 5,
+) -> pd.DataFrame:
+    """Per category, the ``top`` links whose cut lowers the measure most on average over the
+    category's examples. ``effects`` (B, L), NaN where not computed (a link the example's
+    circuit does not have: counted as no effect); ``categories``: each example's list of
+    categories. Columns: category, rank (0 = most), i, j, mean_effect, examples (in the
+    category), computed (of them, those whose effect of this link was computed)."""
+    effects = np.asarray(effects, dtype=float)
+    if len(categories) != len(effects):
+        raise ValueError(f"{len(categories)} category lists for {len(effects)} examples")
+    computed = np.isfinite(effects)
+    filled = np.where(computed, effects, 0.0)
+    rows = []
+    for name in sorted({c for cats in categories for c in cats}):
+        members = [k for k, cats in enumerate(categories) if name in cats]
+        mean = filled[members].mean(axis=0)
+        for rank, link in enumerate(np.argsort(-mean, kind="stable")[:top]):
+            rows.append(
+                {
+                    "category": name,
+                    "rank": rank,
+                    "i": int(links[link, 0]),
+                    "j": int(links[link, 1]),
+                    "mean_effect": float(mean[link]),
+                    "examples": len(members),
+                    "computed": int(computed[members, link].sum()),
+                }
+            )
+    columns = ["category", "rank", "i", "j", "mean_effect", "examples", "computed"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _check_measure(measure: str) -> None:
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {MEASURES}, got {measure!r}")
