@@ -290,7 +290,10 @@ class StoreView:
                     "target": str(j),
                     "p": round(d["p"], 4),
                     "width": 0.5 + 4 * d["p"],
-                }
+                },
+                # a base class on every link: cytoscape keeps an element's old classes when an
+                # update carries none, so a reset would leave a cut link drawn as cut
+                "classes": "link",
             }
             for i, j, d in graph.edges(data=True)
         ]

@@ -622,6 +622,9 @@ def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
     dash_duo.find_element("#edit-reset").click()
     dash_duo.wait_for_text_to_equal("#edit-summary", "no edit")
     dash_duo.wait_for_contains_text("#intervention", before)
+    # the drawing forgets the edit too: no link left dashed as cut, no module as knocked out
+    WebDriverWait(dash_duo.driver, 10).until(lambda d: d.execute_script(cut) == 0)
+    assert dash_duo.driver.execute_script(knocked) == 0
 
     # the edited circuit is shareable: its URL restores the edit
     dash_duo.wait_for_page(url=shared)
