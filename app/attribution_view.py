@@ -154,3 +154,49 @@ def attribution_summary(store: CircuitStore) -> pd.DataFrame:
         )
     table = pd.DataFrame(stats)
     return table.agg(["mean", "median"]).T
+
+
+class ExampleAttribution:
+    """One stored example's attribution, for the app: exact effects of every link and module
+    on p(answer) (``link_effect`` (L,) over ``links`` (L, 2), ``module_effect`` (U,)), and the
+    minimal circuit ranked by them (``minimal``: link indices). Computed live with the
+    example's stored circuit."""
+
+    def __init__(self, intervener: Any, index: int) -> None:
+        from circuitlab.attribution import link_effects, minimal_circuits, module_effects
+
+        store = intervener.view.store
+        one = np.array([index])
+        signatures, codes = intervener._circuits(one, one)
+        batch = intervener._scene_batch(index)
+        model = intervener.model
+        self.links = store_links(store)
+        circuits = {"signatures": signatures, "codes": codes, "links": self.links}
+        baseline, effects = link_effects(model, batch, **circuits)
+        _, modules = module_effects(model, batch, signatures=signatures, codes=codes)
+        minimal = minimal_circuits(model, batch, effects, **circuits)
+        self.answer = int(baseline.answer[0])
+        self.p_answer = float(baseline.value[0])
+        self.link_effect = effects[0]
+        self.module_effect = modules[0]
+        self.minimal = minimal.members[0]
+
+    def effect_of(self, i: int, j: int) -> float | None:
+        """The effect of cutting link i-j (either order); None for no such link."""
+        i, j = min(i, j), max(i, j)
+        hits = np.flatnonzero((self.links[:, 0] == i) & (self.links[:, 1] == j))
+        return float(self.link_effect[hits[0]]) if len(hits) else None
+
+    def strongest(self, n_links: int = 6, n_modules: int = 3) -> list[tuple[str, float]]:
+        """The edits that lower p(answer) most: ("cut i-j", effect) for the ``n_links``
+        strongest links, then ("knock out m", effect) for the ``n_modules`` strongest modules."""
+        order = np.argsort(-self.link_effect, kind="stable")[:n_links]
+        rows = [
+            (f"cut {i}-{j}", float(self.link_effect[k]))
+            for k, (i, j) in zip(order, self.links[order], strict=True)
+        ]
+        modules = np.nan_to_num(self.module_effect, nan=-np.inf)
+        for m in np.argsort(-modules, kind="stable")[:n_modules]:
+            if np.isfinite(modules[m]):
+                rows.append((f"knock out {m}", float(modules[m])))
+        return rows

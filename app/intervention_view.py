@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from circuitlab.app.attribution_view import ExampleAttribution
 from circuitlab.app.scene_kinds import SceneKind, scene_examples, scene_kind
 from circuitlab.app.store_view import CircuitGenerator, StoreView
 from circuitlab.edits import CircuitEdit
@@ -60,6 +61,8 @@ class Intervener:
         self._scene_batch = lru_cache(maxsize=64)(lambda index: self._batch(np.array([index])))
         # the module panel and the scene both ask for the shown example's reads, and its scene
         self.reads = lru_cache(maxsize=32)(self._reads)
+        # the attribution view, the hover and the strongest-edits table ask for the same one
+        self.attribution = lru_cache(maxsize=32)(self._attribution)
         self.scene_of = lru_cache(maxsize=64)(self._scene_of)
 
     def has_scene(self, index: int) -> bool:
@@ -143,6 +146,11 @@ class Intervener:
             name: float(self._p_true(signature_rows, batch, CircuitEdit(), code_rows)[0])
             for name, (signature_rows, code_rows) in choices.items()
         }
+
+    def _attribution(self, index: int) -> ExampleAttribution:
+        """Store row ``index``'s attribution: every link cut and every module knocked out,
+        with its stored circuit (``attribution`` keeps the last 32)."""
+        return ExampleAttribution(self, index)
 
     def _scene_of(self, index: int) -> Any:
         """Store row ``index``'s scene (of ``self.kind``: NLVR boxes or a ``PairScene``), read

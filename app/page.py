@@ -41,6 +41,8 @@ def graph_style(font_size: float, node_size: float, edge_color: str = "#888") ->
             },
         },
         {"selector": "node:selected", "style": {"border-width": 3, "border-color": "#d62728"}},
+        # coloured by attribution (``circuitlab.app.callbacks.attribution``)
+        {"selector": "edge.attributed", "style": {"line-color": "data(color)", "opacity": 0.9}},
         # what the visitor cut or knocked out (``circuitlab.app.callbacks.intervene``)
         {
             "selector": "edge.cut",
@@ -192,7 +194,7 @@ def _view_controls() -> list:
         dbc.Row(
             [
                 dbc.Col(_radio("mode", ["threshold", "top-k"]), width=5),
-                dbc.Col(_radio("color-by", ["module", "community"]), width=7),
+                dbc.Col(_radio("color-by", ["module", "community", "attribution"]), width=7),
             ]
         ),
         dcc.Slider(
@@ -202,6 +204,13 @@ def _view_controls() -> list:
             step=0.05,
             value=0.5,
             marks={v / 10: f"{v / 10:g}" for v in range(0, 11)},
+        ),
+        dbc.Checklist(
+            id="minimal-only",
+            options=[{"label": "minimal circuit only (with colour by attribution)", "value": "on"}],
+            value=[],
+            switch=True,
+            className="small",
         ),
         html.Div(  # shown in top-k mode only (``show_top_k``)
             [
@@ -270,6 +279,7 @@ def _edit_controls() -> html.Div:
             html.Span(buttons, className="ms-2"),
             html.Div(id="edit-summary", className="small text-muted"),
             _loading(html.Div(id="intervention", className="small"), "intervention-loading"),
+            _loading(html.Div(id="attribution-table"), "attribution-loading"),
         ],
         className="mt-1",
     )

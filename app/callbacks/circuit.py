@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from dash import Input, Output, State, ctx, html, no_update
 
+from circuitlab.app.callbacks.attribution import attribution_elements
 from circuitlab.app.callbacks.common import (
     parse_view,
     query_of,
@@ -73,7 +74,30 @@ def node_text(node: dict | None) -> str:
     """What hovering a module says: its number, role and degree in the view."""
     if not node:
         return ""
-    return f"module {node['id']} ({node['role']}): {node['degree']} links in this view"
+    text = f"module {node['id']} ({node['role']}): {node['degree']} links in this view"
+    if node.get("effect") is not None:
+        text += f"; knocked out, p(answer) {-node['effect']:+.3f}"
+    return text
+
+
+def _attributed(
+    stores: AppStores, key, view: StoreView, circuit: dict, elements: list, minimal: list | None
+) -> tuple[list, int, str | None]:
+    """The elements coloured by the shown example's attribution (only the minimal circuit's
+    links with ``minimal``), their link count, and why not, when it cannot be computed."""
+    n_edges = sum("source" in e["data"] for e in elements)
+    if "typed" in circuit:
+        return elements, n_edges, "attribution runs on a stored example with its scene"
+    try:
+        intervener = stores.intervener(key)
+    except ValueError as err:
+        return elements, n_edges, str(err)
+    if not intervener.has_scene(circuit["index"]):
+        return elements, n_edges, "this circuit's example has no scene to run the model on"
+    attribution = intervener.attribution(circuit["index"])
+    p = view.store.link_probabilities([circuit["index"]])[0]
+    elements = attribution_elements(elements, attribution, p, bool(minimal))
+    return elements, sum("source" in e["data"] for e in elements), None
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
@@ -133,9 +157,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Input("color-by", "value"),
         Input("url-read", "search"),
         Input("edits", "data"),
+        Input("minimal-only", "value"),
         State("store-key", "data"),
     )
-    def draw(circuit, threshold, mode, top_k, color, search, actions, key):
+    def draw(circuit, threshold, mode, top_k, color, search, actions, minimal, key):
         view, query = store_view(stores, key), query_of(search)
         _, problems = parse_view(query)
         _, store_problem = stores.resolve(query.get("store"))
@@ -156,8 +181,9 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             top_k = min(3, n_modules - 1)
         threshold = threshold_of(threshold)
         try:
+            node_colors = "module" if color == "attribution" else color or "module"
             elements, n_edges = view.graph_elements(
-                circuit, threshold, top_k if mode == "top-k" else None, color or "module"
+                circuit, threshold, top_k if mode == "top-k" else None, node_colors
             )
         except TooManyEdges as err:
             elements, n_edges = [], 0
@@ -169,6 +195,11 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             prior, degrees = prior_summary(fit), degree_figure(fit)
         except ValueError as err:  # e.g. fewer than 3 modules: no prior can be fitted
             prior, degrees = f"no prior fit: {err}", {}
+        if color == "attribution":
+            elements, n_edges, problem = _attributed(stores, key, view, circuit, elements, minimal)
+            messages += [problem] if problem else []
+            if minimal and not problem:
+                count = f"{n_modules} modules, {n_edges} links (the minimal circuit)"
         text = "; ".join(messages)
         title = circuit_title(view, circuit)
         elements = mark_edits(elements, edit_of(actions))
@@ -198,4 +229,7 @@ def edge_text(edge: dict) -> str:
     edit = {"cut": "cut", "forced": "forced on"}.get(edge.get("edit"))
     if edge.get("p") is None:
         return text + (edit or "no p")
-    return text + f"p = {edge['p']:.3f}" + (f" ({edit})" if edit else "")
+    text += f"p = {edge['p']:.3f}" + (f" ({edit})" if edit else "")
+    if edge.get("effect") is not None:
+        text += f"; cut, p(answer) {-edge['effect']:+.3f}"
+    return text

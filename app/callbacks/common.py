@@ -74,7 +74,7 @@ def parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
     if "q" in query:
         values["search"] = query["q"][:MAX_SENTENCE]  # a plain substring, shown as text
     if "color" in query:
-        if query["color"] in ("module", "community"):
+        if query["color"] in ("module", "community", "attribution"):
             values["color"] = query["color"]
         else:
             problems.append(f"color {query['color'][:40]!r} is not module or community")

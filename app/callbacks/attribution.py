@@ -1,0 +1,105 @@
+"""The attribution view: with "colour by: attribution", the shown example's links and modules
+coloured and sized by how much cutting (knocking out) each lowers p(answer) (red: it supports
+the answer, blue: it works against it); "minimal circuit only" draws just the fewest links that
+keep the answer; a table lists the strongest edits. Computed live for the shown example
+(``Intervener.attribution``)."""
+
+from __future__ import annotations
+
+import dash
+import numpy as np
+from dash import Input, Output, State, html
+
+from circuitlab.app.attribution_view import ExampleAttribution
+from circuitlab.app.callbacks.common import shows_circuit
+from circuitlab.app.stores import AppStores
+
+SUPPORTS, OPPOSES = (214, 39, 40), (31, 119, 180)  # red, blue
+
+
+def _shade(value: float, scale: float) -> str:
+    """A colour from white (no effect) to red (supports the answer) or blue (opposes it)."""
+    strength = min(1.0, abs(value) / scale) if scale > 0 else 0.0
+    target = SUPPORTS if value >= 0 else OPPOSES
+    r, g, b = (round(255 + (c - 255) * (0.15 + 0.85 * strength)) for c in target)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def attribution_elements(
+    elements: list[dict], attribution: ExampleAttribution, p: np.ndarray, minimal_only: bool
+) -> list[dict]:
+    """The drawing's elements coloured by ``attribution``: each link's ``effect`` (and colour,
+    width), each module's; with ``minimal_only`` the links are those of the minimal circuit,
+    drawn whatever their P (``p`` (U, U), the shown circuit's)."""
+    scale = max(
+        float(np.nanmax(np.abs(attribution.link_effect))),
+        float(np.nanmax(np.abs(np.nan_to_num(attribution.module_effect)))),
+        1e-6,
+    )
+    nodes = [e for e in elements if "source" not in e["data"]]
+    if minimal_only:
+        edges = []
+        for i, j in attribution.links[attribution.minimal]:
+            data = {
+                "id": f"{i}-{j}",
+                "source": str(i),
+                "target": str(j),
+                "p": round(float(p[i, j]), 4),
+            }
+            edges.append({"data": data, "classes": "link"})
+    else:
+        edges = [e for e in elements if "source" in e["data"]]
+    out = []
+    for node in nodes:
+        effect = attribution.module_effect[int(node["data"]["id"])]
+        data = {**node["data"], "effect": None if np.isnan(effect) else round(float(effect), 4)}
+        data["color"] = _shade(0.0 if np.isnan(effect) else float(effect), scale)
+        out.append({**node, "data": data})
+    for edge in edges:
+        data = edge["data"]
+        effect = attribution.effect_of(int(data["source"]), int(data["target"]))
+        effect = 0.0 if effect is None else effect
+        data = {**data, "effect": round(effect, 4), "color": _shade(effect, scale)}
+        data["width"] = 1.0 + 7.0 * min(1.0, abs(effect) / scale)
+        out.append({**edge, "data": data, "classes": f"{edge.get('classes', 'link')} attributed"})
+    return out
+
+
+def strongest_table(attribution: ExampleAttribution) -> html.Div:
+    """The strongest edits of the shown example and their effect on p(answer)."""
+    rows = [
+        html.Tr([html.Td(edit), html.Td(f"{-effect:+.3f}")])
+        for edit, effect in attribution.strongest()
+    ]
+    head = html.Tr([html.Th("edit"), html.Th("p(answer) change")])
+    caption = (
+        f"answer {'true' if attribution.answer == 1 else 'false'}, p(answer) "
+        f"{attribution.p_answer:.3f}; minimal circuit: {len(attribution.minimal)} links"
+    )
+    return html.Div(
+        [
+            html.Div(caption, className="small"),
+            html.Table([html.Thead(head), html.Tbody(rows)], className="table table-sm small"),
+        ]
+    )
+
+
+def register(app: dash.Dash, stores: AppStores) -> None:
+    @app.callback(
+        Output("attribution-table", "children"),
+        Input("circuit", "data"),
+        Input("color-by", "value"),
+        State("store-key", "data"),
+    )
+    def show_strongest(circuit, color, key):
+        if color != "attribution":
+            return None
+        if not shows_circuit(circuit) or "typed" in circuit:
+            return "attribution runs on a stored example with its scene"
+        try:
+            intervener = stores.intervener(key)
+        except ValueError as err:
+            return str(err)
+        if not intervener.has_scene(circuit["index"]):
+            return "this circuit's example has no scene to run the model on"
+        return strongest_table(intervener.attribution(circuit["index"]))
