@@ -10,6 +10,7 @@ from dash import Input, Output, State, ctx, html, no_update
 
 from circuitlab.app.callbacks.attribution import attribution_elements
 from circuitlab.app.callbacks.common import (
+    page_store,
     parse_view,
     query_of,
     row_of,
@@ -161,6 +162,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         State("store-key", "data"),
     )
     def draw(circuit, threshold, mode, top_k, color, search, actions, minimal, key):
+        key = page_store(stores, key, search)
         view, query = store_view(stores, key), query_of(search)
         _, problems = parse_view(query)
         _, store_problem = stores.resolve(query.get("store"))

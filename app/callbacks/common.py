@@ -26,6 +26,13 @@ def store_view(stores: AppStores, key: str | None) -> StoreView:
         raise PreventUpdate from None
 
 
+def page_store(stores: AppStores, key: str | None, search: str | None) -> str:
+    """The page's store key; on a fresh page, before the store key has landed, the store its
+    URL names (not the default store: a first open of another store would draw the default
+    store's circuit of the same row)."""
+    return stores.resolve(query_of(search).get("store"))[0] if key is None else key
+
+
 def input_row(
     prefix: str, frame: pd.DataFrame, cell: dict | None, click: dict | None, figure, search
 ) -> int:
@@ -77,7 +84,9 @@ def parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
         if query["color"] in ("module", "community", "attribution"):
             values["color"] = query["color"]
         else:
-            problems.append(f"color {query['color'][:40]!r} is not module or community")
+            problems.append(
+                f"color {query['color'][:40]!r} is not module, community or attribution"
+            )
     return values, problems
 
 

@@ -15,6 +15,7 @@ from circuitlab import Circuit, CircuitStore
 from circuitlab.analysis.figures import embedding_plotly
 from circuitlab.app import create_app
 from circuitlab.app.callbacks.circuit import prior_summary
+from circuitlab.app.callbacks.common import page_store
 from circuitlab.app.callbacks.export import circuit_figure
 from circuitlab.app.callbacks.map_view import summary_text
 from circuitlab.app.callbacks.search import result_count
@@ -313,3 +314,14 @@ def test_a_prior_fit_with_no_runner_up_says_so_instead_of_an_infinite_gap():
     assert lines[2].children == "no other family describes this graph"
     finite = prior_summary({"family": "x", "best": "x", "gap": 2.54, "params": {}})
     assert finite[2].children == "gap to runner-up: 2.5 nats"
+
+
+def test_a_fresh_page_draws_the_store_its_url_names_until_the_store_key_lands(nlvr2_store):
+    """The circuit drawing reads the store key as State: on a first open it is still None, and
+    the URL's store, not the default store, is the page's (a default-store circuit of the same
+    row was drawn once)."""
+    stores = AppStores(nlvr2_store.parent)
+    other = next(k for k in stores.keys if k != stores.default)
+    assert page_store(stores, None, f"?store={other}&id=3") == other
+    assert page_store(stores, None, "") == stores.default
+    assert page_store(stores, stores.default, f"?store={other}") == stores.default  # landed
