@@ -4,7 +4,7 @@ as PNG, SVG and PDF, and a plotly version of the embedding for interactive use."
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -62,26 +62,45 @@ def draw_circuit(
     positions: np.ndarray,
     colors: Sequence[str] | None = None,
     title: str = "",
+    *,
+    labels: bool = False,
+    cut: Iterable[tuple[int, int]] = (),
+    knocked: Iterable[int] = (),
 ) -> None:
-    """Draw ``graph`` on ``ax`` at ``positions`` (U, 2), edge width and alpha by ``p``."""
+    """Draw ``graph`` on ``ax`` at ``positions`` (U, 2), edge width and alpha by ``p``.
+    ``labels``: each module's number on it; ``cut`` (undirected pairs, drawn whether or not
+    the graph has them) dashed red, ``knocked`` modules hollow and dashed: an edited circuit."""
     colors = colors or module_colors(graph.number_of_nodes())
     pos = {i: positions[i] for i in graph.nodes}
-    p = np.array([d.get("p", 1.0) for _, _, d in graph.edges(data=True)])
-    nx.draw_networkx_edges(graph, pos, ax=ax, width=0.3 + 1.5 * p, alpha=0.25, edge_color="#555")
+    cut = {(min(i, j), max(i, j)) for i, j in cut}
+    kept = [(u, v) for u, v in graph.edges if (min(u, v), max(u, v)) not in cut]
+    p = np.array([graph.edges[u, v].get("p", 1.0) for u, v in kept])
+    nx.draw_networkx_edges(
+        graph, pos, edgelist=kept, ax=ax, width=0.3 + 1.5 * p, alpha=0.25, edge_color="#555"
+    )
+    if cut:
+        nx.draw_networkx_edges(
+            nx.Graph(list(cut)), pos, ax=ax, width=1.2, edge_color="#d62728", style="dashed"
+        )
+    knocked = set(knocked)
     shapes = {"processor": "o", "readout": "s"}
     for role, marker in shapes.items():
         nodes = [i for i, d in graph.nodes(data=True) if d.get("role", "processor") == role]
-        nx.draw_networkx_nodes(
-            graph,
-            pos,
-            nodelist=nodes,
-            node_color=[colors[i] for i in nodes],
-            node_shape=marker,
-            node_size=60,
-            ax=ax,
-            edgecolors="black",
-            linewidths=0.4,
-        )
+        for hollow in (False, True):
+            chosen = [i for i in nodes if (i in knocked) == hollow]
+            nx.draw_networkx_nodes(
+                graph,
+                pos,
+                nodelist=chosen,
+                node_color=["white" if hollow else colors[i] for i in chosen],
+                node_shape=marker,
+                node_size=110 if labels else 60,
+                ax=ax,
+                edgecolors="#d62728" if hollow else "black",
+                linewidths=0.8 if hollow else 0.4,
+            )
+    if labels:
+        nx.draw_networkx_labels(graph, pos, ax=ax, font_size=5)
     ax.set_title(title, fontsize=9)
     ax.set_axis_off()
 

@@ -1,5 +1,8 @@
 """The export buttons: the shown circuit as PNG/SVG (drawn by the browser), as a CSV of links,
-as JSON (modules and links), or as the analysis layer's figure (PNG, ``-figure.png``)."""
+as JSON (modules and links), or as the analysis layer's figure (PNG, ``-figure.png``). File
+names carry the store, the circuit and, when there is one, the edit; the CSV and JSON mark cut
+and forced links and knocked-out modules; the figure numbers the modules and names the
+threshold and the edit."""
 
 from __future__ import annotations
 
@@ -20,42 +23,88 @@ from circuitlab.app.callbacks.common import (
     store_view,
     threshold_of,
 )
+from circuitlab.app.callbacks.intervene import edit_of
 from circuitlab.app.store_view import StoreView
 from circuitlab.app.stores import AppStores
+from circuitlab.edits import CircuitEdit
+
+NO_EDIT = CircuitEdit()
 
 
-def file_stem(view: StoreView, circuit: dict | None) -> str:
-    """The download's name: the circuit's id, or the typed sentence's number."""
+def edit_words(edit: CircuitEdit) -> str:
+    """An edit in a few words: "cut 1-2, 3-4; knocked out 5; forced 6-7"."""
+    parts = []
+    if edit.cut:
+        parts.append("cut " + ", ".join(f"{i}-{j}" for i, j in edit.cut))
+    if edit.knocked_out:
+        parts.append("knocked out " + ", ".join(map(str, edit.knocked_out)))
+    if edit.forced:
+        parts.append("forced " + ", ".join(f"{i}-{j}" for i, j in edit.forced))
+    return "; ".join(parts)
+
+
+def store_label(view: StoreView, key: str | None) -> str:
+    """The store's key under the app's root (e.g. ``nlvr/nlvr``), or its folder's name when
+    the app serves that one store (key ".")."""
+    return key if key not in (None, "", ".") else view.store.path.name
+
+
+def file_stem(view: StoreView, circuit: dict | None, key: str | None, edit: CircuitEdit) -> str:
+    """The download's name: the store, the circuit's id (or the typed sentence's number) and
+    the edit, e.g. ``nlvr_nlvr-circuit-3-cut2-knock1``: exports of other stores or edits of one
+    circuit never overwrite each other."""
+    store = "".join(c if c.isalnum() or c in "-." else "_" for c in store_label(view, key))
     if circuit and "typed" in circuit:
-        return f"circuit-typed-{circuit['typed']}"
-    if circuit and "index" in circuit:
-        return f"circuit-{int(view.frame['id'].iloc[circuit['index']])}"
-    return "circuit"
+        stem = f"{store}-circuit-typed-{circuit['typed']}"
+    elif circuit and "index" in circuit:
+        stem = f"{store}-circuit-{int(view.frame['id'].iloc[circuit['index']])}"
+    else:
+        stem = f"{store}-circuit"
+    counts = (("cut", edit.cut), ("knock", edit.knocked_out), ("force", edit.forced))
+    return stem + "".join(f"-{name}{len(items)}" for name, items in counts if items)
 
 
-def circuit_figure(view: StoreView, graph: nx.Graph) -> Figure:
-    """The shown graph drawn by the analysis layer's figure code, the way the app shows it:
-    cytoscape's y axis points down, matplotlib's up, so the layout's y is flipped. The object
-    API, not pyplot: the server answers requests on several threads."""
+def circuit_figure(
+    view: StoreView, graph: nx.Graph, edit: CircuitEdit = NO_EDIT, title: str = ""
+) -> Figure:
+    """The shown graph drawn by the analysis layer's figure code, the way the app shows it,
+    modules numbered and the edit marked: cytoscape's y axis points down, matplotlib's up, so
+    the layout's y is flipped. The object API, not pyplot: the server answers requests on
+    several threads."""
     fig = Figure(figsize=(5, 5))
-    draw_circuit(fig.add_subplot(), graph, view.positions * np.array([1.0, -1.0]))
+    draw_circuit(
+        fig.add_subplot(),
+        graph,
+        view.positions * np.array([1.0, -1.0]),
+        title=title,
+        labels=True,
+        cut=edit.cut,
+        knocked=edit.knocked_out,
+    )
     return fig
 
 
-def figure_png(view: StoreView, graph: nx.Graph, buffer: IO[bytes]) -> None:
-    """``circuit_figure`` as PNG bytes."""
-    circuit_figure(view, graph).savefig(buffer, format="png", dpi=200, bbox_inches="tight")
+def figure_png(figure: Figure, buffer: IO[bytes]) -> None:
+    """A figure as PNG bytes."""
+    figure.savefig(buffer, format="png", dpi=200, bbox_inches="tight")
 
 
-def links_frame(graph: nx.Graph) -> pd.DataFrame:
-    """One row per shown link: source, target, p and both ends' roles."""
-    return pd.DataFrame(
-        [
-            (u, v, d["p"], graph.nodes[u]["role"], graph.nodes[v]["role"])
-            for u, v, d in graph.edges(data=True)
-        ],
-        columns=["source", "target", "p", "source_role", "target_role"],
-    )
+def links_frame(graph: nx.Graph, edit: CircuitEdit = NO_EDIT) -> pd.DataFrame:
+    """One row per shown link: source, target, p, both ends' roles and ``edit`` ("cut",
+    "forced" or ""); an edited link the view does not show is a row of its own (p empty)."""
+    cut = {(min(i, j), max(i, j)) for i, j in edit.cut}
+    forced = {(min(i, j), max(i, j)) for i, j in edit.forced} - cut
+    rows, shown = [], set()
+    for u, v, d in graph.edges(data=True):
+        ends = (min(u, v), max(u, v))
+        shown.add(ends)
+        tag = "cut" if ends in cut else "forced" if ends in forced else ""
+        rows.append((u, v, d["p"], graph.nodes[u]["role"], graph.nodes[v]["role"], tag))
+    for tag, edited in (("cut", cut), ("forced", forced)):  # edited links the view hides
+        for u, v in sorted(edited - shown):
+            rows.append((u, v, None, graph.nodes[u]["role"], graph.nodes[v]["role"], tag))
+    columns = ["source", "target", "p", "source_role", "target_role", "edit"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
@@ -64,12 +113,13 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Input("export-png", "n_clicks"),
         Input("export-svg", "n_clicks"),
         State("circuit", "data"),
+        State("edits", "data"),
         State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def export_image(_png, _svg, circuit, key):
+    def export_image(_png, _svg, circuit, actions, key):
         kind = "png" if ctx.triggered_id == "export-png" else "svg"
-        stem = file_stem(store_view(stores, key), circuit)
+        stem = file_stem(store_view(stores, key), circuit, key, edit_of(actions))
         return {"type": kind, "action": "download", "filename": stem}
 
     @app.callback(
@@ -77,10 +127,11 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         *[Input(f"export-{kind}", "n_clicks") for kind in ("csv", "json", "figure")],
         State("circuit", "data"),
         *[State(control, "value") for control in DRAWING_CONTROLS],
+        State("edits", "data"),
         State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def export_data(_csv, _json, _figure, circuit, threshold, mode, top_k, key):
+    def export_data(_csv, _json, _figure, circuit, threshold, mode, top_k, actions, key):
         if not shows_circuit(circuit):
             return no_update
         view = store_view(stores, key)
@@ -89,15 +140,32 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             graph = view.visible_graph(circuit, threshold_of(threshold), k)
         except ValueError:  # a typed sentence this view cannot take (a forged page state)
             return no_update
-        stem = file_stem(view, circuit)
+        edit = edit_of(actions)
+        stem = file_stem(view, circuit, key, edit)
+        setting = f"top-{k} per module" if k else f"P > {threshold_of(threshold):g}"
         if ctx.triggered_id == "export-figure":
-            # its own name: the PNG button's circuit-ID.png is the browser's drawing
-            return dcc.send_bytes(
-                lambda buffer: figure_png(view, graph, buffer), f"{stem}-figure.png"
-            )
-        edges = links_frame(graph)
+            # its own name: the PNG button's STEM.png is the browser's drawing
+            title = f"{stem}: {setting}" + (f"; {edit_words(edit)}" if edit else "")
+            figure = circuit_figure(view, graph, edit, title)
+            return dcc.send_bytes(lambda buffer: figure_png(figure, buffer), f"{stem}-figure.png")
+        edges = links_frame(graph, edit)
         if ctx.triggered_id == "export-csv":
             return dcc.send_data_frame(edges.to_csv, f"{stem}.csv", index=False)
-        nodes = [{"module": int(i), **d} for i, d in graph.nodes(data=True)]
-        payload = {"circuit": stem, "nodes": nodes, "links": edges.to_dict("records")}
+        knocked = set(edit.knocked_out)
+        nodes = [
+            {"module": int(i), **d, "knocked_out": int(i) in knocked}
+            for i, d in graph.nodes(data=True)
+        ]
+        payload = {
+            "circuit": stem,
+            "store": store_label(view, key),
+            "view": setting,
+            "edit": {
+                "cut": [list(x) for x in edit.cut],
+                "knocked_out": list(edit.knocked_out),
+                "forced": [list(x) for x in edit.forced],
+            },
+            "nodes": nodes,
+            "links": json.loads(edges.to_json(orient="records")),
+        }
         return {"content": json.dumps(payload, indent=1), "filename": f"{stem}.json"}

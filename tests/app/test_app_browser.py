@@ -353,27 +353,46 @@ def test_bad_typed_sentences_show_messages_and_stay_text(dash_duo, nlvr2_store):
 
 
 def test_export_csv_json_png_svg_and_figure(dash_duo, nlvr2_store):
+    store = nlvr2_store.name  # the app serves this one store
     start(dash_duo, nlvr2_store, "?id=2&threshold=0.7")
     dash_duo.wait_for_contains_text("#edge-count", "P > 0.7")
     links = edge_count(dash_duo)
     folder = Path(dash_duo.download_path)
+    stem = f"{store}-circuit-2"  # the store in the name: another store's #2 never overwrites it
     dash_duo.find_element("#export-csv").click()
-    table = pd.read_csv(wait_for_file(folder, "circuit-2.csv"))
-    assert list(table.columns) == ["source", "target", "p", "source_role", "target_role"]
-    assert len(table) == links and (table["p"] > 0.7).all()
+    table = pd.read_csv(wait_for_file(folder, f"{stem}.csv"))
+    assert list(table.columns) == ["source", "target", "p", "source_role", "target_role", "edit"]
+    assert len(table) == links and (table["p"] > 0.7).all() and table["edit"].isna().all()
     dash_duo.find_element("#export-json").click()
-    payload = json.loads(wait_for_file(folder, "circuit-2.json").read_text())
+    payload = json.loads(wait_for_file(folder, f"{stem}.json").read_text())
     n_modules = CircuitStore.open(nlvr2_store).meta["n_modules"]
     assert len(payload["nodes"]) == n_modules and len(payload["links"]) == links
+    assert payload["store"] == store and payload["view"] == "P > 0.7"
     dash_duo.find_element("#export-png").click()
-    drawing = wait_for_file(folder, "circuit-2.png").read_bytes()
+    drawing = wait_for_file(folder, f"{stem}.png").read_bytes()
     assert drawing[:4] == b"\x89PNG"
     dash_duo.find_element("#export-svg").click()
-    svg = wait_for_file(folder, "circuit-2.svg").read_text()
+    svg = wait_for_file(folder, f"{stem}.svg").read_text()
     assert "<svg" in svg and svg.count("<path") + svg.count("<circle") >= 18  # the modules
     dash_duo.find_element("#export-figure").click()
-    assert wait_for_file(folder, "circuit-2-figure.png").read_bytes()[:4] == b"\x89PNG"
-    assert (folder / "circuit-2.png").read_bytes() == drawing  # not overwritten by the figure
+    assert wait_for_file(folder, f"{stem}-figure.png").read_bytes()[:4] == b"\x89PNG"
+    assert (folder / f"{stem}.png").read_bytes() == drawing  # not overwritten by the figure
+    # an edited circuit exports under its own name, its cut link (shown or not) and knocked
+    # module marked
+    i, j = 0, 1
+    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?id=2&threshold=0.7&cut={i}-{j}&knock=5")
+    dash_duo.wait_for_text_to_equal("#edit-summary", "cut 1 links, knocked out 1 modules")
+    dash_duo.find_element("#export-csv").click()
+    edited = pd.read_csv(wait_for_file(folder, f"{stem}-cut1-knock1.csv"))
+    marked = edited[edited["edit"] == "cut"]
+    assert len(marked) == 1 and {int(marked["source"].iloc[0]), int(marked["target"].iloc[0])} == {
+        i,
+        j,
+    }
+    dash_duo.find_element("#export-json").click()
+    payload = json.loads(wait_for_file(folder, f"{stem}-cut1-knock1.json").read_text())
+    assert payload["edit"]["knocked_out"] == [5]
+    assert [n["module"] for n in payload["nodes"] if n["knocked_out"]] == [5]
     no_console_errors(dash_duo)
 
 
