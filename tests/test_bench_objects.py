@@ -179,7 +179,9 @@ def test_summary_reads_the_speedup_at_the_droppable_share() -> None:
     assert np.isnan(untimed["speedup"]) and untimed["droppable"] == 0.5
 
 
-@pytest.mark.parametrize("name", ["none", "planted_partition", "ring_of_cliques", "erdos_renyi"])
+@pytest.mark.parametrize(
+    "name", ["none", "scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi"]
+)
 def test_a_shipped_prior_model_is_what_its_recipe_trains(name: str) -> None:
     """checkpoints/priors/NAME came from its recipe with seed 0 (speed-only options aside), so
     `make demo`'s store shows the recipe the docs describe."""
