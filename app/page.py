@@ -7,7 +7,7 @@ import dash_bootstrap_components as dbc
 import dash_cytoscape as cyto
 from dash import dash_table, dcc, html
 
-from circuitlab.app.store_view import FILTER_COLUMNS, MAX_SENTENCE
+from circuitlab.app.store_view import FILTER_COLUMNS
 
 
 def graph_style(font_size: float, node_size: float, edge_color: str = "#888") -> list[dict]:
@@ -230,7 +230,9 @@ def _view_controls() -> list:
         ),
         dbc.InputGroup(
             [
-                dbc.Input(id="typed", placeholder="type a new sentence", maxLength=MAX_SENTENCE),
+                # no maxLength: the browser would cut a pasted sentence without a word; the
+                # server says how long it is and the limit (``StoreView.checked_sentence``)
+                dbc.Input(id="typed", placeholder="type a new sentence"),
                 dbc.Button("circuit", id="generate", n_clicks=0, color="secondary"),
             ],
             size="sm",

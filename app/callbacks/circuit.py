@@ -19,7 +19,8 @@ from circuitlab.app.callbacks.common import (
     threshold_of,
 )
 from circuitlab.app.callbacks.intervene import edit_of, mark_edits
-from circuitlab.app.store_view import StoreView, TooManyEdges
+from circuitlab.app.callbacks.map_view import color_columns
+from circuitlab.app.store_view import MAX_SENTENCE, StoreView, TooManyEdges
 from circuitlab.app.stores import AppStores
 
 
@@ -79,6 +80,27 @@ def node_text(node: dict | None) -> str:
     if node.get("effect") is not None:
         text += f"; knocked out, p(answer) {-node['effect']:+.3f}"
     return text
+
+
+def refused_settings(query: dict[str, str], view: StoreView) -> list[str]:
+    """A message for each URL setting this store cannot take (``module``, ``compare_category``,
+    ``map``, an over-long ``q``): the page shows the rest and says what it left out."""
+    problems = []
+    raw = query.get("module")
+    if raw is not None and not (raw.isdigit() and int(raw) < view.n_modules):
+        problems.append(f"module {raw[:40]!r} is not a module in 0-{view.n_modules - 1}")
+    category = query.get("compare_category")
+    if category is not None and category not in view.categories():
+        problems.append(f"compare_category {category[:40]!r} is not a category of this store")
+    color = query.get("map")
+    if color is not None and color not in color_columns(view):
+        shown = ", ".join(color_columns(view)) or "none"
+        problems.append(f"map {color[:40]!r} is not a column the map is coloured by ({shown})")
+    if len(query.get("q", "")) > MAX_SENTENCE:
+        problems.append(
+            f"the search q has {len(query['q'])} characters: its first {MAX_SENTENCE} used"
+        )
+    return problems
 
 
 def _attributed(
@@ -165,6 +187,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         key = page_store(stores, key, search)
         view, query = store_view(stores, key), query_of(search)
         _, problems = parse_view(query)
+        problems += refused_settings(query, view)
         _, store_problem = stores.resolve(query.get("store"))
         messages = [store_problem, *problems] if store_problem else list(problems)
         n_modules = view.n_modules
