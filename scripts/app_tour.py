@@ -31,6 +31,11 @@ SCREENS = {
     ),
     "scene": ({"store": "nlvr/nlvr", "id": 2}, "#intervention", "stored examples"),
     "priors": ({"store": "priors", "id": 1}, "#prior-fit", "nats"),
+    "attribution": (
+        {"store": "nlvr/nlvr", "id": 2, "color": "attribution"},
+        "#attribution-table",
+        "p(answer) change",
+    ),
 }
 
 
