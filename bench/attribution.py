@@ -18,6 +18,7 @@ each with its stored circuit:
 
     python bench/attribution.py                # both stores, all examples, with timing
     python bench/attribution.py --no-timing --limit 256
+    python bench/attribution.py --timing-only  # with nothing else running
 
 Writes bench/results/attribution.csv (a row per store), attribution_speed.csv, the examples'
 numbers in attribution_examples.csv and docs/figures/attribution.png.
@@ -267,15 +268,19 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="examples per store")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random links")
     parser.add_argument("--no-timing", action="store_true", help="skip the speed table")
+    parser.add_argument(
+        "--timing-only", action="store_true", help="only the speed table (nothing else running)"
+    )
     args = parser.parse_args()
     missing = [STORES[s][0] for s in args.stores if not Path(STORES[s][0]).is_dir()]
     if missing:
         parser.error(f"no store at {', '.join(missing)}: run `make demo` first")
-    examples = pd.concat([examine_store(s, args.limit, args.seed) for s in args.stores])
-    RESULTS.mkdir(exist_ok=True)
-    examples.to_csv(RESULTS / "attribution_examples.csv", index=False)
-    write_table(summarise(examples), "attribution", "attribution on the demo stores")
-    figure(examples, FIGURES / "attribution.png")
+    if not args.timing_only:
+        examples = pd.concat([examine_store(s, args.limit, args.seed) for s in args.stores])
+        RESULTS.mkdir(exist_ok=True)
+        examples.to_csv(RESULTS / "attribution_examples.csv", index=False)
+        write_table(summarise(examples), "attribution", "attribution on the demo stores")
+        figure(examples, FIGURES / "attribution.png")
     if not args.no_timing:
         speed = [row for s in args.stores for row in time_store(s)]
         write_table(speed, "attribution_speed", "attribution time (seconds)")
