@@ -11,7 +11,7 @@ import numpy as np
 from dash import Input, Output, State, html
 
 from circuitlab.app.attribution_view import ExampleAttribution
-from circuitlab.app.callbacks.common import shows_circuit
+from circuitlab.app.callbacks.intervene import scene_intervener
 from circuitlab.app.stores import AppStores
 
 SUPPORTS, OPPOSES = (214, 39, 40), (31, 119, 180)  # red, blue
@@ -94,12 +94,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     def show_strongest(circuit, color, key):
         if color != "attribution":
             return None
-        if not shows_circuit(circuit) or "typed" in circuit:
-            return "attribution runs on a stored example with its scene"
-        try:
-            intervener = stores.intervener(key)
-        except ValueError as err:
-            return str(err)
-        if not intervener.has_scene(circuit["index"]):
-            return "this circuit's example has no scene to run the model on"
+        intervener, why_not = scene_intervener(stores, key, circuit, "attribution")
+        if intervener is None:
+            return why_not
         return strongest_table(intervener.attribution(circuit["index"]))

@@ -18,7 +18,7 @@ from circuitlab.app.callbacks.common import (
     store_view,
     threshold_of,
 )
-from circuitlab.app.callbacks.intervene import edit_of, mark_edits
+from circuitlab.app.callbacks.intervene import edit_of, mark_edits, scene_intervener
 from circuitlab.app.callbacks.map_view import color_columns
 from circuitlab.app.store_view import MAX_SENTENCE, StoreView, TooManyEdges
 from circuitlab.app.stores import AppStores
@@ -109,14 +109,9 @@ def _attributed(
     """The elements coloured by the shown example's attribution (only the minimal circuit's
     links with ``minimal``), their link count, and why not, when it cannot be computed."""
     n_edges = sum("source" in e["data"] for e in elements)
-    if "typed" in circuit:
-        return elements, n_edges, "attribution runs on a stored example with its scene"
-    try:
-        intervener = stores.intervener(key)
-    except ValueError as err:
-        return elements, n_edges, str(err)
-    if not intervener.has_scene(circuit["index"]):
-        return elements, n_edges, "this circuit's example has no scene to run the model on"
+    intervener, why_not = scene_intervener(stores, key, circuit, "attribution")
+    if intervener is None:
+        return elements, n_edges, why_not
     attribution = intervener.attribution(circuit["index"])
     p = view.store.link_probabilities([circuit["index"]])[0]
     elements = attribution_elements(elements, attribution, p, bool(minimal))

@@ -11,7 +11,7 @@ from dash import Input, Output, State
 from dash.exceptions import PreventUpdate
 
 from circuitlab.app.callbacks.common import query_of, shows_circuit, store_view
-from circuitlab.app.intervention_view import Outcome
+from circuitlab.app.intervention_view import Intervener, Outcome
 from circuitlab.app.stores import AppStores
 from circuitlab.edits import CircuitEdit
 
@@ -104,6 +104,22 @@ def mark_edits(elements: list[dict], edit: CircuitEdit) -> list[dict]:
         data.update(p=None, edit="forced")
         marked.append({"data": data, "classes": "forced"})
     return marked
+
+
+def scene_intervener(
+    stores: AppStores, key: str | None, circuit: dict | None, what: str
+) -> tuple[Intervener | None, str | None]:
+    """The store's Intervener when the shown circuit is a stored example with a scene, else
+    (None, why not, saying that ``what`` needs one)."""
+    if not shows_circuit(circuit) or "typed" in circuit:
+        return None, f"{what} run on a stored example with its scene"
+    try:
+        intervener = stores.intervener(key)
+    except ValueError as err:
+        return None, str(err)
+    if not intervener.has_scene(circuit["index"]):
+        return None, "this circuit's example has no scene to run the model on"
+    return intervener, None
 
 
 def outcome_text(outcome: Outcome) -> str:
@@ -204,12 +220,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Input("store-key", "data"),
     )
     def show_intervention(actions, circuit, key):
-        if not shows_circuit(circuit) or "typed" in circuit:
-            return "interventions run on a stored example with its scene"
-        try:
-            intervener = stores.intervener(key)
-        except ValueError as err:
-            return str(err)
-        if not intervener.has_scene(circuit["index"]):
-            return "this circuit's example has no scene to run the model on"
+        intervener, why_not = scene_intervener(stores, key, circuit, "interventions")
+        if intervener is None:
+            return why_not
         return outcome_text(intervener.outcome(circuit["index"], edit_of(actions)))
