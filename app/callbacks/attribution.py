@@ -94,7 +94,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     def show_strongest(circuit, color, key):
         if color != "attribution":
             return None
-        intervener, why_not = scene_intervener(stores, key, circuit, "attribution")
+        intervener, why_not = scene_intervener(stores, key, circuit, "attribution runs")
         if intervener is None:
             return why_not
         return strongest_table(intervener.attribution(circuit["index"]))

@@ -109,7 +109,7 @@ def _attributed(
     """The elements coloured by the shown example's attribution (only the minimal circuit's
     links with ``minimal``), their link count, and why not, when it cannot be computed."""
     n_edges = sum("source" in e["data"] for e in elements)
-    intervener, why_not = scene_intervener(stores, key, circuit, "attribution")
+    intervener, why_not = scene_intervener(stores, key, circuit, "attribution runs")
     if intervener is None:
         return elements, n_edges, why_not
     attribution = intervener.attribution(circuit["index"])

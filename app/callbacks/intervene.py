@@ -110,9 +110,9 @@ def scene_intervener(
     stores: AppStores, key: str | None, circuit: dict | None, what: str
 ) -> tuple[Intervener | None, str | None]:
     """The store's Intervener when the shown circuit is a stored example with a scene, else
-    (None, why not, saying that ``what`` needs one)."""
+    (None, why not: "``what`` on a stored example with its scene", ...)."""
     if not shows_circuit(circuit) or "typed" in circuit:
-        return None, f"{what} run on a stored example with its scene"
+        return None, f"{what} on a stored example with its scene"
     try:
         intervener = stores.intervener(key)
     except ValueError as err:
@@ -220,7 +220,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Input("store-key", "data"),
     )
     def show_intervention(actions, circuit, key):
-        intervener, why_not = scene_intervener(stores, key, circuit, "interventions")
+        intervener, why_not = scene_intervener(stores, key, circuit, "interventions run")
         if intervener is None:
             return why_not
         return outcome_text(intervener.outcome(circuit["index"], edit_of(actions)))
