@@ -47,6 +47,19 @@ def store_links(store: CircuitStore) -> np.ndarray:
     return circuit_links(roles.count("processor"), roles.count("readout"))
 
 
+def stored_circuits(store: CircuitStore, rows: np.ndarray) -> dict[str, Any]:
+    """The stored ``signatures`` (N, U, d_sig) and ``codes`` (N, U, d_code; None when the
+    store keeps none) of ``rows``, as float32 tensors: the circuits keyword arguments of
+    ``circuitlab.attribution``'s functions."""
+    import torch
+
+    codes = None if store.codes is None else np.array(store.codes[rows], dtype=np.float32)
+    return {
+        "signatures": torch.from_numpy(np.array(store.signatures[rows], dtype=np.float32)),
+        "codes": None if codes is None else torch.from_numpy(codes),
+    }
+
+
 def attribute_store(
     store_path: str | Path,
     checkpoint: str | Path,
@@ -59,7 +72,6 @@ def attribute_store(
     of them, if given) with the model at ``checkpoint`` (the one that wrote the store), and add
     the columns above under analysis key ``attribution``. Returns the store and a summary: per
     measure, its mean, median and share."""
-    import torch
     from tqdm import tqdm
 
     from circuitlab.attribution import (
@@ -92,11 +104,7 @@ def attribute_store(
     for start in tqdm(steps, desc="attribution", unit="step", disable=not progress):
         part = rows[start : start + CHUNK]
         batch = generator.task.batch_for(scene_examples(frame.iloc[part]))
-        signatures = torch.from_numpy(np.array(store.signatures[part], dtype=np.float32))
-        codes = None
-        if store.codes is not None:
-            codes = torch.from_numpy(np.array(store.codes[part], dtype=np.float32))
-        circuits = {"signatures": signatures, "codes": codes}
+        circuits = stored_circuits(store, part)
         which = present_links(store.link_probabilities(part), links, threshold)
         baseline, exact = link_effects(model, batch, **circuits, links=links, which=which)
         _, estimate = link_effect_estimates(model, batch, **circuits, links=links)

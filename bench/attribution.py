@@ -41,7 +41,7 @@ from common import FIGURES, RESULTS, machine, write_table
 from scipy.stats import spearmanr
 from tqdm import tqdm
 
-from circuitlab.app.attribution_view import store_links
+from circuitlab.app.attribution_view import store_links, stored_circuits
 from circuitlab.app.scene_kinds import scene_examples
 from circuitlab.app.store_view import load_circuit_generator
 from circuitlab.attribution import (
@@ -60,14 +60,6 @@ STORES = {  # name -> (store, the checkpoint that wrote it)
 TOP = 5  # links cut together in the faithfulness test
 CHUNK = 128
 THRESHOLD = 0.5
-
-
-def _circuits(store: CircuitStore, rows: np.ndarray) -> dict[str, torch.Tensor | None]:
-    codes = None if store.codes is None else np.array(store.codes[rows], dtype=np.float32)
-    return {
-        "signatures": torch.from_numpy(np.array(store.signatures[rows], dtype=np.float32)),
-        "codes": None if codes is None else torch.from_numpy(codes),
-    }
 
 
 def _p_answer_under(model, batch, circuits, masks: torch.Tensor, answer: np.ndarray) -> np.ndarray:
@@ -101,7 +93,7 @@ def examine_store(name: str, limit: int | None, seed: int) -> pd.DataFrame:
     for start in tqdm(range(0, len(rows), CHUNK), desc=name, unit="step"):
         part = rows[start : start + CHUNK]
         batch = generator.task.batch_for(scene_examples(frame.iloc[part]))
-        circuits = _circuits(store, part)
+        circuits = stored_circuits(store, part)
         which = present_links(store.link_probabilities(part), links, THRESHOLD)
         baseline, exact = link_effects(model, batch, **circuits, links=links, which=which)
         _, estimate = link_effect_estimates(model, batch, **circuits, links=links)
@@ -203,7 +195,7 @@ def time_store(name: str, repeats: int = 3) -> list[dict]:
     rows = np.flatnonzero(frame["scene"].map(lambda s: isinstance(s, str)).to_numpy())[:256]
     links = store_links(store)
     batch = generator.task.batch_for(scene_examples(frame.iloc[rows]))
-    circuits = _circuits(store, rows)
+    circuits = stored_circuits(store, rows)
     one = batch.rows(slice(0, 1))
     one_circuits = {k: None if v is None else v[:1] for k, v in circuits.items()}
     which = present_links(store.link_probabilities(rows), links, THRESHOLD)
