@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("DASH_TEST_CHROMEPATH", "/usr/bin/chromium")
+# seconds a browser test waits for the page to show something (dash_duo's default is 10): on a
+# loaded 2-core CI machine a first draw has taken over 10 s; a wait ends as soon as it holds
+WAIT = 30
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "app"
 
 
@@ -31,6 +34,18 @@ def free_dash_port(request: pytest.FixtureRequest) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         BaseDashRunner._next_port = probe.getsockname()[1]
+
+
+@pytest.fixture(autouse=True)
+def patient_waits(request: pytest.FixtureRequest) -> None:
+    """dash_duo's waits (wait_for_text_to_equal, wait_for_element, ...) wait up to WAIT s."""
+    if "dash_duo" not in request.fixturenames:
+        return
+    from selenium.webdriver.support.wait import WebDriverWait
+
+    duo = request.getfixturevalue("dash_duo")
+    duo._wait_timeout = WAIT
+    duo._wd_wait = WebDriverWait(duo.driver, WAIT)
 
 
 @pytest.fixture(scope="session")

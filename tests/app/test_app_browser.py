@@ -22,6 +22,7 @@ from circuitlab.app.factory import create_app
 from circuitlab.app.store_view import MAX_SENTENCE
 from circuitlab.app.stores import AppStores
 from circuitlab.store import CircuitStore
+from tests.app.conftest import WAIT
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -58,7 +59,7 @@ def click_at(dash_duo, x: float, y: float):
     actions.perform()
 
 
-def wait_for_url(dash_duo, part: str, timeout: float = 10):
+def wait_for_url(dash_duo, part: str, timeout: float = WAIT):
     WebDriverWait(dash_duo.driver, timeout).until(lambda driver: part in driver.current_url)
 
 
@@ -72,7 +73,7 @@ def open_first_result(dash_duo, text: str):
     search.send_keys(text)
     search.send_keys("\n")
     dash_duo.wait_for_contains_text("#result-count", "matching circuit")
-    dash_duo.wait_for_contains_text("#results", text, timeout=10)
+    dash_duo.wait_for_contains_text("#results", text, timeout=WAIT)
     dash_duo.find_element("#results td[data-dash-column='text']").click()
     dash_duo.wait_for_contains_text("#edge-count", "links")
 
@@ -116,7 +117,7 @@ def test_click_a_module_and_see_its_details(dash_duo, nlvr2_store):
         "const p = cy.$('#5').renderedPosition(); return [box.left + p.x, box.top + p.y];"
     )
     click_at(dash_duo, x, y)
-    dash_duo.wait_for_contains_text("#module-details", "module 5", timeout=10)
+    dash_duo.wait_for_contains_text("#module-details", "module 5", timeout=WAIT)
     details = dash_duo.find_element("#module-details").text
     assert "strongest links" in details and "most connected (against" in details
     assert "connectivity by category (z)" in details
@@ -162,7 +163,7 @@ def test_lasso_points_fill_the_selection_table(dash_duo, nlvr2_store, screenshot
         pointer.move_to_location(int(left + fx * w), int(top + fy * h))
     pointer.pointer_up()
     actions.perform()
-    dash_duo.wait_for_contains_text("#selection-count", "circuits", timeout=10)
+    dash_duo.wait_for_contains_text("#selection-count", "circuits", timeout=WAIT)
     rows = dash_duo.find_elements("#selection tbody tr")
     assert len(rows) > 1  # header row + at least one circuit
     dash_duo.wait_for_contains_text("#selection-summary", "links stronger in the selection")
@@ -202,7 +203,7 @@ def test_the_url_keeps_search_map_colour_compared_category_and_typed_sentence(
     assert dash_duo.find_element("#search").get_attribute("value") == "bottle"
     dash_duo.wait_for_contains_text("#results", "bottle")
     dash_duo.wait_for_contains_text("#compare-summary", f"against the mean circuit of {category}")
-    WebDriverWait(dash_duo.driver, 10).until(lambda d: "dev" in trace_names(d))  # by split
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda d: "dev" in trace_names(d))  # by split
 
     # a typed sentence is in the URL, and a link to it generates its circuit again
     dash_duo.find_element("#typed").send_keys("There are exactly two towers.")
@@ -212,7 +213,7 @@ def test_the_url_keeps_search_map_colour_compared_category_and_typed_sentence(
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?typed=There+are+no+towers.")
     dash_duo.wait_for_contains_text("#circuit-title", "typed: There are no towers.", timeout=30)
     assert edge_count(dash_duo) > 0
-    WebDriverWait(dash_duo.driver, 10).until(lambda d: "typed" in trace_names(d))
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda d: "typed" in trace_names(d))
     no_console_errors(dash_duo)
 
 
@@ -227,7 +228,7 @@ def test_bad_url_input_shows_a_message_and_no_injected_html(dash_duo, nlvr2_stor
     no_console_errors(dash_duo)
 
 
-def wait_for_file(folder: Path, pattern: str, timeout: float = 10) -> Path:
+def wait_for_file(folder: Path, pattern: str, timeout: float = WAIT) -> Path:
     """The first non-empty file in ``folder`` matching the glob ``pattern``."""
     end = time.time() + timeout
     while time.time() < end:
@@ -245,7 +246,7 @@ def test_type_a_sentence_and_see_a_new_circuit(dash_duo, nlvr2_store, screenshot
     dash_duo.find_element("#generate").click()
     dash_duo.wait_for_contains_text("#circuit-title", "typed: There is a yellow block", timeout=30)
     assert edge_count(dash_duo) > 0
-    dash_duo.wait_for_element("#embedding .legend .traces:last-child", timeout=10)
+    dash_duo.wait_for_element("#embedding .legend .traces:last-child", timeout=WAIT)
     assert "typed" in dash_duo.find_element("#embedding .legend").text
     screenshot(dash_duo, "typed_sentence")
     no_console_errors(dash_duo)
@@ -271,7 +272,7 @@ def test_what_one_visitor_types_never_appears_for_another(dash_duo, nlvr2_store)
     dash_duo.find_element("#typed").send_keys("There is a yellow block on top of a tower.")
     dash_duo.find_element("#generate").click()
     dash_duo.wait_for_contains_text("#circuit-title", "typed: There is a yellow block", timeout=30)
-    WebDriverWait(dash_duo.driver, 10).until(lambda d: "typed" in trace_names(d))
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda d: "typed" in trace_names(d))
     other = another_browser()
     try:
         other.get(dash_duo.server_url)
@@ -290,7 +291,7 @@ def test_what_one_visitor_types_never_appears_for_another(dash_duo, nlvr2_store)
         other.quit()
     # the first visitor's map, redrawn, still holds its own sentence only
     dash_duo.select_dcc_dropdown("#embedding-color", index=1)
-    WebDriverWait(dash_duo.driver, 10).until(lambda d: "typed" in trace_names(d))
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda d: "typed" in trace_names(d))
     assert dash_duo.driver.execute_script(star_texts) == [
         "There is a yellow block on top of a tower."
     ]
@@ -324,16 +325,18 @@ def test_a_slow_answer_shows_a_spinner_until_it_lands(dash_duo, nlvr2_store):
     generate = view.generate_circuit
 
     def slow(text):
-        time.sleep(2.5)
+        time.sleep(6)  # long enough for a loaded machine to show the spinner before it lands
         return generate(text)
 
     view.generate_circuit = slow
     dash_duo.find_element("#typed").send_keys("There is a black circle.")
     dash_duo.find_element("#generate").click()
     spinner = "#typed-loading [class*='spinner']"
-    WebDriverWait(dash_duo.driver, 2.4).until(lambda d: d.find_elements(By.CSS_SELECTOR, spinner))
+    WebDriverWait(dash_duo.driver, 5.5).until(lambda d: d.find_elements(By.CSS_SELECTOR, spinner))
     dash_duo.wait_for_contains_text("#circuit-title", "typed: There is a black circle.", timeout=30)
-    WebDriverWait(dash_duo.driver, 5).until(lambda d: not d.find_elements(By.CSS_SELECTOR, spinner))
+    WebDriverWait(dash_duo.driver, WAIT).until(
+        lambda d: not d.find_elements(By.CSS_SELECTOR, spinner)
+    )
     no_console_errors(dash_duo)
 
 
@@ -654,7 +657,7 @@ def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
     dash_duo.wait_for_text_to_equal("#edit-summary", "no edit")
     dash_duo.wait_for_contains_text("#intervention", before)
     # the drawing forgets the edit too: no link left dashed as cut, no module as knocked out
-    WebDriverWait(dash_duo.driver, 10).until(lambda d: d.execute_script(cut) == 0)
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda d: d.execute_script(cut) == 0)
     assert dash_duo.driver.execute_script(knocked) == 0
 
     # the edited circuit is shareable: its URL restores the edit
@@ -677,7 +680,7 @@ def test_force_a_link_and_take_in_another_circuit(dash_duo, nlvr2_store):
     )
     wait_for_url(dash_duo, "force=2-9")
     forced = "return document.getElementById('graph')._cyreg.cy.edges('.forced').length"
-    WebDriverWait(dash_duo.driver, 10).until(lambda d: d.execute_script(forced) == 1)
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda d: d.execute_script(forced) == 1)
     # a click on the same two ends again restores the link
     tap(dash_duo, "node[id='9']")
     tap(dash_duo, "node[id='2']")
@@ -705,7 +708,7 @@ def test_the_map_marks_the_circuit_its_neighbours_and_the_search(dash_duo, nlvr2
     start(dash_duo, nlvr2_store, "?id=7")
     dash_duo.wait_for_contains_text("#circuit-title", "#7:")
     row = view.index_of(7)
-    WebDriverWait(dash_duo.driver, 10).until(lambda d: map_trace(d, "shown"))
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda d: map_trace(d, "shown"))
     shown = map_trace(dash_duo.driver, "shown")
     tsne = view.map_frame("tsne")
     assert shown["rows"] == [row]
@@ -721,7 +724,7 @@ def test_the_map_marks_the_circuit_its_neighbours_and_the_search(dash_duo, nlvr2
     # the search's hits are ringed on the map
     dash_duo.find_element("#search").send_keys("bottle\n")
     dash_duo.wait_for_contains_text("#results", "bottle")
-    WebDriverWait(dash_duo.driver, 10).until(lambda d: map_trace(d, "search hits"))
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda d: map_trace(d, "search hits"))
     rows, total = view.search("bottle")
     assert sorted(map_trace(dash_duo.driver, "search hits")["rows"]) == sorted(rows["index"])
     screenshot(dash_duo, "map_projector")

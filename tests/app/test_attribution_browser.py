@@ -7,6 +7,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from test_app_browser import no_console_errors, open_nlvr_example
 
 from circuitlab.app.stores import AppStores
+from tests.app.conftest import WAIT
 
 EDGES = "return document.getElementById('graph')._cyreg.cy.edges(arguments[0]).length"
 
@@ -39,7 +40,7 @@ def test_colour_by_attribution_shows_the_strongest_edits_and_the_minimal_circuit
 
     dash_duo.find_element("#minimal-only input").click()
     size = len(expected.minimal)
-    WebDriverWait(dash_duo.driver, 10).until(lambda d: d.execute_script(EDGES, "edge") == size)
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda d: d.execute_script(EDGES, "edge") == size)
     dash_duo.wait_for_contains_text("#edge-count", f"{size} links (the minimal circuit)")
     screenshot(dash_duo, "attribution_minimal")
     no_console_errors(dash_duo)

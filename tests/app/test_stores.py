@@ -145,13 +145,18 @@ def test_a_circuit_too_small_for_a_prior_fit_is_drawn_with_a_message(tmp_path):
         "color-by": ("value", "module"),
         "url-read": ("search", ""),
         "edits": ("data", []),
+        "minimal-only": ("value", []),
     }
+    # the request names the callback's inputs in its own order (a new input fails here by name)
+    inputs = [
+        {**spec, "value": values[spec["id"]][1]} for spec in app.callback_map[output]["inputs"]
+    ]
     response = app.server.test_client().post(
         "/_dash-update-component",
         json={
             "output": output,
             "outputs": outputs,
-            "inputs": [{"id": k, "property": p, "value": v} for k, (p, v) in values.items()],
+            "inputs": inputs,
             "state": [{"id": "store-key", "property": "data", "value": "."}],
             "changedPropIds": ["circuit.data"],
         },
