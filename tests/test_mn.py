@@ -221,9 +221,12 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "circuitlab", *args]
 
 
+MN_STEPS = 300  # the kill lands after step 40, long before the end; a checkpoint every step
+
+
 def _mn_args(out) -> list[str]:
     return [
-        "train", "--task", "mixture-regression", "--out", str(out), "--steps", "1500",
+        "train", "--task", "mixture-regression", "--out", str(out), "--steps", str(MN_STEPS),
         "--batch-size", "16", "--eval-every", "500", "--eval-size", "64",
         "--checkpoint-every", "1", "--seed", "3", "--no-progress",
         "--model-kind", "mn", "-m", "n_modules=2", "-m", "e_step_every=2",
@@ -243,7 +246,7 @@ def test_the_best_path_table_survives_a_kill_and_resume_exactly(tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     at_kill = torch.load(killed / "checkpoint.pt", weights_only=False)
-    assert 40 <= at_kill["step"] < 1500, "the run should have been killed mid-way"
+    assert 40 <= at_kill["step"] < MN_STEPS, "the run should have been killed mid-way"
     subprocess.run(
         _cli("train", "--out", str(killed), "--resume", "--no-progress"),
         check=True,
@@ -257,7 +260,7 @@ def test_the_best_path_table_survives_a_kill_and_resume_exactly(tmp_path):
         torch.testing.assert_close(a[name], b[name], rtol=0, atol=1e-5)
     with (killed / "metrics.csv").open() as f:
         rows = list(csv.DictReader(f))
-    assert [int(r["step"]) for r in rows] == list(range(1, 1501))
+    assert [int(r["step"]) for r in rows] == list(range(1, MN_STEPS + 1))
     assert {"h_a", "h_b"} <= set(rows[0])
 
 
