@@ -105,7 +105,7 @@ def test_schedule_warms_up_then_decays_to_zero():
 
 
 # steps of the shipped unconditional toy recipe the test trains: it reaches 1.000 by step 900 of
-# 1,200 (the full 3,000-step recipes of both toy configs: bench/toy_recipes.py)
+# 1,200 (both toy recipes in full, 3,000 and 4,000 steps: bench/toy_recipes.py)
 TOY_TEST_STEPS = 1200
 
 
