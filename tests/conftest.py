@@ -15,6 +15,25 @@ if _WORKERS > 1:
     torch.set_num_threads(_THREADS)
 
 
+# seconds a browser test (dash_duo: a Chromium, a page load and its first draw) takes on a quiet
+# 2-core machine, about; what the longest-first order below gives it
+BROWSER_TEST_SECONDS = 20
+
+
+def _expected_seconds(item: pytest.Item) -> float:
+    marker = item.get_closest_marker("slow")
+    if marker is not None:
+        return float(marker.args[0])
+    return BROWSER_TEST_SECONDS if "dash_duo" in getattr(item, "fixturenames", ()) else 0.0
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Longest tests first (``@pytest.mark.slow(SECONDS)``, then browser tests, then the rest in
+    file order): the xdist workers take one test at a time (pyproject's --maxschedchunk 1), so
+    the long ones spread over both and the run ends on short ones, not one worker's long tail."""
+    items.sort(key=_expected_seconds, reverse=True)  # stable: equal costs keep file order
+
+
 @pytest.fixture(autouse=True)
 def _seed() -> None:
     torch.manual_seed(0)

@@ -180,6 +180,7 @@ def test_ambiguity_threshold_turns_a_small_gap_ambiguous():
     assert verdict.family in {"ambiguous", "planted_partition"}
 
 
+@pytest.mark.slow(107)
 def test_recovery_on_sampled_graphs_of_each_family():
     """A small draw of the recovery benchmark of docs/results.md (bench/prior_recovery.py)."""
     table = summary(recovery(count=5, seed=1))

@@ -212,6 +212,7 @@ def test_analyze_and_figures_commands(store, tmp_path):
     assert bad.exit_code == 2 and "no such store directory" in bad.output
 
 
+@pytest.mark.slow(24)
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_on_tiny_settings_and_its_ipynb_is_in_sync(notebook, tmp_path):
     env = {

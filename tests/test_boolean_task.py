@@ -82,6 +82,7 @@ def test_the_trainer_trains_a_neural_interpreter_on_a_regression(tmp_path):
         TrainConfig(model_kind="ni").model_config(make_task("toy-sets", conditional=True))
 
 
+@pytest.mark.slow(22)
 def test_the_cli_trains_exports_and_describes_a_neural_interpreter(tmp_path):
     config = tmp_path / "ni.yaml"
     config.write_text(

@@ -9,6 +9,7 @@ from circuitlab import CircuitStore
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
+@pytest.mark.slow(19)
 @pytest.mark.parametrize("prior", ["planted_partition", "scale_free"])
 def test_quickstart_runs_end_to_end(tmp_path, prior):
     result = subprocess.run(

@@ -233,6 +233,7 @@ def _mn_args(out) -> list[str]:
     ]  # fmt: skip
 
 
+@pytest.mark.slow(35)
 def test_the_best_path_table_survives_a_kill_and_resume_exactly(tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     straight, killed = tmp_path / "straight", tmp_path / "killed"

@@ -121,6 +121,7 @@ def _features(images, clip, nlvr2, out):
     )
 
 
+@pytest.mark.slow(58)
 def test_features_then_training_through_the_same_code_path(tiny_clip, tmp_path):
     images, nlvr2 = _dataset(tmp_path)
     out = tmp_path / "features"

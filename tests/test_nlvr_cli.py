@@ -106,6 +106,7 @@ def test_export_writes_the_nlvr2_and_nlvr_stores(tiny_run, tmp_path):
     assert not np.allclose(nlvr.signatures[other[0]], nlvr.signatures[same[0]])
 
 
+@pytest.mark.slow(24)
 def test_evaluate_refuses_other_tasks_and_bad_files(tiny_run, tmp_path):
     toy = tmp_path / "toy"
     train(
@@ -210,6 +211,7 @@ def test_an_interrupted_export_says_which_stores_are_complete(tiny_run, tmp_path
     assert manifest["stores"] == {"nlvr2": "complete", "nlvr": "pending"}
 
 
+@pytest.mark.slow(20)
 def test_a_warm_started_run_is_shipped_with_the_stages_that_made_it(tiny_run, tmp_path):
     from circuitlab.train import training_stages
 

@@ -74,6 +74,7 @@ def test_the_loser_of_two_concurrent_replaces_says_so_and_keeps_the_winner(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new", "store"]  # ours is the caller's
 
 
+@pytest.mark.slow(64)
 def test_export_killed_at_random_points_leaves_the_old_or_the_new_store(tmp_path):
     """Ten kills of `circuitlab export --overwrite` spread over its run: after each, the store
     opens and is either the old one or a complete new one; no temporary outlives the next

@@ -206,6 +206,7 @@ def _version_of(store: CircuitStore) -> set[float]:
     return versions
 
 
+@pytest.mark.slow(22)
 def test_two_writers_and_a_reader_never_see_a_mixed_store(tmp_path):
     path = tmp_path / "store"
     _versioned_store(path, 0.0)

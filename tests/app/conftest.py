@@ -41,6 +41,15 @@ def patient_waits(request: pytest.FixtureRequest) -> None:
     duo._wd_wait = WebDriverWait(duo.driver, WAIT)
 
 
+def serve(dash_duo, app, query: str = "") -> None:
+    """Serve ``app`` and open its page once, at ``query`` ("?id=3&..."). dash_duo.start_server
+    alone first opens "/" and waits for it: a page load (Plotly and the renderer start anew) that
+    a test opening its own URL throws away."""
+    dash_duo.start_server(app, navigate=False)
+    dash_duo._url = dash_duo.server.url  # what server_url returns; its setter would open "/"
+    dash_duo.wait_for_page(url=f"{dash_duo.server.url}/{query}", timeout=WAIT)
+
+
 @pytest.fixture(scope="session")
 def nlvr2_store(demo_folder) -> Path:
     """A small real NLVR2 store: the shipped model's circuits of the first 150 sentences."""

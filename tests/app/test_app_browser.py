@@ -22,7 +22,7 @@ from circuitlab.app.factory import create_app
 from circuitlab.app.store_view import MAX_SENTENCE
 from circuitlab.app.stores import AppStores
 from circuitlab.store import CircuitStore
-from tests.app.conftest import WAIT
+from tests.app.conftest import WAIT, serve
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -32,9 +32,7 @@ def start(dash_duo, store_path, query: str = "", checkpoint=None):
     # the whole page fits (no scrolling), from the first draw: a graph fitted in a smaller
     # window keeps that window's zoom
     dash_duo.driver.set_window_size(1500, 2400)
-    dash_duo.start_server(app)
-    if query:
-        dash_duo.wait_for_page(url=f"{dash_duo.server_url}/{query}")
+    serve(dash_duo, app, query)
     dash_duo.wait_for_element("#graph")
     return app
 
@@ -127,8 +125,11 @@ def test_click_a_module_and_see_its_details(dash_duo, nlvr2_store):
 
 def test_a_modules_knockout_cost_is_shown_by_category(dash_duo, nlvr2_store):
     dash_duo.driver.set_window_size(1500, 2400)
-    dash_duo.start_server(create_app(nlvr2_store.parent, checkpoint="checkpoints/nlvr"))
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id=1&module=4")
+    serve(
+        dash_duo,
+        create_app(nlvr2_store.parent, checkpoint="checkpoints/nlvr"),
+        "?store=nlvr&id=1&module=4",
+    )
     dash_duo.wait_for_contains_text("#module-knockout", "over 256 examples", timeout=30)
     text = dash_duo.find_element("#module-knockout").text
     assert text.startswith("knocked out: accuracy ") and "hardest hit: " in text
@@ -181,6 +182,7 @@ def test_url_state_is_restored(dash_duo, nlvr2_store):
     no_console_errors(dash_duo)
 
 
+@pytest.mark.slow(33)
 def test_the_url_keeps_search_map_colour_compared_category_and_typed_sentence(
     dash_duo, nlvr2_store
 ):
@@ -267,6 +269,7 @@ def another_browser():
     return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
 
 
+@pytest.mark.slow(26)
 def test_what_one_visitor_types_never_appears_for_another(dash_duo, nlvr2_store):
     start(dash_duo, nlvr2_store, checkpoint="checkpoints/nlvr")
     dash_duo.find_element("#typed").send_keys("There is a yellow block on top of a tower.")
@@ -340,6 +343,7 @@ def test_a_slow_answer_shows_a_spinner_until_it_lands(dash_duo, nlvr2_store):
     no_console_errors(dash_duo)
 
 
+@pytest.mark.slow(28)
 def test_bad_typed_sentences_show_messages_and_stay_text(dash_duo, nlvr2_store):
     start(dash_duo, nlvr2_store, checkpoint="checkpoints/nlvr")
     dash_duo.find_element("#generate").click()
@@ -441,8 +445,7 @@ def test_compare_with_a_circuit_and_a_category_mean(dash_duo, nlvr2_store, scree
 
 def test_the_edge_guard_refuses_a_dense_view_and_says_what_to_do(dash_duo, nlvr2_store):
     dash_duo.driver.set_window_size(1500, 2400)
-    dash_duo.start_server(create_app(nlvr2_store, max_edges=20))
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?id=0&threshold=0.1")
+    serve(dash_duo, create_app(nlvr2_store, max_edges=20), "?id=0&threshold=0.1")
     dash_duo.wait_for_contains_text("#graph-message", "the view draws at most 20")
     assert "raise the threshold or use top-k" in dash_duo.find_element("#graph-message").text
     assert edge_count(dash_duo) == 0
@@ -458,10 +461,8 @@ def test_the_url_and_the_menu_pick_a_store_under_the_root(dash_duo, nlvr2_store)
     app = create_app(root)
     assert app.circuit_stores.keys == ["nlvr", "nlvr2"]
     dash_duo.driver.set_window_size(1500, 2400)
-    dash_duo.start_server(app)
+    serve(dash_duo, app, f"?store=nlvr2&id={cid}")
     brand = "#navbar .navbar-brand"
-
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr2&id={cid}")
     dash_duo.wait_for_text_to_equal(brand, "circuitlab: nlvr2")
     dash_duo.wait_for_contains_text("#circuit-title", f"#{cid}: {texts['nlvr2'][cid]}")
     assert not dash_duo.find_elements("#graph-message")  # a closed alert is not in the page
@@ -551,8 +552,8 @@ def open_nlvr_example(dash_duo, nlvr2_store, position: int, query: str = "", che
     root = nlvr2_store.parent
     row = CircuitStore.open(root / "nlvr").frame.iloc[position]
     dash_duo.driver.set_window_size(1500, 2400)
-    dash_duo.start_server(create_app(root, checkpoint="checkpoints/nlvr" if checkpoint else None))
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=nlvr&id={row['id']}{query}")
+    app = create_app(root, checkpoint="checkpoints/nlvr" if checkpoint else None)
+    serve(dash_duo, app, f"?store=nlvr&id={row['id']}{query}")
     return row
 
 
@@ -608,6 +609,7 @@ def test_a_clicked_processor_shows_what_it_reads_outlined_in_the_scene(
     no_console_errors(dash_duo)
 
 
+@pytest.mark.slow(55)
 def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
     dash_duo, nlvr2_store, screenshot
 ):

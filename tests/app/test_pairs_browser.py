@@ -8,6 +8,7 @@ import pytest
 from circuitlab.app.factory import create_app
 from circuitlab.data.pair_world import pair_scene_from_json
 from circuitlab.store import CircuitStore
+from tests.app.conftest import serve
 from tests.app.test_app_browser import no_console_errors, tap
 
 pytestmark = pytest.mark.timeout(300)
@@ -25,8 +26,7 @@ def test_a_pair_is_drawn_beside_its_circuit_and_a_processor_outlines_what_it_rea
     row = CircuitStore.open(out / "pairs").frame.iloc[2]
     n_objects = sum(len(image) for image in pair_scene_from_json(row["scene"]).images)
     dash_duo.driver.set_window_size(1500, 2400)
-    dash_duo.start_server(create_app(out, checkpoint=checkpoint))
-    dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?store=pairs&id={row['id']}")
+    serve(dash_duo, create_app(out, checkpoint=checkpoint), f"?store=pairs&id={row['id']}")
     dash_duo.wait_for_contains_text("#example-facts", "prediction")
     assert f"p(true) {row['p_true']:.2f}" in dash_duo.find_element("#example-facts").text
     svg = shown_svg(dash_duo)
