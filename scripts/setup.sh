@@ -33,8 +33,9 @@ if [ "${1:-}" = "--browser" ]; then
     fi
 fi
 
-# --no-compile: Python writes the bytecode of what is imported when it is first imported; pip
-# compiling every installed file up front was 40 % of a fresh set-up
+# pip installs without compiling (one core, 40 % of a fresh set-up) and compileall then writes
+# the bytecode on every core: it must be written here, since Python may run with
+# PYTHONDONTWRITEBYTECODE set (CI machines do) and would then compile every import anew
 if ! "$PY" -c "import torch" 2>/dev/null; then
     echo "setup: installing torch 2.13.0 (CPU build where one is available)"
     "$PY" -m pip install --quiet --no-compile "torch==2.13.0"
@@ -43,6 +44,9 @@ stamp="$VENV/.circuitlab-installed"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     echo "setup: installing circuitlab and its test extras"
     "$PY" -m pip install --quiet --no-compile -e ".[test]"
+    # (it fails on a few third-party files written for other Python versions, as pip's does)
+    site=$("$PY" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+    "$PY" -m compileall -q -j 0 "$site" >/dev/null 2>&1 || true
     touch "$stamp"
 fi
 
