@@ -14,6 +14,71 @@ WAIT = 30
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "app"
 
 
+def _composite_class(chromium: dict):
+    from dash.testing.composite import DashComposite
+
+    class OneChromium(DashComposite):
+        """dash_duo over the worker's one Chromium (kept in ``chromium``): starting one is
+        ~1.5 s and quitting it as long, in each of ~30 browser tests. After each test it is
+        emptied (other tabs closed, a blank page, no cookies, the console read out, its first
+        window size back); each test gets its own download folder and serves on its own port,
+        so no page storage is shared. If emptying fails it is quit, and the next test starts a
+        fresh one."""
+
+        def get_webdriver(self):
+            if "driver" not in chromium:
+                driver = super().get_webdriver()
+                chromium.update(driver=driver, size=driver.get_window_size())
+            driver = chromium["driver"]
+            behaviour = {"behavior": "allow", "downloadPath": self.download_path}
+            driver.execute_cdp_cmd("Page.setDownloadBehavior", behaviour)
+            return driver
+
+        def __exit__(self, exc_type, exc_val, traceback):
+            driver = self.driver
+            try:
+                for handle in driver.window_handles[1:]:
+                    driver.switch_to.window(handle)
+                    driver.close()
+                driver.switch_to.window(driver.window_handles[0])
+                driver.get("about:blank")
+                driver.delete_all_cookies()
+                driver.get_log("browser")
+                driver.set_window_size(chromium["size"]["width"], chromium["size"]["height"])
+            except Exception:  # noqa: BLE001 - whatever went wrong, the next test gets a fresh one
+                chromium.clear()
+                super().__exit__(exc_type, exc_val, traceback)
+
+    return OneChromium
+
+
+@pytest.fixture(scope="session")
+def _chromium():
+    """This worker's one Chromium for dash_duo, quit when the session ends."""
+    chromium: dict = {}
+    yield chromium
+    if "driver" in chromium:
+        chromium["driver"].quit()
+
+
+@pytest.fixture
+def dash_duo(request, dash_thread_server, tmpdir, _chromium):
+    """dash[testing]'s dash_duo (the same options), on the worker's one Chromium."""
+    with _composite_class(_chromium)(
+        server=dash_thread_server,
+        browser=request.config.getoption("webdriver"),
+        remote=request.config.getoption("remote"),
+        remote_url=request.config.getoption("remote_url"),
+        headless=request.config.getoption("headless"),
+        options=request.config.hook.pytest_setup_options(),
+        download_path=tmpdir.mkdir("download").strpath,
+        percy_assets_root=request.config.getoption("percy_assets"),
+        percy_finalize=request.config.getoption("nopercyfinalize"),
+        pause=request.config.getoption("pause"),
+    ) as duo:
+        yield duo
+
+
 @pytest.fixture(autouse=True)
 def free_dash_port(request: pytest.FixtureRequest) -> None:
     """Serve each browser test on a port the OS reports free. dash_duo otherwise counts up from
