@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -69,6 +71,25 @@ def test_minilm_encoders_of_one_folder_read_each_shard_once(tmp_path, monkeypatc
     assert torch.equal(elsewhere[0, :3], torch.ones(3, 384)) and mask.sum() == 3
     first.encode(["A sentence from elsewhere."])
     assert len(loads) == 1
+
+
+def test_minilm_encoder_reads_only_the_shards_holding_its_sentences(tmp_path, monkeypatch):
+    import circuitlab.data.text as text
+
+    monkeypatch.setattr(text, "_SHARD_CACHES", {})
+    torch.save({"one": torch.ones(2, 384).half()}, tmp_path / "a.pt")  # sidecars written below
+    torch.save({"two": torch.full((3, 384), 2.0).half()}, tmp_path / "b.pt")
+    MiniLMEncoder(cache_dir=tmp_path).encode(["one"])  # indexes both shards, reading them once
+    assert json.loads((tmp_path / "b.keys.json").read_text()) == ["two"]
+    monkeypatch.setattr(text, "_SHARD_CACHES", {})  # a fresh process
+    loads, real_load = [], torch.load
+    monkeypatch.setattr(text.torch, "load", lambda f, **k: loads.append(f) or real_load(f, **k))
+    encoder = MiniLMEncoder(cache_dir=tmp_path)
+    tokens, mask = encoder.encode(["two"])
+    assert [Path(p).name for p in loads] == ["b.pt"] and encoder._model is None
+    assert torch.equal(tokens[0], torch.full((3, 384), 2.0)) and mask.sum() == 3
+    encoder.encode(["two", "one"])
+    assert [Path(p).name for p in loads] == ["b.pt", "a.pt"]
 
 
 def test_minilm_encoder_caches_each_sentence_on_disk(tmp_path):

@@ -104,7 +104,19 @@ def object_nouns(
     quantity word; a noun needs ``min_counted`` such uses and as many of its singular right after
     a ``SINGULAR_MARKERS`` word. Frequency is the occurrences of both forms.
     """
-    tokenised = [words(s) for s in (nlvr2_sentences() if sentences is None else sentences)]
+    if sentences is None:  # NLVR2's nouns: counted once a process (the app asks four times)
+        return list(_nlvr2_nouns(min_counted)[:n])
+    return _count_nouns(sentences, min_counted)[:n]
+
+
+@cache
+def _nlvr2_nouns(min_counted: int) -> tuple[NounForms, ...]:
+    return tuple(_count_nouns(nlvr2_sentences(), min_counted))
+
+
+def _count_nouns(sentences: Iterable[str], min_counted: int) -> list[NounForms]:
+    """Every counted noun of ``sentences``, most frequent first (``object_nouns``)."""
+    tokenised = [words(s) for s in sentences]
     vocabulary = Counter(w for ws in tokenised for w in ws)
     after_marker = Counter(
         ws[i + 1] for ws in tokenised for i in range(len(ws) - 1) if ws[i] in SINGULAR_MARKERS
@@ -134,7 +146,7 @@ def object_nouns(
         and after_subject[plural] <= counted[(singular, plural)]
     ]
     nouns.sort(key=lambda f: (-f.count, f.singular))
-    return nouns[:n]
+    return nouns
 
 
 def word_coverage(produced: Iterable[str], sentences: Sequence[str]) -> float:

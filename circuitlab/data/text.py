@@ -15,11 +15,12 @@ an encoder's ``max_tokens`` are cut to it, with a warning that says how many wer
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -101,10 +102,37 @@ class WordEncoder:
 
 @dataclass
 class _ShardCache:
-    """What this process has read of one cache folder: sentence -> tokens, and the shards read."""
+    """What this process knows of one cache folder: sentence -> tokens of the shards read,
+    and sentence -> the shard holding it for every shard indexed (read or not)."""
 
     vectors: dict[str, torch.Tensor] = field(default_factory=dict)
     read: set[str] = field(default_factory=set)
+    index: dict[str, str] = field(default_factory=dict)
+    indexed: set[str] = field(default_factory=set)
+
+
+def _keys_file(shard: Path) -> Path:
+    """The sidecar listing ``shard``'s sentences (NAME.keys.json beside NAME.pt)."""
+    return shard.with_suffix(".keys.json")
+
+
+def _read_keys(shard: Path) -> list[str] | None:
+    """The sentences ``shard``'s sidecar lists, or None when it has none (a shard written
+    before sidecars existed) or an unreadable one."""
+    try:
+        keys = json.loads(_keys_file(shard).read_text())
+    except (OSError, ValueError):
+        return None
+    return keys if isinstance(keys, list) else None
+
+
+def _write_keys(shard: Path, sentences: Iterable[str]) -> None:
+    """Write ``shard``'s sidecar; a read-only cache folder only goes without it."""
+    text = json.dumps(sorted(sentences))
+    try:
+        write_atomic(_keys_file(shard), lambda tmp: tmp.write_text(text))
+    except OSError:
+        pass
 
 
 # one per cache folder and process: encoders of the same folder (every task, the app) share the
@@ -117,9 +145,12 @@ class MiniLMEncoder:
     """all-MiniLM-L6-v2 token embeddings (B, T, 384), cached on disk per sentence.
 
     The cache is a folder of shards (``{cache_dir}/minilm/*.pt``, each a dict sentence -> (T, 384)
-    float16 tensor); every ``encode`` call that meets new sentences writes one more shard. The
-    encoders of one process share what they have read of a folder; each call first reads the
-    shards it has not read yet (written by another encoder or process since).
+    float16 tensor, beside NAME.keys.json listing its sentences); every ``encode`` call that
+    meets new sentences writes one more shard. The encoders of one process share what they
+    have read of a folder; each call first indexes the shards written since (by another encoder
+    or process: their sidecars, or the shard itself where it has none, which then gets one) and
+    reads only the shards that hold sentences it asks for, so a model that needs a few nouns
+    does not read every sentence ever encoded.
     ``device`` runs MiniLM on new sentences: ``"auto"`` (CUDA when present, else the CPU) or a
     name; the cached vectors live on the CPU either way.
     """
@@ -163,14 +194,27 @@ class MiniLMEncoder:
             self.max_tokens = min(self._model.max_seq_length, MAX_TOKENS)
         return self._model
 
-    def _load_cache(self) -> _ShardCache:
-        """This process's cache of the folder, with every shard in it read."""
+    def _load_cache(self, sentences: Iterable[str]) -> _ShardCache:
+        """This process's cache of the folder, every shard in it indexed and those holding any
+        of ``sentences`` read."""
         with _SHARD_LOCK:
             cache = _SHARD_CACHES.setdefault(self.cache_dir.resolve(), _ShardCache())
             for shard in sorted(self.cache_dir.glob("*.pt")):
-                if shard.name not in cache.read:
-                    cache.vectors.update(torch.load(shard, weights_only=True))
+                if shard.name in cache.indexed:
+                    continue
+                keys = _read_keys(shard)
+                if keys is None:
+                    vectors = torch.load(shard, weights_only=True)
+                    cache.vectors.update(vectors)
                     cache.read.add(shard.name)
+                    keys = list(vectors)
+                    _write_keys(shard, keys)
+                cache.index.update(dict.fromkeys(keys, shard.name))
+                cache.indexed.add(shard.name)
+            wanted = {cache.index.get(s) for s in sentences if s not in cache.vectors}
+            for name in sorted(wanted - cache.read - {None}):
+                cache.vectors.update(torch.load(self.cache_dir / name, weights_only=True))
+                cache.read.add(name)
         return cache
 
     def _encode_new(self, sentences: list[str]) -> dict[str, torch.Tensor]:
@@ -190,16 +234,20 @@ class MiniLMEncoder:
 
     def encode(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
         check_sentences(sentences)
-        cache = self._load_cache()
+        cache = self._load_cache(sentences)
         new = sorted(set(sentences) - cache.vectors.keys())
         if new:
             encoded = self._encode_new(new)
             self.cache_dir.mkdir(parents=True, exist_ok=True)
             name = hashlib.sha1("\n".join(new).encode("utf-8")).hexdigest()[:16]
-            write_atomic(self.cache_dir / f"{name}.pt", lambda tmp: torch.save(encoded, tmp))
+            shard = self.cache_dir / f"{name}.pt"
+            write_atomic(shard, lambda tmp: torch.save(encoded, tmp))
+            _write_keys(shard, encoded)
             with _SHARD_LOCK:
                 cache.vectors.update(encoded)
-                cache.read.add(f"{name}.pt")
+                cache.read.add(shard.name)
+                cache.index.update(dict.fromkeys(encoded, shard.name))
+                cache.indexed.add(shard.name)
         return pad_tokens([cache.vectors[s].float() for s in sentences], torch.float32)
 
 
