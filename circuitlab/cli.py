@@ -247,6 +247,13 @@ def export(
     ] = 256,
     seed: Annotated[int, typer.Option(help="Seed of the conditioning inputs.")] = 0,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing store.")] = False,
+    app_cache: Annotated[
+        bool,
+        typer.Option(
+            help="Cache in each store the module layout and t-SNE map the app draws, so that "
+            "its first open is fast (about 15 s for 4,000 circuits)."
+        ),
+    ] = True,
 ) -> None:
     """Write the circuits of a trained run to a circuit store (an NLVR model: two stores,
     OUT/nlvr2 and OUT/nlvr; a pair-world model: OUT/nlvr2 and OUT/pairs). RUN_DIR may also be
@@ -261,6 +268,13 @@ def export(
         _exit_with(err)
     for store in stores.values():
         typer.echo(f"wrote {store!r}")
+    nac_stores = [s for s in stores.values() if s.meta.get("kind", "nac") == "nac"]
+    if app_cache and nac_stores:  # the other kinds' app views compute nothing on first open
+        from circuitlab.app.store_view import prepare_store
+
+        for store in nac_stores:
+            prepare_store(store)
+        typer.echo("cached the app's module layout and t-SNE map in each store")
     if set(stores) == {"nlvr2", "nlvr"}:
         typer.echo(_nlvr_summary(stores["nlvr"].frame, stores["nlvr2"].frame))
     if set(stores) == {"nlvr2", "pairs"}:

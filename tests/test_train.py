@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from circuitlab import CircuitStore
+from circuitlab.app.store_view import StoreView
 from circuitlab.model import NAC
 from circuitlab.tasks import ToySets
 from circuitlab.train import (
@@ -214,6 +215,12 @@ def test_cli_export_and_info(tmp_path):
     assert set(store.frame["label"]) == {"at least 1", "at least 2", "at least 3"}
     assert store.signatures.shape == (20, 10, 8)
     assert store.config["n_processors"] == 8
+    # the app's first open computes nothing: export cached its layout and map in the store
+    assert store.analysis_params("layout") is not None
+    assert store.analysis_params("embedding_tsne") is not None
+    written = (store_path / "store.json").read_bytes()
+    StoreView(store)
+    assert (store_path / "store.json").read_bytes() == written
     info = subprocess.run(_cli("info", str(store_path)), check=True, capture_output=True, text=True)
     assert "circuits=20" in info.stdout and "at least 2" in info.stdout
 

@@ -1,0 +1,161 @@
+"""The app as `make demo` leaves it, timed from cold: the README's own command
+(``circuitlab app`` on every demo store, both checkpoints) started as a process, and
+
+- how long until its server listens;
+- per store, the first drawn circuit in a fresh browser session (a new Chromium: nothing in its
+  cache) on the store's first open since the server started, then again once the server has it
+  open (median of ``repeats`` fresh sessions);
+- on the stores with scenes and their model, the attribution view: from the click on "colour
+  by: attribution" until the modules carry their effects.
+
+Goals (issue 61): listening < 5 s; first drawn circuit < 2 s on a first open and < 1.2 s once
+cached; an attribution view < 1 s. Used by ``bench/app_latency.py --browser``; needs Debian's
+chromium and chromium-driver (``scripts/setup.sh --browser``) and the stores of ``make demo``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+from app_browser import _browser
+from selenium.webdriver.common.by import By
+
+from circuitlab.app.stores import find_stores
+from circuitlab.store import CircuitStore
+
+# the serve line of `make demo` (tests/test_bench_app_readme.py holds them equal)
+README_ARGS = (
+    "app",
+    "stores/pairs/nlvr2",
+    "--root",
+    "stores",
+    "--checkpoint",
+    "checkpoints/pairs",
+    "--checkpoint",
+    "checkpoints/nlvr",
+)
+ROOT = Path("stores")
+GOALS_MS = {"listening": 5000, "first open": 2000, "cached": 1200, "attribution view": 1000}
+# resolves with performance.now() (ms from navigation start) once the circuit of
+# arguments[0] modules is drawn
+DRAWN_WITH = """
+const want = arguments[0], done = arguments[arguments.length - 1];
+function check() {
+    const graph = document.getElementById('graph');
+    const cy = graph && graph._cyreg && graph._cyreg.cy;
+    if (cy && cy.nodes().length === want) { done(performance.now()); }
+    else { requestAnimationFrame(check); }
+}
+check();
+"""
+ATTRIBUTED = """
+const done = arguments[arguments.length - 1], start = performance.now();
+function check() {
+    const cy = document.getElementById('graph')._cyreg.cy;
+    if (cy.nodes().some(n => 'effect' in n.data())) { done(performance.now() - start); }
+    else { requestAnimationFrame(check); }
+}
+check();
+"""
+
+
+def _circuitlab() -> str:
+    """The console script of the running environment (else the one on PATH)."""
+    beside = Path(sys.executable).parent / "circuitlab"
+    found = str(beside) if beside.is_file() else shutil.which("circuitlab")
+    if found is None:
+        raise SystemExit("no circuitlab command: install the project (make setup)")
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_listening(server: subprocess.Popen, port: int, timeout_s: float = 120) -> float:
+    """Seconds from now until ``port`` accepts a connection (the caller started ``server``
+    just before); raises if the server exits or the timeout passes."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < timeout_s:
+        if server.poll() is not None:
+            raise RuntimeError(f"the app exited ({server.returncode}): {server.stderr.read()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return time.perf_counter() - start
+        except OSError:
+            time.sleep(0.02)
+    raise TimeoutError(f"the app did not listen on port {port} within {timeout_s} s")
+
+
+def _first_drawn(url: str, n_modules: int) -> float:
+    """ms from navigation start to the drawn circuit of ``url``, in a fresh Chromium."""
+    driver = _browser()
+    try:
+        driver.get(url)
+        return driver.execute_async_script(DRAWN_WITH, n_modules)
+    finally:
+        driver.quit()
+
+
+def _attribution_view(url: str, n_modules: int) -> float:
+    """ms from the click on "colour by: attribution" to modules coloured by their effect."""
+    driver = _browser()
+    try:
+        driver.get(url)
+        driver.execute_async_script(DRAWN_WITH, n_modules)
+        driver.find_element(By.CSS_SELECTOR, "#color-by input[value='attribution']").click()
+        elapsed = driver.execute_async_script(ATTRIBUTED)
+        errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+        if errors:
+            raise RuntimeError(f"the browser console holds errors: {errors[:3]}")
+        return elapsed
+    finally:
+        driver.quit()
+
+
+def _has_scenes(store: Path) -> bool:
+    """Whether the store's examples carry scenes an attached model can run (NLVR, pairs)."""
+    return "scene" in CircuitStore.open(store).frame.columns
+
+
+def readme_latency(repeats: int = 3) -> pd.DataFrame:
+    """The table (step, store, ms, goal_ms, met) of the README command from cold."""
+    if not ROOT.is_dir():
+        raise SystemExit(f"no {ROOT}/: run `make demo` first")
+    port = _free_port()
+    command = [_circuitlab(), *README_ARGS, "--port", str(port)]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    rows = []
+    try:
+        listening = 1000 * _wait_listening(server, port)
+        rows.append({"step": "listening", "store": "-", "ms": listening})
+        url = f"http://127.0.0.1:{port}/"
+        for store in find_stores(ROOT.resolve()):
+            key = store.relative_to(ROOT.resolve()).as_posix()
+            n_modules = json.loads((store / "store.json").read_text())["n_modules"]
+            page = f"{url}?store={key}"
+            rows.append({"step": "first open", "store": key, "ms": _first_drawn(page, n_modules)})
+            cached = [_first_drawn(page, n_modules) for _ in range(repeats)]
+            rows.append({"step": "cached", "store": key, "ms": statistics.median(cached)})
+            if _has_scenes(store):
+                views = [_attribution_view(f"{page}&id=0", n_modules) for _ in range(repeats)]
+                rows.append(
+                    {"step": "attribution view", "store": key, "ms": statistics.median(views)}
+                )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    frame = pd.DataFrame(rows)
+    frame["goal_ms"] = frame["step"].map(GOALS_MS)
+    frame["met"] = frame["ms"] < frame["goal_ms"]
+    return frame
