@@ -21,8 +21,10 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import IO
 
 import pandas as pd
 from app_browser import _browser
@@ -82,13 +84,16 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _wait_listening(server: subprocess.Popen, port: int, timeout_s: float = 120) -> float:
+def _wait_listening(
+    server: subprocess.Popen, log: IO[str], port: int, timeout_s: float = 120
+) -> float:
     """Seconds from now until ``port`` accepts a connection (the caller started ``server``
-    just before); raises if the server exits or the timeout passes."""
+    just before, logging to ``log``); raises if the server exits or the timeout passes."""
     start = time.perf_counter()
     while time.perf_counter() - start < timeout_s:
         if server.poll() is not None:
-            raise RuntimeError(f"the app exited ({server.returncode}): {server.stderr.read()}")
+            log.seek(0)
+            raise RuntimeError(f"the app exited ({server.returncode}): {log.read()[-2000:]}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                 return time.perf_counter() - start
@@ -134,10 +139,13 @@ def readme_latency(repeats: int = 3) -> pd.DataFrame:
         raise SystemExit(f"no {ROOT}/: run `make demo` first")
     port = _free_port()
     command = [_circuitlab(), *README_ARGS, "--port", str(port)]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # the server logs every request to stderr: a file, since a pipe nobody reads fills up and
+    # blocks the server mid-page
+    log = tempfile.TemporaryFile(mode="w+")
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True)
     rows = []
     try:
-        listening = 1000 * _wait_listening(server, port)
+        listening = 1000 * _wait_listening(server, log, port)
         rows.append({"step": "listening", "store": "-", "ms": listening})
         url = f"http://127.0.0.1:{port}/"
         for store in find_stores(ROOT.resolve()):
@@ -155,6 +163,7 @@ def readme_latency(repeats: int = 3) -> pd.DataFrame:
     finally:
         server.terminate()
         server.wait(timeout=30)
+        log.close()
     frame = pd.DataFrame(rows)
     frame["goal_ms"] = frame["step"].map(GOALS_MS)
     frame["met"] = frame["ms"] < frame["goal_ms"]
