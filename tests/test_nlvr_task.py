@@ -90,6 +90,12 @@ def test_minilm_encoder_reads_only_the_shards_holding_its_sentences(tmp_path, mo
     assert torch.equal(tokens[0], torch.full((3, 384), 2.0)) and mask.sum() == 3
     encoder.encode(["two", "one"])
     assert [Path(p).name for p in loads] == ["b.pt", "a.pt"]
+    monkeypatch.setattr(text, "_SHARD_CACHES", {})
+    fresh = MiniLMEncoder(cache_dir=tmp_path)
+    fresh._load_cache([])  # both indexed by their sidecars, neither read
+    (tmp_path / "a.pt").unlink()  # removed before it is read: its sentence is encoded again
+    tokens, mask = fresh.encode(["one"])
+    assert fresh._model is not None and tokens.shape[2] == 384 and mask.sum() > 0
 
 
 def test_minilm_encoder_caches_each_sentence_on_disk(tmp_path):

@@ -213,7 +213,12 @@ class MiniLMEncoder:
                 cache.indexed.add(shard.name)
             wanted = {cache.index.get(s) for s in sentences if s not in cache.vectors}
             for name in sorted(wanted - cache.read - {None}):
-                cache.vectors.update(torch.load(self.cache_dir / name, weights_only=True))
+                try:
+                    cache.vectors.update(torch.load(self.cache_dir / name, weights_only=True))
+                except FileNotFoundError:  # removed since it was indexed: encode its sentences
+                    cache.indexed.discard(name)
+                    cache.index = {s: n for s, n in cache.index.items() if n != name}
+                    continue
                 cache.read.add(name)
         return cache
 
