@@ -78,7 +78,8 @@ def _circuitlab() -> str:
     return found
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -137,7 +138,7 @@ def readme_latency(repeats: int = 3) -> pd.DataFrame:
     """The table (step, store, ms, goal_ms, met) of the README command from cold."""
     if not ROOT.is_dir():
         raise SystemExit(f"no {ROOT}/: run `make demo` first")
-    port = _free_port()
+    port = free_port()
     command = [_circuitlab(), *README_ARGS, "--port", str(port)]
     # the server logs every request to stderr: a file, since a pipe nobody reads fills up and
     # blocks the server mid-page

@@ -80,8 +80,9 @@ def accuracy(u: int, seed: int, batch, train: bool) -> float:
     if OBJECTS.is_trained(name, seed) or train:
         model, _, _ = OBJECTS.trained(name, seed)
         return batch_metrics(model, batch)[1]
-    if u == 128 and not math.isnan(ladder_accuracy(seed)):
-        return ladder_accuracy(seed)
+    recorded = ladder_accuracy(seed) if u == 128 else math.nan
+    if not math.isnan(recorded):
+        return recorded
     how = OBJECTS.how_to_train.replace("NAME", name).replace("SEED", str(seed))
     print(f"no accuracy for {u} processors, seed {seed}: {how}")
     return math.nan

@@ -20,6 +20,9 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from app_readme import README_ARGS, free_port  # noqa: E402  (make demo's serve line)
+
 FIGURES = ROOT / "docs" / "figures"
 # name -> (query of the app's URL, text that shows the screen is ready, in which element)
 SCREENS = {
@@ -39,26 +42,8 @@ SCREENS = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def serve(port: int) -> subprocess.Popen:
-    command = [
-        str(ROOT / ".venv" / "bin" / "circuitlab"),
-        "app",
-        "stores/pairs/nlvr2",
-        "--root",
-        "stores",
-        "--checkpoint",
-        "checkpoints/pairs",
-        "--checkpoint",
-        "checkpoints/nlvr",
-        "--port",
-        str(port),
-    ]
+    command = [str(ROOT / ".venv" / "bin" / "circuitlab"), *README_ARGS, "--port", str(port)]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
     for _ in range(300):
         try:
