@@ -14,7 +14,6 @@ import itertools
 import networkx as nx
 import numpy as np
 from scipy.linalg import eigh
-from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
 from circuitlab.analysis.communities import communities
@@ -54,6 +53,8 @@ def cluster(vectors: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
     # one thread: these problems are small, and OpenMP threads spinning beside torch's made
     # each call 10x slower once torch was imported
     with threadpool_limits(1):
+        from sklearn.cluster import KMeans  # here: importing scikit-learn takes ~1.5 s
+
         return KMeans(n_clusters=k, n_init=4, random_state=seed).fit_predict(x)
 
 

@@ -11,17 +11,18 @@ samples.parquet and the parameters under store.json's ``analysis["embedding_{met
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from sklearn.decomposition import PCA
-from sklearn.manifold import TSNE
-from sklearn.metrics import silhouette_score
-from sklearn.model_selection import StratifiedKFold, cross_val_score
-from sklearn.neighbors import KNeighborsClassifier
 from tqdm import tqdm
 
 from circuitlab.store import CircuitStore, category_lists
+
+# scikit-learn is imported where it is used: importing it takes ~1.6 s, and the app imports
+# this module to start while an exported store's maps are cached and need none of it
+if TYPE_CHECKING:
+    from sklearn.decomposition import PCA
 
 METHODS = ("tsne", "pca", "umap")
 TSNE_BACKENDS = ("opentsne", "sklearn")
@@ -117,6 +118,8 @@ def tsne(
     if np.ptp(features, axis=0).max(initial=0.0) == 0:
         return np.zeros((len(features), 2))
     if backend == "sklearn":
+        from sklearn.manifold import TSNE
+
         return TSNE(2, perplexity=perplexity, init="pca", random_state=seed).fit_transform(features)
     from openTSNE import TSNE as OpenTSNE
 
@@ -128,6 +131,8 @@ def fit_pca(store: CircuitStore, pca_dims: int = 64, seed: int = 0) -> tuple[PCA
     """The PCA of ``circuit_features`` (to place new circuits with ``lower_triangle``) and
     the store's circuits in it, (N, <= pca_dims)."""
     features = circuit_features(store)
+    from sklearn.decomposition import PCA
+
     pca = PCA(max(1, min(pca_dims, features.shape[1], len(features) - 1)), random_state=seed)
     return pca, pca.fit_transform(features)
 
@@ -177,6 +182,9 @@ def sentence_embeddings(texts: Sequence[str], text_encoder: str = "minilm") -> n
 def knn_accuracy(x: np.ndarray, y: np.ndarray, k: int = 5, seed: int = 0) -> float:
     """k-nearest-neighbour accuracy of labels ``y`` (N,) from features ``x`` (N, d), by 5-fold
     stratified cross-validation (every label needs at least 5 rows)."""
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.neighbors import KNeighborsClassifier
+
     folds = StratifiedKFold(5, shuffle=True, random_state=seed)
     return float(cross_val_score(KNeighborsClassifier(k), x, y, cv=folds).mean())
 
@@ -198,6 +206,8 @@ def category_separation(
     with ``text_encoder``). Only circuits with exactly one of ``categories`` are scored;
     ``chance`` is the share of the largest category.
     """
+    from sklearn.metrics import silhouette_score
+
     labels = single_category_labels(store.frame, categories)
     counts = labels.value_counts()
     labels = labels[labels.isin(counts[counts >= 5].index)]  # 5 folds need 5 of each

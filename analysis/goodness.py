@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 import numpy as np
-from scipy.stats import ks_2samp
 
 from circuitlab.analysis.communities import modularity
 from circuitlab.analysis.matrix import top_eigenvalues
@@ -88,6 +87,8 @@ def goodness_of_fit(
     seed: int = 0,
 ) -> GoodnessOfFit:
     """Compare the 0/1 graph ``a`` (n, n) with ``n_simulations`` graphs drawn from ``fit``."""
+    from scipy.stats import ks_2samp  # here: importing scipy.stats takes ~1 s
+
     if n_simulations < 1:
         raise ValueError(
             f"n_simulations must be at least 1, got {n_simulations}; "

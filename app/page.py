@@ -338,7 +338,7 @@ def _details_panel() -> dbc.Col:
     module = dbc.Card(
         [dbc.CardHeader("Module"), dbc.CardBody(id="module-details", children="click a module")]
     )
-    degree = dcc.Graph(id="degree", style={"height": "170px"}, config={"displayModeBar": False})
+    degree = _plot("degree", "170px", config={"displayModeBar": False})
     prior = dbc.Card(
         [dbc.CardHeader("Prior fit"), dbc.CardBody([html.Div(id="prior-fit"), degree])],
         className="mt-2",
@@ -420,8 +420,43 @@ def _arrow_style(node: dict, edge_color: str = "#888") -> list[dict]:
     ]
 
 
-def _plot(graph_id: str, height: str) -> dcc.Graph:
-    return dcc.Graph(id=graph_id, style={"height": height}, config={"displaylogo": False})
+# The page's Plotly graphs by the store kind whose body holds them. Each sits in a slot that
+# renders it only once opened (``plot_slot``): a mounted dcc.Graph loads plotly.js (4.8 MB) and
+# draws itself even in a hidden body, and on a NAC page that held the circuit back by ~2 s.
+# The NAC's slots open once its circuit is drawn, another kind's once its body is shown.
+PLOTS = {
+    "nac": ("degree", "embedding"),
+    "ni": ("ni-heatmap", "ni-map"),
+    "mn": ("mn-probabilities", "mn-usage", "mn-map"),
+    "nfm": ("nfm-image", "nfm-heatmap", "nfm-map"),
+}
+SLOT_OPEN, SLOT_CLOSED = "open", "closed"
+
+
+def kind_key(kind: str) -> str:
+    """The id of the store holding the page's store key on a page of ``kind`` ("ni", "mn",
+    "nfm") alone."""
+    return f"{kind}-key"
+
+
+def plot_slot(graph_id: str) -> str:
+    """The id of the slot holding the graph ``graph_id``; its ``value`` SLOT_OPEN renders it."""
+    return f"{graph_id}-slot"
+
+
+def _plot(graph_id: str, height: str, config: dict | None = None) -> dcc.Tabs:
+    """The Plotly graph ``graph_id`` in its closed slot: a dcc.Tabs without headers whose one
+    tab is rendered only when the slot's value is SLOT_OPEN. Closed, the graph is still in the
+    layout: callbacks read and write its props, and it shows their latest values once open."""
+    graph = dcc.Graph(
+        id=graph_id, style={"height": height}, config=config or {"displaylogo": False}
+    )
+    return dcc.Tabs(
+        id=plot_slot(graph_id),
+        value=SLOT_CLOSED,
+        children=[dcc.Tab(value=SLOT_OPEN, children=graph)],
+        style={"display": "none"},
+    )
 
 
 def _kind_body(body_id: str, children: list) -> dbc.Container:
@@ -598,6 +633,9 @@ def page(store_keys: list[str]) -> html.Div:
         dcc.Store(id="ni-input"),  # the row of a Neural Interpreter's store shown
         dcc.Store(id="mn-input"),  # the row of a Modular Network's store shown
         dcc.Store(id="nfm-input"),  # the row of an NFM network's store shown
+        # the page's store key again, set only on a page of that kind: its panel's callbacks
+        # wait for it and never run on another kind's page
+        *[dcc.Store(id=kind_key(kind)) for kind in ("ni", "mn", "nfm")],
     ]
     navbar = dbc.NavbarSimple(
         _store_choice(store_keys),

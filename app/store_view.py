@@ -4,6 +4,7 @@ circuit's graph as cytoscape elements (memoised)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from functools import lru_cache
 from importlib.util import find_spec
 
@@ -108,9 +109,9 @@ class StoreView:
         self._z_stack: np.ndarray | None = None
         self._category_rows: dict[str, np.ndarray] | None = None
         self._pca = None
-        # a CircuitGenerator, set by AppStores to the app's model that made this store; else
-        # what typing a sentence tells the user
-        self.generate_circuit: CircuitGenerator | None = None
+        # sentence -> Circuit (a CircuitGenerator, or the app's model that made this store, set
+        # by AppStores); else what typing a sentence tells the user
+        self.generate_circuit: Callable[[str], Circuit] | None = None
         self.no_model_reason = (
             "no model attached: start the app with --checkpoint to type sentences"
         )

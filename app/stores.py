@@ -5,11 +5,13 @@ onto a path: a URL cannot reach a folder outside the root."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import sys
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +26,13 @@ from circuitlab.app.store_view import (
     load_circuit_generator,
 )
 from circuitlab.app.world_view import WorldProbe
-from circuitlab.files import file_sha256
+from circuitlab.circuit import Circuit
+from circuitlab.files import checkpoint_file, file_sha256
 from circuitlab.store import META, CircuitStore, CircuitStoreError
 
+# imported in the background as the app starts: a first page's prior fit and neighbours need
+# them, and importing them (~2 s) before the server listens would only delay it
+FIRST_PAGE_IMPORTS = ("sklearn.cluster", "sklearn.decomposition", "scipy.stats")
 MAX_DEPTH = 3  # folders below the root searched for stores
 MAX_STORES = 200
 
@@ -41,31 +47,54 @@ def store_kind(path: Path) -> str:
     return meta.get("kind", "nac") if isinstance(meta, dict) else "nac"
 
 
-@dataclass(frozen=True)
 class AppModel:
-    """A model the app was given: its circuit generator and its checkpoint file's SHA-256 (what
-    a store exported from it records as ``checkpoint_sha256``)."""
+    """A model the app was given: its checkpoint ``path``, the file's ``sha256`` (what a store
+    exported from it records as ``checkpoint_sha256``) and its circuit ``generator``, which
+    loads in the background from the moment the model is given (importing torch and reading
+    the weights take seconds; the server listens meanwhile). ``generator`` waits for it; a
+    model that cannot load raises its error there, and says so on stderr as soon as it fails.
+    Calling the model is calling its generator (``StoreView.generate_circuit``)."""
 
-    generator: CircuitGenerator
-    sha256: str
-    path: Path
+    def __init__(self, path: Path, loader: ThreadPoolExecutor) -> None:
+        self.path = path
+        self.sha256 = file_sha256(path)
+        self._generator: Future[CircuitGenerator] = loader.submit(load_circuit_generator, path)
+        self._generator.add_done_callback(self._report_failure)
+
+    def _report_failure(self, future: Future) -> None:
+        if future.exception() is not None:
+            print(
+                f"circuitlab app: the model {self.path} did not load: {future.exception()}",
+                file=sys.stderr,
+            )
+
+    @property
+    def generator(self) -> CircuitGenerator:
+        return self._generator.result()
+
+    @property
+    def n_modules(self) -> int:
+        return self.generator.n_modules
+
+    def __call__(self, text: str) -> Circuit:
+        return self.generator(text)
 
 
 Checkpoints = str | os.PathLike | Sequence[str | os.PathLike] | None
 
 
-def load_models(checkpoint: Checkpoints) -> list[AppModel]:
-    """The app's models: none, one checkpoint (a run directory or its checkpoint.pt) or several."""
+def load_models(checkpoint: Checkpoints, loader: ThreadPoolExecutor) -> list[AppModel]:
+    """The app's models: none, one checkpoint (a run directory or its checkpoint.pt) or several,
+    each loading on ``loader``'s threads. A path without a checkpoint fails here, at once."""
     if checkpoint is None:
         return []
-    from circuitlab.checkpoint import checkpoint_file  # torch: only when a model is asked for
-
     paths = [checkpoint] if isinstance(checkpoint, (str, os.PathLike)) else list(checkpoint)
-    models = []
-    for path in paths:
-        file = checkpoint_file(path)
-        models.append(AppModel(load_circuit_generator(file), file_sha256(file), file))
-    return models
+    return [AppModel(checkpoint_file(path), loader) for path in paths]
+
+
+def _import_all(modules: Sequence[str]) -> None:
+    for name in modules:
+        importlib.import_module(name)
 
 
 def find_stores(root: Path) -> list[Path]:
@@ -123,7 +152,11 @@ class AppStores:
         self.default = self._key(default)
         self.kinds = {key: store_kind(p) for key, p in self.paths.items()}
         self.max_edges = max_edges
-        self.models = load_models(checkpoint)
+        # one thread: the libraries a first page needs, then the models, one after the other,
+        # beside the server's own threads (which wait for what they need: module locks, futures)
+        self._loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="load-model")
+        self._loader.submit(_import_all, FIRST_PAGE_IMPORTS)
+        self.models = load_models(checkpoint, self._loader)
         self._views: dict[str, StoreView] = {}
         self._kind_views: dict[str, RoutingView | PathView | ReadView] = {}
         self._interveners: dict[str, Intervener] = {}
@@ -216,10 +249,10 @@ class AppStores:
             return None
         made_by = view.store.meta.get("checkpoint_sha256")
         same = [m for m in self.models if m.sha256 == made_by]
-        if not same and len(self.models) == 1 and self.generator.n_modules == view.n_modules:
+        if not same and len(self.models) == 1 and self.models[0].n_modules == view.n_modules:
             same = self.models  # a store of this model exported from another copy of it
         if same:
-            view.generate_circuit = same[0].generator
+            view.generate_circuit = same[0]  # its generator, loaded when first called
             return same[0]
         if len(self.models) == 1:
             view.no_model_reason = (

@@ -30,26 +30,14 @@ from typing import Any
 import torch
 
 from circuitlab.config import NACConfig
-from circuitlab.files import write_atomic
+from circuitlab.files import CHECKPOINT as CHECKPOINT  # re-exported: its home before files
+from circuitlab.files import checkpoint_file, write_atomic
 from circuitlab.mn import MNConfig, ModularNetwork
 from circuitlab.model import NAC
 from circuitlab.nfm import NFMConfig, NFMNetwork
 from circuitlab.ni import NeuralInterpreter, NIConfig
 
-CHECKPOINT = "checkpoint.pt"
 CHECKPOINT_VERSION = 1  # bump when a checkpoint's contents change meaning
-
-
-def checkpoint_file(path: str | os.PathLike) -> Path:
-    """The checkpoint of ``path``: a run directory's checkpoint.pt, or ``path`` itself."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / CHECKPOINT
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} not found: give a run directory of circuitlab train or its {CHECKPOINT}"
-        )
-    return path
 
 
 def save_checkpoint(

@@ -1,4 +1,5 @@
-"""Writing files so that a crash never leaves half of one, and hashing them."""
+"""Writing files so that a crash never leaves half of one, hashing them, and finding a run's
+checkpoint file (without importing torch: the app checks its paths before loading a model)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ except ImportError:  # Windows: writers are not locked against each other
 
 # reading through a handle on the directory (os.open(name, dir_fd=...)): POSIX
 DIRECTORY_HANDLES = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
+
+CHECKPOINT = "checkpoint.pt"  # a run directory's checkpoint file
 
 # a leftover of a killed writer is removed once its process is gone, or after this long
 STALE_AFTER_S = 24 * 3600
@@ -185,3 +188,15 @@ def being_replaced(target: Path) -> bool:
         return False
     prefix = f".{target.name}.old-"
     return any(p.name.startswith(prefix) for p in target.parent.iterdir())
+
+
+def checkpoint_file(path: str | os.PathLike) -> Path:
+    """The checkpoint of ``path``: a run directory's checkpoint.pt, or ``path`` itself."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / CHECKPOINT
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} not found: give a run directory of circuitlab train or its {CHECKPOINT}"
+        )
+    return path

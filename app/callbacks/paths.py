@@ -1,4 +1,7 @@
-"""The path panel: a Modular Network's store (kind "mn") in place of the NAC panels."""
+"""The path panel: a Modular Network's store (kind "mn") in place of the NAC panels.
+
+Every callback waits for ``mn-key``, the page's store key set only on a page of that kind
+(``bodies``): on other pages none of them runs."""
 
 from __future__ import annotations
 
@@ -14,13 +17,12 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     @app.callback(
         Output("mn-inputs", "data"),
         Output("mn-usage", "figure"),
-        Input("store-key", "data"),
+        Input("mn-key", "data"),
+        prevent_initial_call=True,
     )
     def fill_inputs(key):
         if key is None:
             raise PreventUpdate
-        if stores.kind(key) != "mn":
-            return [], {}
         view = stores.path_view(key)
         return view.rows(), view.usage_figure()
 
@@ -28,12 +30,13 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("mn-input", "data"),
         Input("mn-inputs", "active_cell"),
         Input("mn-map", "clickData"),
-        Input("store-key", "data"),
+        Input("mn-key", "data"),
         State("mn-map", "figure"),
         State("url-read", "search"),
+        prevent_initial_call=True,
     )
     def choose_input(cell, click, key, figure, search):
-        if key is None or stores.kind(key) != "mn":
+        if key is None:
             raise PreventUpdate
         return input_row("mn", stores.path_view(key).frame, cell, click, figure, search)
 
@@ -43,10 +46,11 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("mn-title", "children"),
         Output("mn-map", "figure"),
         Input("mn-input", "data"),
-        State("store-key", "data"),
+        State("mn-key", "data"),
+        prevent_initial_call=True,
     )
     def show_input(index, key):
-        if index is None or key is None or stores.kind(key) != "mn":
+        if index is None or key is None:
             raise PreventUpdate
         view = stores.path_view(key)
         frame = view.frame

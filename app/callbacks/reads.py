@@ -1,4 +1,7 @@
-"""The read panel: an NFM network's store (kind "nfm") in place of the NAC panels."""
+"""The read panel: an NFM network's store (kind "nfm") in place of the NAC panels.
+
+Every callback waits for ``nfm-key``, the page's store key set only on a page of that kind
+(``bodies``): on other pages none of them runs."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from circuitlab.app.stores import AppStores
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
-    @app.callback(Output("nfm-inputs", "data"), Input("store-key", "data"))
+    @app.callback(Output("nfm-inputs", "data"), Input("nfm-key", "data"), prevent_initial_call=True)
     def fill_inputs(key):
         if key is None:
             raise PreventUpdate
@@ -21,12 +24,13 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("nfm-input", "data"),
         Input("nfm-inputs", "active_cell"),
         Input("nfm-map", "clickData"),
-        Input("store-key", "data"),
+        Input("nfm-key", "data"),
         State("nfm-map", "figure"),
         State("url-read", "search"),
+        prevent_initial_call=True,
     )
     def choose_input(cell, click, key, figure, search):
-        if key is None or stores.kind(key) != "nfm":
+        if key is None:
             raise PreventUpdate
         return input_row("nfm", stores.read_view(key).frame, cell, click, figure, search)
 
@@ -37,10 +41,11 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("nfm-title", "children"),
         Output("nfm-map", "figure"),
         Input("nfm-input", "data"),
-        State("store-key", "data"),
+        State("nfm-key", "data"),
+        prevent_initial_call=True,
     )
     def show_input(index, key):
-        if index is None or key is None or stores.kind(key) != "nfm":
+        if index is None or key is None:
             raise PreventUpdate
         view = stores.read_view(key)
         frame = view.frame

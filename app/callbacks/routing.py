@@ -1,4 +1,7 @@
-"""The routing panel: a Neural Interpreter's store (kind "ni") in place of the NAC panels."""
+"""The routing panel: a Neural Interpreter's store (kind "ni") in place of the NAC panels.
+
+Every callback waits for ``ni-key``, the page's store key set only on a page of that kind
+(``bodies``): on other pages none of them runs."""
 
 from __future__ import annotations
 
@@ -15,13 +18,12 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("ni-inputs", "data"),
         Output("ni-step", "options"),
         Output("ni-step", "value"),
-        Input("store-key", "data"),
+        Input("ni-key", "data"),
+        prevent_initial_call=True,
     )
     def fill_inputs(key):
         if key is None:
             raise PreventUpdate
-        if stores.kind(key) != "ni":
-            return [], [], None
         view = stores.routing_view(key)
         steps = [{"label": name, "value": k} for k, name in enumerate(view.step_names)]
         return view.rows(), steps, 0
@@ -30,12 +32,13 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("ni-input", "data"),
         Input("ni-inputs", "active_cell"),
         Input("ni-map", "clickData"),
-        Input("store-key", "data"),
+        Input("ni-key", "data"),
         State("ni-map", "figure"),
         State("url-read", "search"),
+        prevent_initial_call=True,
     )
     def choose_input(cell, click, key, figure, search):
-        if key is None or stores.kind(key) != "ni":
+        if key is None:
             raise PreventUpdate
         return input_row("ni", stores.routing_view(key).frame, cell, click, figure, search)
 
@@ -46,10 +49,11 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("ni-map", "figure"),
         Input("ni-input", "data"),
         Input("ni-step", "value"),
-        State("store-key", "data"),
+        State("ni-key", "data"),
+        prevent_initial_call=True,
     )
     def show_input(index, step, key):
-        if index is None or step is None or key is None or stores.kind(key) != "ni":
+        if index is None or step is None or key is None:
             raise PreventUpdate
         view = stores.routing_view(key)
         text = view.frame["text"].iloc[index] if "text" in view.frame else ""

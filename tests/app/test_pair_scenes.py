@@ -143,13 +143,13 @@ def test_with_several_models_each_store_gets_the_model_it_was_exported_from(
     shutil.copytree(out, root / "pairs-model")
     shutil.copytree(nlvr2_store.parent, root / "nlvr-model")
     stores = AppStores(root, checkpoint=["checkpoints/nlvr", checkpoint])
-    nlvr_model, pairs_model = (m.generator for m in stores.models)
+    nlvr_model, pairs_model = stores.models
     assert stores.view("nlvr-model/nlvr").generate_circuit is nlvr_model
     assert stores.view("pairs-model/pairs").generate_circuit is pairs_model
     assert stores.view("pairs-model/nlvr2").generate_circuit is pairs_model
     assert stores.world_probe("pairs-model/nlvr2").kind is PAIR_SCENES
     assert stores.world_probe("nlvr-model/nlvr2").kind is not PAIR_SCENES
-    assert stores.intervener("pairs-model/pairs").model is pairs_model.model
+    assert stores.intervener("pairs-model/pairs").model is pairs_model.generator.model
     # a store whose store.json names another checkpoint gets none of them, even one of its size
     meta_file = root / "nlvr-model" / "nlvr2" / "store.json"
     meta = json.loads(meta_file.read_text())
@@ -160,7 +160,7 @@ def test_with_several_models_each_store_gets_the_model_it_was_exported_from(
         again.world_probe("nlvr-model/nlvr2")
     # given alone, the model of the same size still serves it (a copy of the same model)
     alone = AppStores(root, checkpoint="checkpoints/nlvr")
-    assert alone.view("nlvr-model/nlvr2").generate_circuit is alone.generator
+    assert alone.view("nlvr-model/nlvr2").generate_circuit is alone.models[0]
 
 
 def test_the_app_command_takes_several_checkpoints(tiny_pairs_export, monkeypatch):
@@ -178,4 +178,4 @@ def test_the_app_command_takes_several_checkpoints(tiny_pairs_export, monkeypatc
     assert "stores under" in result.output and "nlvr2, pairs" in result.output
     (stores,) = [served_app.circuit_stores for served_app in served]
     assert [m.path for m in stores.models][1] == checkpoint
-    assert stores.view("pairs").generate_circuit is stores.models[1].generator
+    assert stores.view("pairs").generate_circuit is stores.models[1]

@@ -79,7 +79,7 @@ def test_a_store_of_another_size_says_why_it_takes_no_sentences(nlvr2_store, tmp
     circuits = [Circuit(np.eye(4), ["processor"] * 4)] * 3
     CircuitStore.write(root / "small", circuits, pd.DataFrame({"text": ["a", "b", "c"]}))
     stores = AppStores(root, checkpoint="checkpoints/nlvr")
-    assert stores.view("nlvr2").generate_circuit is stores.generator
+    assert stores.view("nlvr2").generate_circuit.generator is stores.generator
     small = stores.view("small")
     assert small.generate_circuit is None
     with pytest.raises(ValueError, match=f"{stores.generator.n_modules} modules .* have 4"):
@@ -330,3 +330,67 @@ def test_a_fresh_page_draws_the_store_its_url_names_until_the_store_key_lands(nl
     assert page_store(stores, None, f"?store={other}&id=3") == other
     assert page_store(stores, None, "") == stores.default
     assert page_store(stores, stores.default, f"?store={other}") == stores.default  # landed
+
+
+def test_a_model_loads_in_the_background_and_a_bad_one_says_why_when_asked(
+    nlvr2_store, tmp_path, capsys
+):
+    with pytest.raises(FileNotFoundError, match="no-such-run"):  # a missing path fails at once
+        AppStores(nlvr2_store.parent, checkpoint=tmp_path / "no-such-run")
+    broken = tmp_path / "broken.pt"
+    broken.write_bytes(b"not a checkpoint")
+    stores = AppStores(nlvr2_store.parent, checkpoint=broken)  # returns before loading
+    (model,) = stores.models
+    assert model.path == broken and len(model.sha256) == 64
+    with pytest.raises(Exception) as failure:
+        _ = model.generator
+    assert f"the model {broken} did not load" in capsys.readouterr().err
+    with pytest.raises(type(failure.value)):  # and again on every later use
+        model("there is a yellow block")
+
+
+def test_every_plot_waits_in_a_closed_slot_and_its_kind_says_when_it_opens(nlvr2_store):
+    from dash import dcc
+
+    from circuitlab.app.page import PLOTS, SLOT_CLOSED, SLOT_OPEN, plot_slot
+
+    app = create_app(nlvr2_store)
+    slots = {c.id: c for c in app.layout._traverse() if isinstance(c, dcc.Tabs)}
+    graphs = [c.id for c in app.layout._traverse() if isinstance(c, dcc.Graph)]
+    assert sorted(graphs) == sorted(g for kind in PLOTS.values() for g in kind)
+    for graph in graphs:
+        slot = slots[plot_slot(graph)]
+        assert slot.value == SLOT_CLOSED
+        (tab,) = slot.children
+        assert tab.value == SLOT_OPEN and tab.children.id == graph
+    # the NAC's slots open once its circuit is drawn, the other kinds' with their body
+    opened_by = {}
+    for callback in app._callback_list:  # what the page's renderer is served
+        for output in callback["output"].strip(".").split("..."):
+            name, prop = output.split("@")[0].rsplit(".", 1)
+            if prop == "value" and name.endswith("-slot"):
+                opened_by[name] = [i["id"] for i in callback["inputs"]]
+    for kind, kind_graphs in PLOTS.items():
+        expected = ["graph"] if kind == "nac" else ["store-key"]
+        assert all(opened_by[plot_slot(g)] == expected for g in kind_graphs), kind
+
+
+def test_another_kinds_panels_never_run_on_a_nac_page(nlvr2_store):
+    """Their callbacks wait for their kind's key (set only on a page of that kind) or their own
+    panel's components, never run on a page's first load, and so never on a NAC page."""
+    from circuitlab.app.page import kind_key
+
+    app = create_app(nlvr2_store)
+    for kind in ("ni", "mn", "nfm"):
+        own = [
+            callback
+            for callback in app._callback_list  # what the page's renderer is served
+            if all(out.startswith(f"{kind}-") for out in callback["output"].strip(".").split("..."))
+            and not callback["output"].strip(".").startswith(kind_key(kind))
+        ]
+        assert len(own) == 3, kind
+        for callback in own:
+            inputs = {i["id"] for i in callback["inputs"]}
+            assert "store-key" not in inputs
+            assert all(i.startswith(f"{kind}-") for i in inputs), inputs
+            assert callback["prevent_initial_call"], inputs
