@@ -243,3 +243,15 @@ def test_a_warm_started_run_is_shipped_with_the_stages_that_made_it(tiny_run, tm
     (tmp_path / "orphan" / "config.json").write_text(json.dumps(lost))
     with pytest.raises(FileNotFoundError, match="gone .init_from of .*orphan"):
         training_stages(tmp_path / "orphan")
+
+
+def test_the_pairs_summary_names_its_splits_as_the_readme_does():
+    from circuitlab.cli import _pairs_summary
+
+    frame = pd.DataFrame({"split": ["held_out"] * 4 + ["val"] * 2, "correct": [1, 1, 1, 0, 1, 0]})
+    lines = _pairs_summary(frame).splitlines()
+    assert lines[1:3] == [
+        "  held-out sentences: 0.500 over 2 examples",
+        "  held-out nouns: 0.750 over 4 examples",
+    ]
+    assert "4,000 examples a split" in lines[3]
