@@ -93,3 +93,55 @@ def test_nlvr2_minimal_pairs_swap_a_noun_or_the_logic():
     assert texts[3] not in pairs.index
     at_least = pairs.loc[texts[2]] if texts[2] in pairs.index else None
     assert at_least is None or "each" not in at_least["logic"]
+
+
+def test_the_logic_kinds_partition_the_nlvr2_rules_and_add_the_missing_ones():
+    from collections import Counter
+
+    from circuitlab.data.minimal_pairs import NLVR2_LOGIC_KINDS, NLVR2_LOGIC_RULES
+
+    in_kinds = Counter(rule for rules in NLVR2_LOGIC_KINDS.values() for rule in rules)
+    assert all(in_kinds[rule] == 1 for rule in NLVR2_LOGIC_RULES)  # each in exactly one kind
+    assert max(in_kinds.values()) == 1
+    added = {
+        kind for kind, rules in NLVR2_LOGIC_KINDS.items() if set(rules) - set(NLVR2_LOGIC_RULES)
+    }
+    assert {"soft -> hard cardinality", "relation", "connective"} <= added
+
+
+def test_minimal_pairs_by_kind_change_the_logic_of_that_kind_only():
+    from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs_by_kind
+
+    texts = [
+        "There are exactly two dogs in the left image.",
+        "The left image shows at least two bottles, and the other image shows a dog.",
+        "A dog is above a bottle.",
+        "A sunset over the sea.",  # names no counted noun: no pair
+    ]
+    pairs = nlvr2_minimal_pairs_by_kind(texts, NOUNS, seed=0)
+    logic = {(row.text, row.kind): row.logic for row in pairs.itertuples()}
+    first, second, third = texts[:3]
+    assert (
+        logic[first, "hard -> soft cardinality"] == "There are at least two dogs in the left image."
+    )
+    assert logic[first, "image side"] == "There are exactly two dogs in the right image."
+    assert logic[first, "number"] == "There are exactly three dogs in the left image."
+    assert {kind for text, kind in logic if text == first} == {
+        "hard -> soft cardinality",
+        "image side",
+        "number",
+    }
+    assert logic[second, "soft -> hard cardinality"] == (
+        "The left image shows exactly two bottles, and the other image shows a dog."
+    )
+    assert logic[second, "at least <-> at most"] == (
+        "The left image shows at most two bottles, and the other image shows a dog."
+    )
+    assert logic[second, "connective"] == (
+        "The left image shows at least two bottles, or the other image shows a dog."
+    )
+    assert logic[third, "relation"] == "A dog is below a bottle."
+    assert texts[3] not in set(pairs["text"])
+    # one noun swap per sentence, the same for each of its kinds
+    assert pairs.groupby("text")["wording"].nunique().max() == 1
+    assert pairs.equals(nlvr2_minimal_pairs_by_kind(texts, NOUNS, seed=0))  # seeded

@@ -145,6 +145,44 @@ NLVR2_LOGIC_RULES: tuple[tuple[str, str], ...] = (
 )
 
 
+# The kinds of logic change, each a list of rules: every rule of NLVR2_LOGIC_RULES in exactly
+# one kind (tests hold it so), and the kinds it lacks (soft -> hard cardinality, relations,
+# connectives) added, so that every kind is measured on its own (``nlvr2_minimal_pairs_by_kind``).
+NLVR2_LOGIC_KINDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "negation": NLVR2_LOGIC_RULES[-6:-2],
+    "image side": NLVR2_LOGIC_RULES[4:6],
+    "one image -> each image": (NLVR2_LOGIC_RULES[0], NLVR2_LOGIC_RULES[2]),
+    "each image -> one image": (NLVR2_LOGIC_RULES[1], NLVR2_LOGIC_RULES[3]),
+    "in total -> in each image": (NLVR2_LOGIC_RULES[6],),
+    "at least <-> at most": LOGIC_RULES[:2],
+    "hard -> soft cardinality": (LOGIC_RULES[5], (r"\bexactly one\b", "at least one")),
+    "soft -> hard cardinality": (
+        (r"\bat least (?=(one|two|three|four|five|1|2|3|4|5)\b)", "exactly "),
+    ),
+    "more <-> fewer": (*LOGIC_RULES[2:5], *NLVR2_LOGIC_RULES[-2:]),
+    "one <-> several": (
+        (r"\ba single\b", "more than one"),
+        (r"\bonly one\b", "more than one"),
+        (r"\bmultiple\b", "no"),
+        (r"\bseveral\b", "no"),
+    ),
+    "number": tuple((p, r) for p, r in LOGIC_RULES if r in ("three", "four", "two", "3", "2")),
+    "relation": (
+        (r"\babove\b", "below"),
+        (r"\bbelow\b", "above"),
+        (r"\bin front of\b", "behind"),
+        (r"\bbehind\b", "in front of"),
+        (r"\bleft of\b", "right of"),
+        (r"\bright of\b", "left of"),
+        (r"\bon top of\b", "beneath"),
+    ),
+    "connective": (
+        (r"\band the other\b", "or the other"),
+        (r"\bor the other\b", "and the other"),
+    ),
+}
+
+
 def _noun_variant(text: str, nouns: Sequence[tuple[str, str]], rng: random.Random) -> str | None:
     """``text`` with every occurrence of one counted noun (singular and plural) replaced by
     another noun's same forms; None when it names none of ``nouns`` (singular, plural)."""
@@ -178,3 +216,23 @@ def nlvr2_minimal_pairs(
         if wording is not None and logic is not None and len({text, wording, logic}) == 3:
             rows.append({"text": text, "wording": wording, "logic": logic})
     return pd.DataFrame(rows, columns=["text", "wording", "logic"])
+
+
+def nlvr2_minimal_pairs_by_kind(
+    texts: Sequence[str], nouns: Sequence[tuple[str, str]], seed: int = 0
+) -> pd.DataFrame:
+    """Minimal pairs of NLVR2 sentences, one row per sentence and kind of logic change that
+    applies to it (``NLVR2_LOGIC_KINDS``): text, wording (one counted noun swapped, as
+    ``nlvr2_minimal_pairs``; the same for every kind of a sentence), logic (one of the kind's
+    rules applied) and kind. Sentences without a counted noun of ``nouns`` give none."""
+    rng = random.Random(seed)
+    rows = []
+    for text in texts:
+        wording = _noun_variant(text, nouns, rng)
+        if wording is None or wording == text:
+            continue
+        for kind, rules in NLVR2_LOGIC_KINDS.items():
+            logic = _apply(text, rules, rng)
+            if logic is not None and len({text, wording, logic}) == 3:
+                rows.append({"text": text, "wording": wording, "logic": logic, "kind": kind})
+    return pd.DataFrame(rows, columns=["text", "wording", "logic", "kind"])
