@@ -23,7 +23,7 @@ from circuitlab.mn.diagnostics import (
     modules_used,
     selection_entropy,
 )
-from circuitlab.mn.layers import DenseModules, selection_mask
+from circuitlab.mn.layers import ConvModules, DenseModules, ModularLayer, selection_mask
 from circuitlab.mn.model import path_log_prob
 from circuitlab.mn.training import training_losses, viterbi_e_step
 from circuitlab.tasks import Batch, make_task
@@ -58,6 +58,53 @@ def test_layer_output_is_the_sum_of_the_picked_modules():
         ]
     )
     torch.testing.assert_close(out, expected)
+
+
+@pytest.mark.parametrize(
+    "pool",
+    [
+        lambda: DenseModules(6, 5, 4),
+        lambda: DenseModules(6, 5, 4, hidden=7),
+        lambda: ConvModules(6, 3, 4),
+    ],
+    ids=["linear", "mlp", "conv"],
+)
+@pytest.mark.parametrize("k", [1, 2])
+def test_a_sparse_layer_runs_only_the_picked_modules_and_equals_the_dense_sum(pool, k):
+    torch.manual_seed(0)
+    pool = pool()
+    conv = isinstance(pool, ConvModules)
+    x = torch.randn(9, *((3, 5, 5) if conv else (5,)), requires_grad=True)
+    controller_in = x[0].numel()
+    sparse = ModularLayer(pool, controller_in, 6, 1, noisy=True, sparse=True)
+    dense = ModularLayer(pool, controller_in, 6, 1, noisy=True, sparse=False)
+    logits = sparse.logits(x)[:, 0]  # noisy top-k's gates: the softmax kept at the top k
+    picked = logits.topk(k, dim=-1).indices
+    gates = logits.softmax(-1) * selection_mask(picked, 6)
+    outs, grads = [], []
+    for layer in (sparse, dense):
+        out = layer(x, gates)
+        outs.append(out)
+        grads.append(
+            torch.autograd.grad(
+                out.square().sum(),
+                [x, *pool.parameters(), *sparse.controller.parameters()],
+                retain_graph=True,
+            )
+        )
+    torch.testing.assert_close(outs[0], outs[1])
+    for a, b in zip(*grads, strict=True):
+        torch.testing.assert_close(a, b)
+    ran, run_module = [], pool.run_module
+
+    def counted(m: int, rows: torch.Tensor) -> torch.Tensor:
+        ran.append((m, len(rows)))
+        return run_module(m, rows)
+
+    pool.run_module = counted
+    sparse(x, gates)
+    assert sum(n for _, n in ran) == 9 * k  # each input through its k picks only
+    assert {m for m, _ in ran} == set(picked.unique().tolist())
 
 
 def test_path_log_prob_sums_the_independent_categoricals():

@@ -30,7 +30,8 @@ class MNConfig:
     gradient with a moving-average baseline) or "topk" (noisy top-k gating, Shazeer et al.
     2017). ``balance_weight`` adds ``weight * (log M - H_b)`` (the batch's selection entropy,
     ``circuitlab.mn.diagnostics``) to the controller's loss: the balancing term of the
-    REINFORCE baseline (0: none).
+    REINFORCE baseline (0: none). ``sparse``: each module runs only on the inputs that picked
+    it (``ModularLayer``; False: every module on every input, the same sums).
     """
 
     input_dim: int = 2
@@ -53,6 +54,7 @@ class MNConfig:
     likelihood_std: float = 0.1
     balance_weight: float = 0.0
     reinforce_baseline_decay: float = 0.9
+    sparse: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.image_shape, tuple):

@@ -37,6 +37,13 @@ class DenseModules(nn.Module):
             h = torch.einsum("bmi,mio->bmo", F.relu(h), weight) + bias
         return h
 
+    def run_module(self, m: int, x: torch.Tensor) -> torch.Tensor:
+        """Module ``m`` alone: (n, in_features) -> (n, out_features)."""
+        h = torch.addmm(self.biases[0][m], x, self.weights[0][m])
+        for weight, bias in zip(self.weights[1:], self.biases[1:], strict=True):
+            h = torch.addmm(bias[m], F.relu(h), weight[m])
+        return h
+
 
 class ConvModules(nn.Module):
     """M 3x3 convolutions (padding 1) run on every input: (B, C, H, W) -> (B, M, width, H, W),
@@ -50,6 +57,11 @@ class ConvModules(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.conv(x)
         return h.view(x.shape[0], self.n_modules, self.width, *h.shape[-2:])
+
+    def run_module(self, m: int, x: torch.Tensor) -> torch.Tensor:
+        """Module ``m`` alone: (n, C, H, W) -> (n, width, H, W)."""
+        rows = slice(m * self.width, (m + 1) * self.width)
+        return F.conv2d(x, self.conv.weight[rows], self.conv.bias[rows], padding=1)
 
 
 def selection_mask(selection: torch.Tensor, n_modules: int) -> torch.Tensor:
@@ -65,14 +77,24 @@ class ModularLayer(nn.Module):
     independent categoricals over the M modules: logits (B, n_categoricals, M). The layer's
     output is sum_m gates[b, m] * module_m(x_b): with a 0/1 selection mask, the sum of the
     picked modules. With ``noisy``, a second linear map gives the per-module noise scale of
-    noisy top-k gating.
+    noisy top-k gating. With ``sparse`` (the default) a module runs only on the inputs whose
+    gate for it is not 0 (its picks: about K/M of the dense pool's work); the output and its
+    parameters' and the input's gradients are the dense sum's (``sparse=False``, every module on
+    every input) whenever a gate is 0 through a mask, as every pick of ``circuitlab.mn`` is.
     """
 
     def __init__(
-        self, pool: nn.Module, controller_in: int, n_modules: int, n_categoricals: int, noisy: bool
+        self,
+        pool: nn.Module,
+        controller_in: int,
+        n_modules: int,
+        n_categoricals: int,
+        noisy: bool,
+        sparse: bool = True,
     ) -> None:
         super().__init__()
         self.pool = pool
+        self.sparse = sparse
         self.n_modules, self.n_categoricals = n_modules, n_categoricals
         self.controller = nn.Linear(controller_in, n_categoricals * n_modules)
         self.noise = nn.Linear(controller_in, n_modules) if noisy else None
@@ -89,5 +111,15 @@ class ModularLayer(nn.Module):
 
     def forward(self, x: torch.Tensor, gates: torch.Tensor) -> torch.Tensor:
         """sum_m gates[:, m] * module_m(x): (B, ...) -> (B, *module output)."""
-        out = self.pool(x)  # (B, M, ...)
-        return (gates.view(*gates.shape, *[1] * (out.dim() - 2)) * out).sum(1)
+        rows, modules = gates.nonzero(as_tuple=True)
+        if not self.sparse or not len(rows):
+            out = self.pool(x)  # (B, M, ...)
+            return (gates.view(*gates.shape, *[1] * (out.dim() - 2)) * out).sum(1)
+        # the (input, module) picks grouped by module: one gather in, one scatter out
+        order = modules.argsort(stable=True)
+        rows, modules = rows[order], modules[order]
+        counts = torch.bincount(modules, minlength=self.n_modules).tolist()
+        parts = x[rows].split(counts)
+        y = torch.cat([self.pool.run_module(m, p) for m, p in enumerate(parts) if len(p)])
+        y = gates[rows, modules].view(-1, *[1] * (y.dim() - 1)) * y
+        return y.new_zeros((x.shape[0], *y.shape[1:])).index_add(0, rows, y)

@@ -55,7 +55,7 @@ class ModularNetwork(nn.Module):
             for _ in range(c.n_layers):
                 pool = ConvModules(c.n_modules, channels, c.width)
                 layer = ModularLayer(
-                    pool, channels * height * width, c.n_modules, categoricals, noisy
+                    pool, channels * height * width, c.n_modules, categoricals, noisy, c.sparse
                 )
                 self.layers.append(layer)
                 channels, height, width = c.width, -(-height // 2), -(-width // 2)
@@ -66,7 +66,9 @@ class ModularNetwork(nn.Module):
                 last = i == c.n_layers - 1 and not c.head
                 out = c.n_outputs if last else c.width
                 pool = DenseModules(c.n_modules, features, out, c.module_hidden)
-                self.layers.append(ModularLayer(pool, features, c.n_modules, categoricals, noisy))
+                self.layers.append(
+                    ModularLayer(pool, features, c.n_modules, categoricals, noisy, c.sparse)
+                )
                 features = out
         self.head = nn.Linear(features, c.n_outputs) if c.head else None
         if c.method == "em":
