@@ -132,11 +132,6 @@ def test_a_circuit_too_small_for_a_prior_fit_is_drawn_with_a_message(tmp_path):
     circuits = [Circuit(np.eye(2), ["processor", "readout"])] * 3
     CircuitStore.write(tmp_path / "tiny", circuits, pd.DataFrame({"text": ["a", "b", "c"]}))
     app = create_app(tmp_path / "tiny")
-    output = next(k for k in app.callback_map if k.startswith("..graph.elements"))
-    outputs = [
-        {"id": part.rsplit(".", 1)[0], "property": part.rsplit(".", 1)[1]}
-        for part in output.strip(".").split("...")
-    ]
     values = {
         "circuit": ("data", {"index": 0}),
         "threshold": ("value", 0.5),
@@ -147,24 +142,34 @@ def test_a_circuit_too_small_for_a_prior_fit_is_drawn_with_a_message(tmp_path):
         "edits": ("data", []),
         "minimal-only": ("value", []),
     }
-    # the request names the callback's inputs in its own order (a new input fails here by name)
-    inputs = [
-        {**spec, "value": values[spec["id"]][1]} for spec in app.callback_map[output]["inputs"]
-    ]
-    response = app.server.test_client().post(
-        "/_dash-update-component",
-        json={
-            "output": output,
-            "outputs": outputs,
-            "inputs": inputs,
-            "state": [{"id": "store-key", "property": "data", "value": "."}],
-            "changedPropIds": ["circuit.data"],
-        },
-    )
-    assert response.status_code == 200, response.data[:300]
-    shown = response.get_json()["response"]
-    assert "at least 3 nodes" in shown["prior-fit"]["children"]
-    assert shown["circuit-title"]["children"].startswith("#0")
+
+    def answer(first_output: str) -> dict:
+        """The response of the callback whose outputs start with ``first_output``."""
+        output = next(k for k in app.callback_map if k.startswith(f"..{first_output}"))
+        outputs = [
+            {"id": part.rsplit(".", 1)[0], "property": part.rsplit(".", 1)[1]}
+            for part in output.strip(".").split("...")
+        ]
+        # the request names the callback's inputs in its own order (a new input fails by name)
+        inputs = [
+            {**spec, "value": values[spec["id"]][1]} for spec in app.callback_map[output]["inputs"]
+        ]
+        response = app.server.test_client().post(
+            "/_dash-update-component",
+            json={
+                "output": output,
+                "outputs": outputs,
+                "inputs": inputs,
+                "state": [{"id": "store-key", "property": "data", "value": "."}],
+                "changedPropIds": ["circuit.data"],
+            },
+        )
+        assert response.status_code == 200, response.data[:300]
+        return response.get_json()["response"]
+
+    assert answer("graph.elements")["circuit-title"]["children"].startswith("#0")
+    fit = answer("prior-fit.children")["prior-fit"]["children"]
+    assert "at least 3 nodes" in fit[1] and "P > 0.5" in str(fit[0])
 
 
 def test_the_exported_figure_is_drawn_the_way_up_the_app_draws_it(nlvr2_store):
