@@ -10,7 +10,13 @@ from circuitlab.options_file import read_options
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "configs").rglob("*.yaml"))
-SMALL_POOLS = {"pool_size": 16, "val_pool_size": 4, "held_out_pool_size": 4, "extra_pool_size": 4}
+SMALL_POOLS = {
+    "pool_size": 16,
+    "val_pool_size": 4,
+    "held_out_pool_size": 4,
+    "extra_pool_size": 4,
+    "disjunction_pool_size": 4,
+}
 
 
 def test_configs_are_found():

@@ -405,3 +405,26 @@ def test_pair_figure_draws_each_object_in_its_panel_with_its_name():
     cup = next(p for p in panels[1].patches if isinstance(p, Rectangle))
     assert cup.get_width() > cup.get_height()  # lying: a flat glyph
     assert fig._suptitle.get_text() == "The ball is on top of the dog.  [true]"
+
+
+def test_a_disjunction_joins_two_clauses_by_or_and_holds_when_either_does():
+    from circuitlab.data.pair_world import _image_contains
+    from circuitlab.data.pair_world_extra import _disjunction, random_pair_disjunction
+
+    vocabulary = noun_split(world_nouns())[0]
+    nouns = (vocabulary[0], vocabulary[1])
+    seen = set()
+    for seed in range(40):
+        either = _disjunction(random.Random(seed), nouns)
+        rng = random.Random(seed)  # the same draws: the two clauses it joined
+        first, second = _image_contains(rng, nouns), _image_contains(rng, nouns)
+        assert either.text == f"{first.text}, or {second.text[0].lower()}{second.text[1:]}"
+        scenes = random.Random(1000 + seed)
+        for _ in range(25):
+            scene = random_pair(scenes, list(nouns), vocabulary)
+            a, b = first.label(scene), second.label(scene)
+            assert either.label(scene) == (a or b)
+            seen.add((a, b))
+    assert seen == {(False, False), (False, True), (True, False), (True, True)}
+    drawn = random_pair_disjunction(random.Random(0), vocabulary)
+    assert ", or " in drawn.text

@@ -171,8 +171,22 @@ def test_extra_phrasings_join_the_training_pool_only():
     assert {n for s in extra.pool for n in s.nouns} <= set(extra.train_nouns)
     batch = extra.sample(64, seed=1)
     assert batch.conditioning.shape[0] == 64
-    with pytest.raises(ValueError, match="extra_pool_size must be >= 0"):
+    with pytest.raises(ValueError, match="extra_pool_size and disjunction_pool_size must"):
         make_task("pairs", extra_pool_size=-1, **options)
+
+
+def test_disjunctions_join_the_training_pool_only():
+    options = dict(conditional=True, pool_size=20, val_pool_size=5, held_out_pool_size=5)
+    plain = make_task("pairs", **options)
+    either = make_task("pairs", disjunction_pool_size=8, **options)
+    assert [s.text for s in either.pool[:20]] == [s.text for s in plain.pool]
+    assert [s.text for s in either.val_pool] == [s.text for s in plain.val_pool]
+    assert [s.text for s in either.held_out_pool] == [s.text for s in plain.held_out_pool]
+    added = [s.text for s in either.pool[20:]]
+    assert len(set(added)) == 8 and all(", or " in text for text in added)
+    assert not any(", or " in s.text for s in [*plain.pool, *plain.val_pool])
+    with pytest.raises(ValueError, match="disjunction_pool_size must be >= 0"):
+        make_task("pairs", disjunction_pool_size=-1, **options)
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,8 @@ keep theirs), so that the executor cannot read a training noun by its exact vect
 ``image_scale`` multiplies every object's image one-hot (which image it is in) in every batch,
 so that the feature weighs more beside the others at the same learning rate.
 ``extra_pool_size`` more training sentences come from the NLVR2 phrasings the base grammar lacks
-(``circuitlab.data.pair_world_extra``; validation and the held-out nouns keep the base grammar's).
+(``circuitlab.data.pair_world_extra``; validation and the held-out nouns keep the base grammar's),
+and ``disjunction_pool_size`` more of two clauses joined by "or", which the base grammar lacks.
 What the model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence
 to the circuit generator, objects to the executor), ``joint`` (objects and sentence tokens as
 input; conditional, the sentence also to the generator) or ``text``.
@@ -49,7 +50,7 @@ from circuitlab.data.pair_world import (
     random_pair_sentence,
     world_nouns,
 )
-from circuitlab.data.pair_world_extra import random_pair_extra_sentence
+from circuitlab.data.pair_world_extra import random_pair_disjunction, random_pair_extra_sentence
 from circuitlab.data.text import make_encoder
 from circuitlab.nn.token_noise import gaussian_jitter
 from circuitlab.tasks.base import (
@@ -110,14 +111,18 @@ class PairWorldTask:
         noun_noise: float = 0.0,
         image_scale: float = 1.0,
         extra_pool_size: int = 0,
+        disjunction_pool_size: int = 0,
     ) -> None:
         check_inputs(inputs, conditional, "pair")
         if noun_noise < 0:
             raise ValueError(f"noun_noise must be >= 0, got {noun_noise}")
         if not image_scale > 0:
             raise ValueError(f"image_scale must be > 0, got {image_scale}")
-        if extra_pool_size < 0:
-            raise ValueError(f"extra_pool_size must be >= 0, got {extra_pool_size}")
+        if extra_pool_size < 0 or disjunction_pool_size < 0:
+            raise ValueError(
+                "extra_pool_size and disjunction_pool_size must be >= 0, got "
+                f"{extra_pool_size} and {disjunction_pool_size}"
+            )
         self.noun_noise, self.image_scale = noun_noise, image_scale
         self.conditional, self.inputs = conditional, inputs
         # a split encoder splits pair-world sentences by the pair world's words
@@ -147,6 +152,13 @@ class PairWorldTask:
             self.world,
             seen | {s.text for s in self.val_pool},
             draw=random_pair_extra_sentence,
+        )
+        self.pool += pair_sentence_pool(
+            disjunction_pool_size,
+            pool_seed + 49979687,
+            self.world,
+            seen | {s.text for s in self.val_pool},
+            draw=random_pair_disjunction,
         )
         self._text = {
             split: self._encode([s.text for s in pool])
