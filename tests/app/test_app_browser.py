@@ -140,7 +140,8 @@ def test_a_modules_knockout_cost_is_shown_by_category(dash_duo, nlvr2_store):
 
 def test_lasso_points_fill_the_selection_table(dash_duo, nlvr2_store, screenshot):
     start(dash_duo, nlvr2_store)
-    dash_duo.wait_for_element("#embedding .scatterlayer, #embedding .gl-container", timeout=15)
+    # the map renders once the circuit is drawn (its plot slot opens then): give it the time of both
+    dash_duo.wait_for_element("#embedding .scatterlayer, #embedding .gl-container", timeout=30)
     time.sleep(1)
     plot = dash_duo.find_element("#embedding .nsewdrag")
     dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", plot)
