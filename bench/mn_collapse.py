@@ -58,10 +58,11 @@ EXPERIMENTS = {
 }
 
 
-def run_config(experiment: str, method: str, seed: int) -> TrainConfig:
-    """The experiment's config with the method's model options."""
+def run_config(experiment: str, method: str, seed: int, **model_options: object) -> TrainConfig:
+    """The experiment's config with the method's model options (and ``model_options`` over
+    the config's own, e.g. ``e_step_every``)."""
     values = read_options(ROOT / "configs" / "mn" / EXPERIMENTS[experiment][0])
-    model = dict(values["model"])
+    model = {**values["model"], **model_options}
     if method == "single":
         model.update(method="em", n_modules=1)
     elif method == "reinforce+balance":
@@ -71,9 +72,9 @@ def run_config(experiment: str, method: str, seed: int) -> TrainConfig:
     return TrainConfig.from_dict({**values, "model": model, "seed": seed})
 
 
-def measure(experiment: str, method: str, seed: int, run: Path) -> dict:
+def measure(experiment: str, method: str, seed: int, run: Path, **model_options: object) -> dict:
     """One run's held-out measures (training it first unless kept)."""
-    config = run_config(experiment, method, seed)
+    config = run_config(experiment, method, seed, **model_options)
     model, config, summary = trained_run(run, config, progress=False)
     task = make_task(config.task, **config.task_options)
     test = task.validation(10**9, seed=0)  # the whole held-out set

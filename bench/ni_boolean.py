@@ -8,9 +8,9 @@ CLS tokens each:
 
 - (a) ``cls``: only the new CLS tokens learn; (b) ``cls+types``: also the type inference;
   (c) ``all``: every parameter (signatures stay frozen);
-- function dropping (Fig. 5b): k functions removed from every script of the pre-trained
+- function dropping (Fig. 5c): k functions removed from every script of the pre-trained
   model, nothing retrained, R^2 on the pre-training functions (mean over 5 random choices);
-- function adding (Fig. 5c): k new functions in every script, adapted as (a) with the new
+- function adding (Fig. 5b): k new functions in every script, adapted as (a) with the new
   functions' codes learning too, R^2 on the held-out functions.
 
 R^2 is on 4,096 fresh inputs. Rows go to bench/results/ni_boolean.csv (one per seed and

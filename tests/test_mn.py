@@ -14,6 +14,7 @@ import time
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 
 from circuitlab.mn import MNConfig, ModularNetwork
 from circuitlab.mn.diagnostics import (
@@ -23,7 +24,13 @@ from circuitlab.mn.diagnostics import (
     modules_used,
     selection_entropy,
 )
-from circuitlab.mn.layers import ConvModules, DenseModules, ModularLayer, selection_mask
+from circuitlab.mn.layers import (
+    ConvControllerFeatures,
+    ConvModules,
+    DenseModules,
+    ModularLayer,
+    selection_mask,
+)
 from circuitlab.mn.model import path_log_prob
 from circuitlab.mn.training import training_losses, viterbi_e_step
 from circuitlab.tasks import Batch, make_task
@@ -121,6 +128,29 @@ def test_the_controller_reads_the_layer_input_linearly():
     x = torch.tensor([[0.3, -0.7]])
     by_hand = (x @ layer.controller.weight.T + layer.controller.bias).view(1, 2, 3)
     torch.testing.assert_close(layer.logits(x), by_hand)
+
+
+def test_the_conv_controller_reads_pooled_convolution_features():
+    image = dict(input_dim=2 * 6 * 6, image_shape=[2, 6, 6], head=True, n_outputs=4, width=3)
+    model = _model(**image, controller="conv", controller_channels=5, n_select=2)
+    layer = model.layers[0]
+    assert isinstance(layer.features, ConvControllerFeatures)
+    x = torch.randn(3, 2, 6, 6)
+    maps = torch.relu(F.conv2d(x, layer.features.conv.weight, layer.features.conv.bias, padding=1))
+    # 6 x 6 pooled to 2 x 2: the mean of each 3 x 3 quarter, channel by channel
+    pooled = maps.view(3, 5, 2, 3, 2, 3).mean((3, 5)).flatten(1)
+    by_hand = (pooled @ layer.controller.weight.T + layer.controller.bias).view(3, 2, 3)
+    torch.testing.assert_close(layer.logits(x), by_hand)
+    assert layer.controller.in_features == 5 * 4  # not 2 * 6 * 6: far fewer weights
+    outputs, circuit, _ = model(x.flatten(1), return_circuit=True)
+    assert outputs.shape == (3, 4) and circuit.paths.shape == (3, 1, 2)
+
+
+def test_the_conv_controller_needs_images():
+    with pytest.raises(ValueError, match="needs image_shape"):
+        MNConfig(input_dim=2, controller="conv")
+    with pytest.raises(ValueError, match="controller must be one of"):
+        MNConfig(input_dim=2, controller="cnn")
 
 
 def test_log_likelihood_is_gaussian_for_regression_and_minus_cross_entropy_otherwise():

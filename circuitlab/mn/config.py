@@ -10,6 +10,7 @@ from typing import Any
 from circuitlab.config import check_fields, from_dict
 
 METHODS = ("em", "reinforce", "topk")
+CONTROLLERS = ("linear", "conv")
 OBJECTIVES = ("classification", "regression")
 
 
@@ -32,6 +33,10 @@ class MNConfig:
     ``circuitlab.mn.diagnostics``) to the controller's loss: the balancing term of the
     REINFORCE baseline (0: none). ``sparse``: each module runs only on the inputs that picked
     it (``ModularLayer``; False: every module on every input, the same sums).
+
+    ``controller``: "linear" (a linear map of the layer's flattened input, as the authors'
+    code) or, with ``image_shape``, "conv" (``ConvControllerFeatures``: a 3x3 convolution to
+    ``controller_channels`` maps, ReLU, pooled to 2 x 2, then the linear map).
     """
 
     input_dim: int = 2
@@ -55,6 +60,8 @@ class MNConfig:
     balance_weight: float = 0.0
     reinforce_baseline_decay: float = 0.9
     sparse: bool = True
+    controller: str = "linear"
+    controller_channels: int = 8
 
     def __post_init__(self) -> None:
         if isinstance(self.image_shape, tuple):
@@ -77,6 +84,19 @@ class MNConfig:
                 raise ValueError(f"MNConfig.{name} must be >= 1, got {getattr(self, name)}")
         if self.method not in METHODS:
             raise ValueError(f"MNConfig.method must be one of {METHODS}, got {self.method!r}")
+        if self.controller not in CONTROLLERS:
+            raise ValueError(
+                f"MNConfig.controller must be one of {CONTROLLERS}, got {self.controller!r}"
+            )
+        if self.controller == "conv" and self.image_shape is None:
+            raise ValueError(
+                "MNConfig.controller 'conv' reads feature maps: it needs image_shape (C, H, W); "
+                "use controller 'linear' for vector inputs"
+            )
+        if self.controller_channels < 1:
+            raise ValueError(
+                f"MNConfig.controller_channels must be >= 1, got {self.controller_channels}"
+            )
         if self.objective not in OBJECTIVES:
             raise ValueError(
                 f"MNConfig.objective must be one of {OBJECTIVES}, got {self.objective!r}"

@@ -64,6 +64,22 @@ class ConvModules(nn.Module):
         return F.conv2d(x, self.conv.weight[rows], self.conv.bias[rows], padding=1)
 
 
+class ConvControllerFeatures(nn.Module):
+    """The convolutional controller's view of an image layer's input: a 3x3 convolution
+    (padding 1) to ``channels`` maps, ReLU, average-pooled to a ``grid`` x ``grid`` grid and
+    flattened: (B, C, H, W) -> (B, channels * grid * grid). It sees local patterns wherever
+    they are, with far fewer weights than a linear map of the flattened input."""
+
+    def __init__(self, in_channels: int, channels: int, grid: int = 2) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, channels, kernel_size=3, padding=1)
+        self.grid = grid
+        self.out_features = channels * grid * grid
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.adaptive_avg_pool2d(F.relu(self.conv(x)), self.grid).flatten(1)
+
+
 def selection_mask(selection: torch.Tensor, n_modules: int) -> torch.Tensor:
     """(B, K) module indices -> (B, M) float mask, 1 where a module is picked (once, however
     many of the K picks name it)."""
@@ -73,8 +89,9 @@ def selection_mask(selection: torch.Tensor, n_modules: int) -> torch.Tensor:
 class ModularLayer(nn.Module):
     """A pool of M modules and its controller.
 
-    The controller is a linear map of the layer's (flattened) input to ``n_categoricals``
-    independent categoricals over the M modules: logits (B, n_categoricals, M). The layer's
+    The controller is a linear map of the layer's input, flattened (or of ``features(x)``,
+    e.g. ``ConvControllerFeatures``), to ``n_categoricals`` independent categoricals over the M
+    modules: logits (B, n_categoricals, M). The layer's
     output is sum_m gates[b, m] * module_m(x_b): with a 0/1 selection mask, the sum of the
     picked modules. With ``noisy``, a second linear map gives the per-module noise scale of
     noisy top-k gating. With ``sparse`` (the default) a module runs only on the inputs whose
@@ -91,9 +108,12 @@ class ModularLayer(nn.Module):
         n_categoricals: int,
         noisy: bool,
         sparse: bool = True,
+        features: nn.Module | None = None,
     ) -> None:
         super().__init__()
         self.pool = pool
+        # what the controller reads (B, controller_in); None: the flattened input
+        self.features = features
         self.sparse = sparse
         self.n_modules, self.n_categoricals = n_modules, n_categoricals
         self.controller = nn.Linear(controller_in, n_categoricals * n_modules)
@@ -101,13 +121,18 @@ class ModularLayer(nn.Module):
 
     def logits(self, x: torch.Tensor) -> torch.Tensor:
         """The controller's logits (B, n_categoricals, M) for the layer's input ``x``."""
-        return self.controller(x.flatten(1)).view(x.shape[0], self.n_categoricals, self.n_modules)
+        logits = self.controller(self.controller_input(x))
+        return logits.view(x.shape[0], self.n_categoricals, self.n_modules)
+
+    def controller_input(self, x: torch.Tensor) -> torch.Tensor:
+        """What the controller reads of ``x``: (B, controller_in)."""
+        return x.flatten(1) if self.features is None else self.features(x)
 
     def noise_scale(self, x: torch.Tensor) -> torch.Tensor:
         """Noisy top-k's noise standard deviation per module, softplus(W_noise x): (B, M)."""
         if self.noise is None:
             raise RuntimeError("this layer has no noise map: build it with noisy=True")
-        return F.softplus(self.noise(x.flatten(1)))
+        return F.softplus(self.noise(self.controller_input(x)))
 
     def forward(self, x: torch.Tensor, gates: torch.Tensor) -> torch.Tensor:
         """sum_m gates[:, m] * module_m(x): (B, ...) -> (B, *module output)."""

@@ -16,7 +16,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from circuitlab.mn.config import MNConfig
-from circuitlab.mn.layers import ConvModules, DenseModules, ModularLayer, selection_mask
+from circuitlab.mn.layers import (
+    ConvControllerFeatures,
+    ConvModules,
+    DenseModules,
+    ModularLayer,
+    selection_mask,
+)
 
 # pick(layer, logits (B, n_categoricals, M), x) -> (selection (B, K) long, gates (B, M))
 Pick = Callable[[int, torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
@@ -54,8 +60,13 @@ class ModularNetwork(nn.Module):
             channels, height, width = c.image_shape
             for _ in range(c.n_layers):
                 pool = ConvModules(c.n_modules, channels, c.width)
+                features = None
+                controller_in = channels * height * width
+                if c.controller == "conv":
+                    features = ConvControllerFeatures(channels, c.controller_channels)
+                    controller_in = features.out_features
                 layer = ModularLayer(
-                    pool, channels * height * width, c.n_modules, categoricals, noisy, c.sparse
+                    pool, controller_in, c.n_modules, categoricals, noisy, c.sparse, features
                 )
                 self.layers.append(layer)
                 channels, height, width = c.width, -(-height // 2), -(-width // 2)
