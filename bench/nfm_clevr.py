@@ -1,15 +1,29 @@
 """Neural Function Modules on Sort-of-CLEVR (Lamb et al. 2021, small, on the CPU): the CNN-MLP
 against CNN-MLP + NFM, relational and non-relational questions, in distribution and on the
-held-out colour-shape combinations; which layers read which.
+held-out colour-shape combinations, with the controls and ablations of issue 63; which layers
+read which.
 
-For each seed and model (configs/nfm/sort-of-clevr.yaml; ``cnn-mlp`` is it with nfm: false,
-the second pass alone), train (kept in RUNS/MODEL/seedS, resumed or reused), then score every
+Models (``MODELS``; configs/nfm/sort-of-clevr.yaml with these model options):
+
+- ``cnn-mlp``: the baseline, the second pass alone (nfm: false; 112,754 parameters);
+- ``cnn-mlp-wide``: the baseline matched in parameters (hidden 414: 237,574 against NFM's
+  237,662);
+- ``nfm``: the paper's model (two passes, top-3 reads over every written layer, null slot);
+- ``nfm-no-top-down``: two passes, no layer reads a deeper first-pass layer: the control
+  matched in compute, and the top-down ablation;
+- ``nfm-top-1``, ``nfm-dense``: top-k with k = 1, and no sparsification;
+- ``nfm-no-null``: no null slot.
+
+For each seed and model, train (kept in RUNS/MODEL/seedS, resumed or reused), then score every
 question of the test and held-out pools. Rows (one per seed, model, split and question kind)
-go to bench/results/nfm_clevr.csv after every run; the summary (mean, min-max over seeds) is
-printed, and the NFM runs' mean reads (test questions) are drawn to docs/figures/nfm_reads.png
-with each reader's top-down share (weight on deeper first-pass layers).
+go to bench/results/nfm_clevr.csv after every run, keeping the CSV's rows of other models and
+seeds. Printed: accuracy per model (mean and 95 % t-interval over seeds) and each model's gain
+over ``cnn-mlp-wide`` (difference of means, Welch 95 % interval). The ``nfm`` runs' mean
+reads (test questions) are drawn to docs/figures/nfm_reads.png with each reader's top-down
+share (weight on deeper first-pass layers).
 
-    python bench/nfm_clevr.py [--seeds 0 1 2] [--runs runs/nfm-clevr]
+    python bench/nfm_clevr.py [--models nfm cnn-mlp-wide] [--seeds 0 1 2 3 4] [--runs DIR]
+    python bench/nfm_clevr.py --from-csv     # the tables from the CSV, train nothing
 """
 
 from __future__ import annotations
@@ -21,6 +35,7 @@ import numpy as np
 import pandas as pd
 import torch
 from common import RESULTS, pipe_table, trained_run
+from scipy import stats
 from tqdm import tqdm
 
 from circuitlab.analysis.layer_reads import top_down_share
@@ -32,14 +47,24 @@ from circuitlab.train import TrainConfig, predict_logits
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "nfm" / "sort-of-clevr.yaml"
 NAME = "nfm_clevr"
-MODELS = {"cnn-mlp": False, "nfm": True}
+# model name: its model options over the config's
+MODELS = {
+    "cnn-mlp": {"nfm": False},
+    "cnn-mlp-wide": {"nfm": False, "hidden": 414},
+    "nfm": {},
+    "nfm-no-top-down": {"top_down": False},
+    "nfm-top-1": {"top_k": 1},
+    "nfm-dense": {"top_k": None},
+    "nfm-no-null": {"null_slot": False},
+}
+REFERENCE = "cnn-mlp-wide"  # the gains are over the baseline matched in parameters
 
 
 def run_config(model: str, seed: int) -> TrainConfig:
     values = read_options(CONFIG)
-    values["model"] = {**values["model"], "nfm": MODELS[model]}
+    values["model"] = {**values["model"], **MODELS[model]}
     # the CNN-MLP trains in ~2 min: compiling it would cost about as long as it saves
-    values["compile"] = values.get("compile", False) and MODELS[model]
+    values["compile"] = values.get("compile", False) and values["model"].get("nfm", True)
     return TrainConfig.from_dict({**values, "seed": seed})
 
 
@@ -64,7 +89,7 @@ def measure(model_name: str, seed: int, run: Path) -> tuple[list[dict], np.ndarr
                     wall_s=summary.get("wall_time_s"),
                 )
             )
-        if split == "test" and model.config.nfm:
+        if split == "test" and model_name == "nfm":
             with torch.no_grad():
                 part = batch.rows(slice(0, 2000))
                 _, attention, _ = model.eval()(part.inputs, part.conditioning, return_circuit=True)
@@ -72,10 +97,57 @@ def measure(model_name: str, seed: int, run: Path) -> tuple[list[dict], np.ndarr
     return rows, reads
 
 
+def interval(values: np.ndarray) -> float:
+    """Half-width of the 95 % t-interval of the mean of ``values`` (NaN for one value)."""
+    if len(values) < 2:
+        return float("nan")
+    return float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)))
+
+
+def gain_interval(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """mean(a) - mean(b) and the half-width of its Welch 95 % interval."""
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    dof = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    return float(a.mean() - b.mean()), float(stats.t.ppf(0.975, dof) * np.sqrt(va + vb))
+
+
+COLUMNS = [("test", "relational"), ("test", "non-relational")]
+COLUMNS += [("heldout", "relational"), ("heldout", "non-relational")]
+
+
+def _accuracies(rows: pd.DataFrame, split: str, kind: str) -> np.ndarray:
+    """The per-seed accuracies of ``rows`` on one split and question kind."""
+    return rows[(rows.split == split) & (rows.kind == kind)].accuracy.to_numpy()
+
+
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
-    grouped = frame.groupby(["split", "kind", "model"], sort=False)["accuracy"]
-    out = grouped.agg(["mean", "min", "max", "count"]).reset_index()
-    return out.rename(columns={"count": "seeds"})
+    """Per model: seeds and, per split and question kind, mean accuracy +- 95 % interval."""
+    rows = []
+    for model, runs in frame.groupby("model", sort=False):
+        row = {"model": model, "seeds": runs.seed.nunique()}
+        for split, kind in COLUMNS:
+            values = _accuracies(runs, split, kind)
+            row[f"{split} {kind}"] = f"{values.mean():.3f} +- {interval(values):.3f}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def gains_table(frame: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame:
+    """Per model other than ``reference``: its accuracy minus the reference's, in points, with
+    the Welch 95 % interval, per split and question kind."""
+    rows = []
+    base = frame[frame.model == reference]
+    for model, runs in frame.groupby("model", sort=False):
+        if model == reference or base.empty:
+            continue
+        row = {"model": model, "seeds": f"{runs.seed.nunique()} vs {base.seed.nunique()}"}
+        for split, kind in COLUMNS:
+            gain, half = gain_interval(
+                _accuracies(runs, split, kind), _accuracies(base, split, kind)
+            )
+            row[f"{split} {kind}"] = f"{100 * gain:+.1f} +- {100 * half:.1f}"
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def reads_figure(reads: np.ndarray, path: Path) -> None:
@@ -103,24 +175,44 @@ def reads_figure(reads: np.ndarray, path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--runs", type=Path, default=ROOT / "runs" / "nfm-clevr")
     parser.add_argument("--out", type=Path, default=RESULTS / f"{NAME}.csv")
     parser.add_argument("--figure", type=Path, default=ROOT / "docs" / "figures" / "nfm_reads.png")
+    parser.add_argument("--from-csv", action="store_true", help="read --out, train nothing")
     args = parser.parse_args()
-    rows, all_reads = [], []
-    jobs = [(model, seed) for seed in args.seeds for model in MODELS]
-    for model, seed in tqdm(jobs, desc="runs"):
-        new_rows, reads = measure(model, seed, args.runs / model / f"seed{seed}")
-        rows += new_rows
-        if reads is not None:
-            all_reads.append(reads)
-        RESULTS.mkdir(exist_ok=True)
-        pd.DataFrame(rows).to_csv(args.out, index=False)  # after every run: nothing lost
-    print(pipe_table(summary_table(pd.DataFrame(rows))))
+    old = pd.read_csv(args.out) if args.out.is_file() else pd.DataFrame()
+    frame, all_reads = old, []
+    if not args.from_csv:
+        jobs = [(model, seed) for seed in args.seeds for model in args.models]
+        rows = []
+        for model, seed in tqdm(jobs, desc="runs"):
+            new_rows, reads = measure(model, seed, args.runs / model / f"seed{seed}")
+            rows += new_rows
+            if reads is not None:
+                all_reads.append(reads)
+            frame = pd.DataFrame(rows)
+            if not old.empty:  # the CSV's rows of other models and seeds stay
+                done = set(zip(frame.model, frame.seed, strict=True))
+                others = [(m, s) not in done for m, s in zip(old.model, old.seed, strict=True)]
+                frame = pd.concat([old[others], frame], ignore_index=True)
+            RESULTS.mkdir(exist_ok=True)
+            frame.to_csv(args.out, index=False)  # after every run: nothing lost
+    order = {name: i for i, name in enumerate(MODELS)}
+    frame = frame.sort_values(
+        ["model", "seed"], key=lambda c: c.map(order) if c.name == "model" else c
+    )
+    print(pipe_table(summary_table(frame)))
+    print()
+    gains = gains_table(frame)
+    if not gains.empty:
+        print(f"gain over {REFERENCE}, points (Welch 95 % interval):")
+        print(pipe_table(gains))
     if all_reads:
         reads_figure(np.mean(all_reads, 0), args.figure)
-    print(f"written: {args.out}, {args.figure}")
+        print(f"written: {args.figure}")
+    print(f"written: {args.out}")
 
 
 if __name__ == "__main__":

@@ -120,3 +120,56 @@ def test_read_equals_the_explicit_attention(size):
     written = [(torch.randn(3, 2, s, s), torch.randn(3, 2, s, s)) for s in (8, 4, 2)]
     out, _ = reader.read(x, written)
     torch.testing.assert_close(out, _explicit_read(reader, x, written), atol=1e-5, rtol=1e-5)
+
+
+def _ablated(**options) -> NFMNetwork:
+    torch.manual_seed(2)
+    model = NFMNetwork(NFMConfig(image_size=16, channels=[8, 8, 8], hidden=32, **options)).eval()
+    with torch.no_grad():  # reads that change the answer, so that a wrong mask would show
+        for reader in model.readers:
+            if isinstance(reader, LayerReader):
+                reader.gamma.fill_(1.0)
+    return model
+
+
+def _circuit(model: NFMNetwork) -> torch.Tensor:
+    torch.manual_seed(3)
+    images, questions = torch.rand(4, 3, 16, 16), torch.rand(4, 12)
+    return model(images, questions, return_circuit=True)[1]
+
+
+def test_without_top_down_reads_no_layer_reads_a_deeper_first_pass_layer():
+    attention = _circuit(_ablated(top_down=False))  # (B, 3 readers, 7 slots)
+    for reader in range(3):
+        deeper_first_pass = attention[:, reader, reader + 1 : 3]
+        assert (deeper_first_pass == 0).all()
+        assert (attention[:, reader, : reader + 1] > 0).any()  # the shallower ones are read
+    torch.testing.assert_close(attention.sum(-1), torch.ones(4, 3), atol=1e-4, rtol=0)
+    # the paper's model does read deeper first-pass layers
+    assert (_circuit(_ablated())[:, 0, 1:3] > 0).any()
+
+
+def test_without_the_null_slot_every_read_sums_to_one_over_written_layers():
+    attention = _circuit(_ablated(null_slot=False, top_k=None))
+    assert (attention[..., -1] == 0).all()
+    torch.testing.assert_close(attention[..., :-1].sum(-1), torch.ones(4, 3), atol=1e-5, rtol=0)
+
+
+def test_only_the_attending_layers_read():
+    model = _ablated(attending_layers=[2])
+    assert [isinstance(r, LayerReader) for r in model.readers] == [False, True, False]
+    attention = _circuit(model)
+    assert (attention[:, [0, 2]] == 0).all()
+    torch.testing.assert_close(attention[:, 1].sum(-1), torch.ones(4), atol=1e-4, rtol=0)
+    # a layer that does not attend is its convolution alone: with layer 2's gamma at 0 the
+    # network is the baseline with the same convolutions and head
+    with torch.no_grad():
+        model.readers[1].gamma.zero_()
+    baseline = NFMNetwork(NFMConfig(image_size=16, channels=[8, 8, 8], hidden=32, nfm=False))
+    baseline.load_state_dict(
+        {k: v for k, v in model.state_dict().items() if k in baseline.state_dict()}
+    )
+    images, questions = torch.rand(2, 3, 16, 16), torch.rand(2, 12)
+    torch.testing.assert_close(model(images, questions), baseline.eval()(images, questions))
+    with pytest.raises(ValueError, match="attending_layers"):
+        NFMConfig(channels=[8, 8], attending_layers=[3])

@@ -69,14 +69,22 @@ class LayerReader(LayerWriter):
     ``read(x, written)`` attends from x's positions over the ``written`` (keys, values) of
     every layer and returns (x + gamma * out(read), attention (B, len(written) + 1): the weight
     on each written layer, summed over its keys, and on the null slot last, averaged over
-    positions and heads). out is conv3x3 -> BN -> ReLU -> conv3x3; gamma starts at 0.
+    positions and heads). out is conv3x3 -> BN -> ReLU -> conv3x3; gamma starts at 0. Without
+    ``null_slot`` the weights are over the written layers alone (the last column is 0).
     """
 
     def __init__(
-        self, channels: int, heads: int, key_dim: int, value_dim: int, top_k: int | None
+        self,
+        channels: int,
+        heads: int,
+        key_dim: int,
+        value_dim: int,
+        top_k: int | None,
+        null_slot: bool = True,
     ) -> None:
         super().__init__(channels, heads, key_dim, value_dim)
         self.top_k = top_k
+        self.null_slot = null_slot
         self.query = nn.Conv2d(channels, heads * key_dim, 1)
         self.out = nn.Sequential(
             nn.Conv2d(heads * value_dim, channels, 3, padding=1),
@@ -98,7 +106,11 @@ class LayerReader(LayerWriter):
         logits = [_slot_logits(query, key) for key in keys]
         counts = [part.shape[-1] for part in logits] + [1]
         null = query.new_zeros(b, self.heads, h * w, 1)  # the null slot's logit: a zero key
-        weights = sparse_top_k(torch.cat([*logits, null], -1).softmax(-1), self.top_k)
+        if self.null_slot:
+            weights = sparse_top_k(torch.cat([*logits, null], -1).softmax(-1), self.top_k)
+        else:  # the same columns, the null slot's weight 0
+            weights = sparse_top_k(torch.cat(logits, -1).softmax(-1), self.top_k)
+            weights = torch.cat([weights, null], -1)
         parts = weights.split(counts, dim=-1)
         read = sum(
             _slot_read(part, _per_head(value_map, self.heads), (h, w))

@@ -24,6 +24,12 @@ class NFMConfig:
     ``top_k`` largest weights (None: dense), and adds what it read through
     conv3x3 -> BN -> ReLU -> conv3x3 scaled by gamma, a learned scalar that starts at 0.
     Without ``nfm`` the model is the second pass alone: the CNN-MLP baseline.
+
+    Ablations (all off by default, the paper's model): ``null_slot`` False drops the null slot
+    (every read sums to 1 over written layers); ``top_down`` False lets the second pass's layer
+    l read only first-pass layers 1..l (no deeper ones: the "two passes without top-down reads"
+    control, the same compute); ``attending_layers`` names which of the second pass's layers
+    read, numbered from 1 as the slots are (None: all; the others only write).
     """
 
     image_size: int = 32
@@ -37,6 +43,9 @@ class NFMConfig:
     key_dim: int = 16
     value_dim: int = 16
     top_k: int | None = 3
+    null_slot: bool = True
+    top_down: bool = True
+    attending_layers: list[int] | None = None
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -55,6 +64,14 @@ class NFMConfig:
                 raise ValueError(f"NFMConfig.{name} must be >= 1, got {getattr(self, name)}")
         if self.top_k is not None and self.top_k < 1:
             raise ValueError(f"NFMConfig.top_k must be None or >= 1, got {self.top_k}")
+        if self.attending_layers is not None:
+            self.attending_layers = sorted({int(layer) for layer in self.attending_layers})
+            layers = range(1, len(self.channels) + 1)
+            if not self.attending_layers or not set(self.attending_layers) <= set(layers):
+                raise ValueError(
+                    f"NFMConfig.attending_layers must name layers among {list(layers)} (or be "
+                    f"None: all), got {self.attending_layers}"
+                )
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

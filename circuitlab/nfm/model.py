@@ -27,7 +27,8 @@ class NFMNetwork(nn.Module):
     The circuit of an input (``return_circuit``) is ``attention`` (B, L, 2 L + 1): for each
     layer of the second pass (the reader), the weight it puts on what each layer wrote (columns
     0..L-1: the first pass's layers, L..2L-1: the second pass's, those it has reached; the last:
-    the null slot), averaged over positions and heads. None without ``nfm``.
+    the null slot), averaged over positions and heads; 0 where the config's ablations forbid a
+    read, and a row of 0 for a layer that does not attend. None without ``nfm``.
     """
 
     kind = "nfm"
@@ -50,8 +51,12 @@ class NFMNetwork(nn.Module):
             self.writers = nn.ModuleList(
                 LayerWriter(w, c.heads, c.key_dim, c.value_dim) for w in c.channels
             )
+            attending = c.attending_layers or range(1, len(c.channels) + 1)
             self.readers = nn.ModuleList(
-                LayerReader(w, c.heads, c.key_dim, c.value_dim, c.top_k) for w in c.channels
+                LayerReader(w, c.heads, c.key_dim, c.value_dim, c.top_k, c.null_slot)
+                if layer in attending
+                else LayerWriter(w, c.heads, c.key_dim, c.value_dim)  # writes, never reads
+                for layer, w in enumerate(c.channels, start=1)
             )
 
     @property
@@ -73,7 +78,7 @@ class NFMNetwork(nn.Module):
             raise ValueError("an NFM network answers a question: give its vectors (B, dim)")
         c = self.config
         images = inputs.view(inputs.shape[0], c.in_channels, c.image_size, c.image_size)
-        written: list[tuple[torch.Tensor, torch.Tensor]] = []
+        written: list[tuple[torch.Tensor, torch.Tensor]] = []  # column j of the circuit
         if c.nfm:
             h = images
             for block, writer in zip(self.first_pass, self.writers, strict=True):
@@ -85,19 +90,27 @@ class NFMNetwork(nn.Module):
             if c.nfm:
                 reader = self.readers[index]
                 written.append(reader.write(h))
-                h, attention = reader.read(h, written)
-                reads.append(self._columns(attention))
+                if not isinstance(reader, LayerReader):  # a layer that does not attend
+                    reads.append(h.new_zeros(h.shape[0], 2 * self.n_layers + 1))
+                    continue
+                # without top-down reads, first-pass layers deeper than this one stay unread
+                columns = [
+                    j for j in range(len(written)) if c.top_down or not index < j < self.n_layers
+                ]
+                h, attention = reader.read(h, [written[j] for j in columns])
+                reads.append(self._columns(attention, columns))
         logits = self.head(torch.cat([h.flatten(1), conditioning.float()], 1))
         if not return_circuit:
             return logits
         return logits, (torch.stack(reads, 1) if reads else None), None
 
-    def _columns(self, attention: torch.Tensor) -> torch.Tensor:
-        """(B, written + 1) -> (B, 2 L + 1): layers not yet written get 0, the null slot last."""
-        columns = attention.new_zeros(attention.shape[0], 2 * self.n_layers + 1)
-        columns[:, : attention.shape[1] - 1] = attention[:, :-1]
-        columns[:, -1] = attention[:, -1]
-        return columns
+    def _columns(self, attention: torch.Tensor, columns: list[int]) -> torch.Tensor:
+        """(B, len(columns) + 1) -> (B, 2 L + 1): the weights on the written layers read into
+        their ``columns``, 0 elsewhere, the null slot last."""
+        out = attention.new_zeros(attention.shape[0], 2 * self.n_layers + 1)
+        out[:, columns] = attention[:, :-1]
+        out[:, -1] = attention[:, -1]
+        return out
 
     def structure_loss(self, circuit: torch.Tensor | None) -> torch.Tensor:
         """No regulariser on the reads: 0."""
