@@ -46,6 +46,9 @@ TOY_MODEL = dict(
 )
 
 
+OPTIMIZERS = ("adamw", "radam")
+
+
 @dataclass
 class TrainConfig:
     """Everything a training run depends on; saved as config.json in the run directory."""
@@ -60,6 +63,8 @@ class TrainConfig:
     # random start in a short run (docs/experiments.md, "The paper's claims")
     signature_lr_scale: float = 1.0
     weight_decay: float = 0.01
+    # "adamw" or "radam" (RAdam with decoupled weight decay: the Neural Interpreters paper's)
+    optimizer: str = "adamw"
     warmup_steps: int = 100
     # after warm-up the learning rate decays to 0 at ``steps`` ("cosine") or stays at lr
     # ("constant", for a run whose weights are averaged: see ema_decay)
@@ -103,6 +108,8 @@ class TrainConfig:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.signature_lr_scale <= 0:
             raise ValueError(f"signature_lr_scale must be > 0, got {self.signature_lr_scale}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
         if self.lr_schedule not in LR_SCHEDULE_NAMES:
             raise ValueError(
                 f"lr_schedule must be one of {list(LR_SCHEDULE_NAMES)}, got {self.lr_schedule!r}"

@@ -201,13 +201,15 @@ def warm_start(model: Model, path: str | os.PathLike, device: torch.device | str
             )
 
 
-def make_optimizer(model: Model, config: TrainConfig) -> torch.optim.AdamW:
-    """The run's AdamW: ``config.lr`` and weight decay, signatures at ``signature_lr_scale``."""
-    return torch.optim.AdamW(
-        parameter_groups(model, config.lr, config.signature_lr_scale),
-        lr=config.lr,
-        weight_decay=config.weight_decay,
-    )
+def make_optimizer(model: Model, config: TrainConfig) -> torch.optim.Optimizer:
+    """The run's AdamW (or RAdam, ``config.optimizer``, its weight decay decoupled as AdamW's):
+    ``config.lr`` and weight decay, signatures at ``signature_lr_scale``."""
+    groups = parameter_groups(model, config.lr, config.signature_lr_scale)
+    if config.optimizer == "radam":
+        return torch.optim.RAdam(
+            groups, lr=config.lr, weight_decay=config.weight_decay, decoupled_weight_decay=True
+        )
+    return torch.optim.AdamW(groups, lr=config.lr, weight_decay=config.weight_decay)
 
 
 def forward_losses(

@@ -170,29 +170,39 @@ def _snapshot(model: NeuralInterpreter) -> dict:
     return {k: v.detach().clone() for k, v in model.named_parameters()}
 
 
+@pytest.mark.parametrize("frozen", [True, False])
 @pytest.mark.parametrize("setting", ["cls", "cls+types", "all"])
-def test_adaptation_trains_only_what_its_setting_names(setting):
+def test_adaptation_trains_only_what_its_setting_names(setting, frozen):
     from circuitlab.ni.adapt import adapt
     from circuitlab.tasks import make_task
 
     task = make_task("fuzzy-boolean", functions="adapt")
-    model = NeuralInterpreter(_tiny(input_dim=task.input_dim, n_cls=20))
+    model = NeuralInterpreter(_tiny(input_dim=task.input_dim, n_cls=20, frozen_signatures=frozen))
     before = _snapshot(model)
     adapt(model, task, setting=setting, steps=3, batch_size=8, progress=False)
     after = _snapshot(model)
     assert model.cls_tokens.shape[0] == task.n_outputs == 10
     # the CLS tokens are new ones (10 for the 10 held-out functions); the rest may move
     moved = {k for k in before if k != "cls_tokens" and not torch.equal(before[k], after[k])}
-    types = {k for k in before if ".type_inference." in k}
-    assert not any("signatures" in k for k in moved)
+    # the type-matching parameters: type inference, sigma, and the signatures when they learn
+    matching = {
+        k
+        for k in before
+        if ".type_inference." in k or k.endswith("log_sigma") or k.endswith("signatures")
+    }
+    signatures = {k for k in before if k.endswith("signatures")}
+    assert (moved & signatures == set()) if frozen else (setting == "cls" or signatures <= moved)
     if setting == "cls":
         assert moved == set()
     elif setting == "cls+types":
-        assert moved and moved <= types
+        assert moved and moved <= matching
+        assert {k for k in moved if k.endswith("log_sigma")}  # sigma learns with the types
     else:
-        assert moved - types  # the LOCs learn too
-    # afterwards every parameter is trainable again but the frozen signatures
-    assert all(p.requires_grad != ("signatures" in k) for k, p in model.named_parameters())
+        assert moved - matching  # the LOCs learn too
+    # afterwards every parameter is trainable again but frozen signatures
+    assert all(
+        p.requires_grad != (frozen and "signatures" in k) for k, p in model.named_parameters()
+    )
 
 
 def test_added_functions_learn_while_the_old_ones_keep_their_codes():

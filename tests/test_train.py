@@ -20,6 +20,7 @@ from circuitlab.tasks import ToySets
 from circuitlab.train import (
     TrainConfig,
     cosine_with_warmup,
+    make_optimizer,
     parameter_groups,
     train,
     warm_start,
@@ -412,6 +413,19 @@ def test_signature_learning_rate_scale_moves_only_the_signatures_faster():
     assert len(parameter_groups(frozen, 1e-3, 10.0)) == 1  # nothing to speed up
     with pytest.raises(ValueError, match="signature_lr_scale"):
         TrainConfig(signature_lr_scale=0)
+
+
+def test_the_optimizer_option_builds_radam_with_the_same_groups():
+    config = TrainConfig(model=dict(TINY_MODEL), optimizer="radam", signature_lr_scale=10.0)
+    model = NAC(config.model_config(ToySets()))
+    optimizer = make_optimizer(model, config)
+    assert isinstance(optimizer, torch.optim.RAdam)
+    assert optimizer.defaults["decoupled_weight_decay"] is True
+    assert [g["lr"] for g in optimizer.param_groups] == [1e-3, 1e-2]
+    adamw = make_optimizer(model, dataclasses.replace(config, optimizer="adamw"))
+    assert type(adamw) is torch.optim.AdamW
+    with pytest.raises(ValueError, match="optimizer must be one of"):
+        TrainConfig(optimizer="sgd")
 
 
 def test_init_from_starts_a_new_run_from_a_checkpoints_weights(tmp_path):

@@ -4,8 +4,10 @@
 (``ADAPT_SETTINGS``), as the paper's fuzzy Boolean recomposition experiment does:
 
 - ``cls``: only the new CLS tokens (and, with ``add_functions``, the new functions' codes);
-- ``cls+types``: also the type inference of every script (what routes tokens to functions);
-- ``all``: every parameter.
+- ``cls+types``: also the type-matching parameters of every script, what routes tokens to
+  functions: the type inference, the function signatures (unless the model keeps them frozen)
+  and the kernel's width sigma (when it learns);
+- ``all``: every parameter (signatures too, unless frozen).
 
 ``without_functions`` drops functions from a trained model (nothing retrained) to see how
 gracefully it degrades.
@@ -19,6 +21,7 @@ import random
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 from tqdm.auto import tqdm
 
 from circuitlab.ni.model import NeuralInterpreter
@@ -28,14 +31,28 @@ from circuitlab.tasks.boolean import r_squared
 ADAPT_SETTINGS = ("cls", "cls+types", "all")
 
 
+def type_matching_parameters(model: NeuralInterpreter) -> list[torch.Tensor]:
+    """Every script's type inference, its signatures (unless frozen) and its kernel's sigma
+    (when it learns): the parameters that decide which function a token goes to."""
+    chosen = []
+    for script in model.scripts:
+        chosen += list(script.type_inference.parameters())
+        if not model.config.frozen_signatures:
+            chosen.append(script.signatures)
+        if isinstance(script.kernel.log_sigma, nn.Parameter):
+            chosen.append(script.kernel.log_sigma)
+    return chosen
+
+
 def _trainable(model: NeuralInterpreter, setting: str, add_functions: int) -> list[torch.Tensor]:
     if setting == "all":
-        return [p for name, p in model.named_parameters() if "signatures" not in name]
+        frozen = model.config.frozen_signatures
+        return [p for name, p in model.named_parameters() if not (frozen and "signatures" in name)]
     chosen = [model.cls_tokens]
     if add_functions:
         chosen += [script.codes for script in model.scripts]
     if setting == "cls+types":
-        chosen += [p for s in model.scripts for p in s.type_inference.parameters()]
+        chosen += type_matching_parameters(model)
     return chosen
 
 
