@@ -6,8 +6,9 @@ For each seed: pre-train a Neural Interpreter on the 20 pre-training functions
 RUNS/seedS and resumed or reused), then adapt copies of it to the 10 held-out functions, new
 CLS tokens each:
 
-- (a) ``cls``: only the new CLS tokens learn; (b) ``cls+types``: also the type inference;
-  (c) ``all``: every parameter (signatures stay frozen);
+- (a) ``cls``: only the new CLS tokens learn; (b) ``cls+types``: also the type-matching
+  parameters (type inference, sigma, and the signatures unless the recipe freezes them);
+  (c) ``all``: every parameter (frozen signatures stay frozen);
 - function dropping (Fig. 5c): k functions removed from every script of the pre-trained
   model, nothing retrained, R^2 on the pre-training functions (mean over 5 random choices);
 - function adding (Fig. 5b): k new functions in every script, adapted as (a) with the new
@@ -19,6 +20,8 @@ curves are drawn to docs/figures/ni_function_curves.png. Seeds can run in separa
 (``--out`` a file each) and be joined with ``--from-csv FILE ...``.
 
     python bench/ni_boolean.py [--seeds 0 1 2] [--runs runs/ni-boolean] [--adapt-steps 600]
+    python bench/ni_boolean.py --config configs/ni/fuzzy-boolean-paper.yaml \
+        --runs runs/ni-boolean-paper --out bench/results/ni_boolean_paper.csv --adapt-lr 0.05
 """
 
 from __future__ import annotations
@@ -42,16 +45,27 @@ NAME = "ni_boolean"
 FIGURE = "ni_function_curves.png"
 
 
-def pretrain_config(seed: int) -> TrainConfig:
-    values = read_options(CONFIG)
+def pretrain_config(seed: int, recipe: Path = CONFIG) -> TrainConfig:
+    values = read_options(recipe)
     return TrainConfig.from_dict({**values, "seed": seed})
 
 
 def measure_seed(
-    seed: int, run: Path, adapt_steps: int, drops: list[int], adds: list[int]
+    seed: int,
+    run: Path,
+    adapt_steps: int,
+    drops: list[int] | None,
+    adds: list[int],
+    recipe: Path = CONFIG,
+    adapt_lr: float = 1e-3,
 ) -> list[dict]:
-    """Every measure of one seed, as rows (seed, measure, k, r2, wall_s)."""
-    model, config, summary = trained_run(run, pretrain_config(seed))
+    """Every measure of one seed, as rows (seed, measure, k, r2, wall_s). ``drops`` None:
+    0 to n_functions - 1 functions dropped. Adaptation uses the pre-training's optimizer
+    (Adam for AdamW runs, RAdam for RAdam ones) at ``adapt_lr``."""
+    model, config, summary = trained_run(run, pretrain_config(seed, recipe))
+    if drops is None:
+        drops = list(range(model.config.n_functions))
+    tune = dict(lr=adapt_lr, optimizer="radam" if config.optimizer == "radam" else "adam")
     pre_task = make_task(config.task, **config.task_options)
     new_task = make_task(config.task, **{**config.task_options, "functions": "adapt"})
 
@@ -62,7 +76,7 @@ def measure_seed(
     for setting in ADAPT_SETTINGS:
         started = time.perf_counter()
         adapted = copy.deepcopy(model)
-        adapt(adapted, new_task, setting=setting, steps=adapt_steps, seed=seed)
+        adapt(adapted, new_task, setting=setting, steps=adapt_steps, seed=seed, **tune)
         r2 = r_squared_on(adapted, new_task)
         rows.append(row(f"adapt {setting}", 0, r2, time.perf_counter() - started))
     for k in drops:
@@ -71,7 +85,7 @@ def measure_seed(
     for k in adds:
         started = time.perf_counter()
         grown = copy.deepcopy(model)
-        adapt(grown, new_task, setting="cls", steps=adapt_steps, seed=seed, add_functions=k)
+        adapt(grown, new_task, setting="cls", steps=adapt_steps, seed=seed, add_functions=k, **tune)
         rows.append(row("add", k, r_squared_on(grown, new_task), time.perf_counter() - started))
     return rows
 
@@ -121,7 +135,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS / f"{NAME}.csv")
     parser.add_argument("--from-csv", type=Path, nargs="*", help="join these rows, run nothing")
     parser.add_argument("--figure", type=Path, default=ROOT / "docs" / "figures" / FIGURE)
-    parser.add_argument("--drops", type=int, nargs="*", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--config", type=Path, default=CONFIG, help="the pre-training recipe")
+    parser.add_argument("--adapt-lr", type=float, default=1e-3)
+    parser.add_argument("--drops", type=int, nargs="*", help="default: 0 .. n_functions - 1")
     parser.add_argument("--adds", type=int, nargs="*", default=[1, 2, 4])
     args = parser.parse_args()
     if args.from_csv:
@@ -132,7 +148,13 @@ def main() -> None:
     rows = []
     for seed in args.seeds:
         rows += measure_seed(
-            seed, args.runs / f"seed{seed}", args.adapt_steps, args.drops, args.adds
+            seed,
+            args.runs / f"seed{seed}",
+            args.adapt_steps,
+            args.drops,
+            args.adds,
+            args.config,
+            args.adapt_lr,
         )
         frame = pd.DataFrame(rows)
         RESULTS.mkdir(exist_ok=True)

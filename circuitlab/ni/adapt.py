@@ -77,13 +77,17 @@ def adapt(
     lr: float = 1e-3,
     seed: int = 0,
     add_functions: int = 0,
+    optimizer: str = "adam",
     progress: bool = True,
 ) -> list[float]:
-    """Train ``model`` in place on ``task`` (a regression, one output per new CLS token);
-    returns the training loss of every step. ``add_functions`` new functions join every
-    script first (their codes learn in every setting; old functions' codes only in ``all``)."""
+    """Train ``model`` in place on ``task`` (a regression, one output per new CLS token) with
+    Adam (or ``optimizer="radam"``) at ``lr``, cosine to 0; returns the training loss of every
+    step. ``add_functions`` new functions join every script first (their codes learn in every
+    setting; old functions' codes only in ``all``)."""
     if setting not in ADAPT_SETTINGS:
         raise ValueError(f"setting must be one of {ADAPT_SETTINGS}, got {setting!r}")
+    if optimizer not in ("adam", "radam"):
+        raise ValueError(f"optimizer must be 'adam' or 'radam', got {optimizer!r}")
     model.set_cls_tokens(task.n_outputs)
     hooks = []
     for script in model.scripts:
@@ -97,9 +101,9 @@ def adapt(
     trainable_before = {id(p): p.requires_grad for p in model.parameters()}
     for p in model.parameters():
         p.requires_grad_(id(p) in chosen_ids)
-    optimizer = torch.optim.Adam(chosen, lr=lr)
+    step_rule = (torch.optim.RAdam if optimizer == "radam" else torch.optim.Adam)(chosen, lr=lr)
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: 0.5 * (1 + math.cos(math.pi * s / steps))
+        step_rule, lambda s: 0.5 * (1 + math.cos(math.pi * s / steps))
     )
     model.train()
     losses = []
@@ -107,9 +111,9 @@ def adapt(
         torch.manual_seed(seed * 1_000_003 + step)
         batch = task.sample(batch_size, seed=seed * 1_000_003 + step)
         loss = F.mse_loss(model(batch.inputs), batch.labels)
-        optimizer.zero_grad(set_to_none=True)
+        step_rule.zero_grad(set_to_none=True)
         loss.backward()
-        optimizer.step()
+        step_rule.step()
         schedule.step()
         losses.append(loss.item())
     for p in model.parameters():  # what was trainable before stays so (new parameters are)
