@@ -95,6 +95,12 @@ class NACConfig:
     # authors' code uses hinge 0.4); 0 turns it off
     signature_repulsion: float = 0.0
     repulsion_hinge: float = 0.4
+    # logic contrast (conditional NACs, tasks that give Batch.contrast: the pair world's
+    # contrast_per_batch): for a training sentence s, its noun swap s_n and a logic change s_l,
+    # weight * mean relu(log(1 + margin) - log(|P(s_l) - P(s)| / |P(s_n) - P(s)|)) (Frobenius
+    # norms over the processors' P): the logic change should move P (1 + margin) times as far
+    logic_contrast_weight: float = 0.0
+    logic_contrast_margin: float = 0.5
     # ablation ladder
     modfc: bool = True
     graph: str = "learned"
@@ -250,6 +256,16 @@ class NACConfig:
                 f"NACConfig.density_band={self.density_band} bounds how far each circuit's "
                 "density strays from density_target under density_scope 'batch': set a "
                 "density_target, keep the scope 'batch' and give a band > 0"
+            )
+        if self.logic_contrast_weight < 0 or self.logic_contrast_margin < 0:
+            raise ValueError(
+                "NACConfig.logic_contrast_weight and logic_contrast_margin must be >= 0, got "
+                f"{self.logic_contrast_weight} and {self.logic_contrast_margin}"
+            )
+        if self.logic_contrast_weight > 0 and not self.conditional:
+            raise ValueError(
+                "NACConfig.logic_contrast_weight compares the circuits of sentences: it needs a "
+                "conditional NAC (conditional: true)"
             )
         if self.signature_repulsion < 0 or not 0 < self.repulsion_hinge <= 2:
             raise ValueError(

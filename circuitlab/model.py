@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 
 import numpy as np
 import torch
@@ -259,6 +260,24 @@ class NAC(nn.Module):
                 excess = ((each - c.density_target).abs() - c.density_band).clamp(min=0)
                 loss = loss + c.density_weight * (excess**2).mean()
         return loss
+
+    def logic_contrast_loss(self, tokens: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """The logic contrast (``NACConfig.logic_contrast_weight``) of C sentence triples given
+        as conditioning (3 C, T, ...) and mask (3 C, T): the C sentences, their noun swaps, then
+        their logic changes. 0 at weight 0."""
+        c = self.config
+        if c.logic_contrast_weight == 0:
+            return tokens.new_zeros((), dtype=torch.float32)
+        if tokens.dtype.is_floating_point:
+            tokens = tokens.float()
+        signatures, _ = self.generate(tokens, mask)
+        p = self.link_probabilities(signatures[:, : c.n_processors])  # (3 C, u, u)
+        base, noun, logic = p.view(3, -1, *p.shape[1:]).unbind(0)
+        noun_shift = (noun - base).flatten(1).norm(dim=1)
+        logic_shift = (logic - base).flatten(1).norm(dim=1)
+        ratio = torch.log(logic_shift + 1e-6) - torch.log(noun_shift + 1e-6)
+        hinge = (math.log1p(c.logic_contrast_margin) - ratio).clamp(min=0)
+        return c.logic_contrast_weight * hinge.mean()
 
     def _to_circuits(self, signatures: torch.Tensor, codes: torch.Tensor) -> list[Circuit]:
         roles = np.array(

@@ -220,7 +220,15 @@ def forward_losses(
     ``net`` is ``model`` itself or a wrapper of it (torch.compile, DDP) that runs the forward;
     the structure loss (the model's regularisers) is read off ``model``."""
     logits, circuit, _ = forward_batch(net, batch, return_circuit=True)
-    return logits, objective_loss(task, logits, batch.labels), model.structure_loss(circuit)
+    structure = model.structure_loss(circuit)
+    if getattr(model.config, "logic_contrast_weight", 0) > 0:
+        if batch.contrast is None:
+            raise ValueError(
+                "logic_contrast_weight > 0 needs training batches with contrast sentences: "
+                "the pairs task with contrast_per_batch > 0 (-t contrast_per_batch=16)"
+            )
+        structure = structure + model.logic_contrast_loss(batch.contrast, batch.contrast_mask)
+    return logits, objective_loss(task, logits, batch.labels), structure
 
 
 def optimizer_step(

@@ -16,6 +16,7 @@ SMALL_POOLS = {
     "held_out_pool_size": 4,
     "extra_pool_size": 4,
     "disjunction_pool_size": 4,
+    "contrast_pool_size": 40,
 }
 
 

@@ -92,6 +92,39 @@ def test_conditioning_mask_ignores_padding():
     torch.testing.assert_close(a, b)
 
 
+def test_logic_contrast_is_a_hinge_on_the_log_ratio_of_p_shifts():
+    config = NACConfig(
+        **SMALL, conditional=True, cond_dim=7, logic_contrast_weight=2.0, logic_contrast_margin=0.5
+    )
+    model = NAC(config).eval()
+    torch.manual_seed(0)
+    base, noun, logic = torch.randn(3, 4, 5, 7)
+    tokens, mask = torch.cat([base, noun, logic]), torch.ones(12, 5, dtype=torch.bool)
+    u = config.n_processors
+
+    def p_of(x):
+        signatures, _ = model.generate(x, torch.ones(4, 5, dtype=torch.bool))
+        return model.link_probabilities(signatures[:, :u])
+
+    p_base, p_noun, p_logic = p_of(base), p_of(noun), p_of(logic)
+    noun_shift = (p_noun - p_base).flatten(1).norm(dim=1)
+    logic_shift = (p_logic - p_base).flatten(1).norm(dim=1)
+    ratio = torch.log(logic_shift + 1e-6) - torch.log(noun_shift + 1e-6)
+    expected = 2.0 * (np.log(1.5) - ratio).clamp(min=0).mean()
+    loss = model.logic_contrast_loss(tokens, mask)
+    torch.testing.assert_close(loss, expected)
+    # a "logic change" that leaves the sentence as it is pays the most; gradients reach the
+    # generator
+    same = model.logic_contrast_loss(torch.cat([base, noun, base]), mask)
+    assert same > loss and same > 2.0 * 10
+    same.backward()
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.generator.parameters())
+    off = NAC(NACConfig(**SMALL, conditional=True, cond_dim=7))
+    assert off.logic_contrast_loss(tokens, mask) == 0
+    with pytest.raises(ValueError, match="needs a conditional NAC"):
+        NACConfig(**SMALL, logic_contrast_weight=1.0)
+
+
 def test_perceiver_io_configuration_has_no_code_conditioning():
     pio = NAC(NACConfig.perceiver_io(**SMALL))
     assert pio.kernel.dense and not pio.read_in.to_k.conditioned

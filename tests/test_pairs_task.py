@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -187,6 +189,49 @@ def test_disjunctions_join_the_training_pool_only():
     assert not any(", or " in s.text for s in [*plain.pool, *plain.val_pool])
     with pytest.raises(ValueError, match="disjunction_pool_size must be >= 0"):
         make_task("pairs", disjunction_pool_size=-1, **options)
+
+
+def test_contrast_triples_swap_a_training_noun_or_change_the_logic_and_reach_batches():
+    options = dict(conditional=True, pool_size=60, val_pool_size=5, held_out_pool_size=5)
+    plain = make_task("pairs", **options)
+    task = make_task("pairs", contrast_per_batch=6, contrast_pool_size=40, **options)
+    triples = task.contrast_triples
+    assert len(triples) and set(triples["text"]) <= {s.text for s in task.pool[:40]}
+    forms = {f.singular: f.plural for f in world_nouns(task.noun_pool)}
+    train_words = {w for n in task.train_nouns for w in (n, forms[n])}
+    for row in triples.itertuples():
+        assert len({row.text, row.wording, row.logic}) == 3
+        # the noun swap brings in a training noun the sentence did not name, nothing else
+        words = [set(re.findall(r"[a-z]+", t.lower())) for t in (row.wording, row.text)]
+        added = words[0] - words[1]
+        assert added and added <= train_words, (row.text, row.wording)
+    # the examples are as without the option; only the contrast is added
+    a, b = plain.sample(16, seed=3), task.sample(16, seed=3)
+    assert a.contrast is None
+    assert torch.equal(a.inputs, b.inputs) and torch.equal(a.conditioning, b.conditioning)
+    assert b.contrast.shape[0] == 18 and b.contrast_mask.shape == b.contrast.shape[:2]
+    assert torch.equal(task.sample(16, seed=3).contrast, b.contrast)  # set by the seed
+    # rows i, 6 + i and 12 + i are one triple: a sentence, its noun swap, its logic change
+    width = b.contrast.shape[1]
+
+    def encoded(texts):
+        tokens, _ = task.encode_text(list(texts))
+        padded = torch.zeros(len(texts), max(width, tokens.shape[1]), tokens.shape[2])
+        padded[:, : tokens.shape[1]] = tokens
+        return padded[:, :width].half().float()  # as the pool keeps them
+
+    columns = {c: encoded(triples[c]) for c in ("text", "wording", "logic")}
+    for i in range(6):  # a sentence has a triple per kind of logic change that applies
+        assert any(
+            torch.equal(columns["text"][j], b.contrast[i])
+            and torch.equal(columns["wording"][j], b.contrast[6 + i])
+            and torch.equal(columns["logic"][j], b.contrast[12 + i])
+            for j in range(len(triples))
+        )
+        assert not torch.equal(b.contrast[i], b.contrast[12 + i])
+    assert torch.equal(b.rows(slice(0, 4)).contrast, b.contrast)  # kept whole, not sliced
+    with pytest.raises(ValueError, match="contrast_per_batch must be >= 0"):
+        make_task("pairs", contrast_per_batch=-1, **options)
 
 
 @pytest.fixture(scope="module")

@@ -415,6 +415,34 @@ def test_signature_learning_rate_scale_moves_only_the_signatures_faster():
         TrainConfig(signature_lr_scale=0)
 
 
+def test_the_logic_contrast_joins_the_structure_loss_and_needs_contrast_sentences():
+    from circuitlab.train import forward_losses
+
+    task = ToySets(conditional=True)
+    config = TrainConfig(conditional=True, model=dict(TINY_MODEL, logic_contrast_weight=1.0))
+    model = NAC(config.model_config(task))
+    batch = task.sample(8, seed=0)
+    with pytest.raises(ValueError, match="contrast_per_batch"):
+        forward_losses(model, model, task, batch)
+    batch.contrast = torch.cat([batch.conditioning[:2]] * 3)  # logic "changes" that change nothing
+    batch.contrast_mask = None  # toy-sets conditioning has no padding
+    torch.manual_seed(0)
+    _, _, structure = forward_losses(model, model, task, batch)
+    torch.manual_seed(0)
+    expected = model.structure_loss(
+        model(
+            batch.inputs,
+            batch.conditioning,
+            conditioning_mask=batch.conditioning_mask,
+            input_mask=batch.input_mask,
+            return_circuit=True,
+        )[1]
+    )
+    contrast = model.logic_contrast_loss(batch.contrast, batch.contrast_mask)
+    assert contrast > 0
+    torch.testing.assert_close(structure, expected + contrast)
+
+
 def test_the_optimizer_option_builds_radam_with_the_same_groups():
     config = TrainConfig(model=dict(TINY_MODEL), optimizer="radam", signature_lr_scale=10.0)
     model = NAC(config.model_config(ToySets()))

@@ -15,7 +15,9 @@ import torch
 class Batch:
     """inputs (B, N, input_dim); labels (B,); input_mask (B, N), True for real tokens, or None;
     conditioning (B, T) token ids or (B, T, cond_dim) vectors, or None; conditioning_mask (B, T);
-    index (B,): each example's row in a finite training set (tasks with ``n_train``), or None."""
+    index (B,): each example's row in a finite training set (tasks with ``n_train``), or None;
+    contrast (3 C, T', ...) and contrast_mask (3 C, T'): conditioning of C training sentences,
+    their noun swaps and their logic changes, for ``NAC.logic_contrast_loss`` (or None)."""
 
     inputs: torch.Tensor
     labels: torch.Tensor
@@ -23,20 +25,32 @@ class Batch:
     conditioning_mask: torch.Tensor | None = None
     input_mask: torch.Tensor | None = None
     index: torch.Tensor | None = None
+    contrast: torch.Tensor | None = None
+    contrast_mask: torch.Tensor | None = None
 
-    def _map(self, fn: Callable[[torch.Tensor], torch.Tensor]) -> Batch:
+    def _map(self, fn: Callable[[torch.Tensor], torch.Tensor], every: bool = True) -> Batch:
+        """``fn`` on every tensor field (``every``) or on the per-example ones only."""
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return Batch(**{k: None if v is None else fn(v) for k, v in values.items()})
+        return Batch(
+            **{
+                k: v if v is None or (not every and k in _NOT_PER_EXAMPLE) else fn(v)
+                for k, v in values.items()
+            }
+        )
 
     def rows(self, index: slice) -> Batch:
-        """The examples at ``index`` (a slice along the batch dimension)."""
-        return self._map(lambda t: t[index])
+        """The examples at ``index`` (a slice along the batch dimension); the contrast
+        sentences, not one per example, are kept whole."""
+        return self._map(lambda t: t[index], every=False)
 
     def to(self, device: torch.device) -> Batch:
         return self._map(lambda t: t.to(device))
 
     def __len__(self) -> int:
         return self.inputs.shape[0]
+
+
+_NOT_PER_EXAMPLE = ("contrast", "contrast_mask")  # Batch fields whose rows are not examples
 
 
 def sample_rows(inputs: torch.Tensor, labels: torch.Tensor, batch_size: int, seed: int) -> Batch:

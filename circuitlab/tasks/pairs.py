@@ -19,6 +19,11 @@ so that the feature weighs more beside the others at the same learning rate.
 ``extra_pool_size`` more training sentences come from the NLVR2 phrasings the base grammar lacks
 (``circuitlab.data.pair_world_extra``; validation and the held-out nouns keep the base grammar's),
 and ``disjunction_pool_size`` more of two clauses joined by "or", which the base grammar lacks.
+``contrast_per_batch`` > 0 gives every training batch that many contrast triples
+(``Batch.contrast``, for ``NACConfig.logic_contrast_weight``): a training sentence, the same
+with one training noun swapped for another, and the same with one logic change
+(``circuitlab.data.minimal_pairs.nlvr2_minimal_pairs_by_kind``'s rules, every kind that
+applies), drawn from the triples of the first ``contrast_pool_size`` training sentences.
 What the model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence
 to the circuit generator, objects to the executor), ``joint`` (objects and sentence tokens as
 input; conditional, the sentence also to the generator) or ``text``.
@@ -33,6 +38,7 @@ import pandas as pd
 import torch
 
 from circuitlab.data.grammar import both_labels_common, distinct_sentences
+from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs_by_kind
 from circuitlab.data.pair_tokens import (
     IMAGE_COLUMNS,
     N_ATTRIBUTES,
@@ -112,6 +118,8 @@ class PairWorldTask:
         image_scale: float = 1.0,
         extra_pool_size: int = 0,
         disjunction_pool_size: int = 0,
+        contrast_per_batch: int = 0,
+        contrast_pool_size: int = 2000,
     ) -> None:
         check_inputs(inputs, conditional, "pair")
         if noun_noise < 0:
@@ -123,6 +131,13 @@ class PairWorldTask:
                 "extra_pool_size and disjunction_pool_size must be >= 0, got "
                 f"{extra_pool_size} and {disjunction_pool_size}"
             )
+        if contrast_per_batch < 0 or contrast_pool_size < 1:
+            raise ValueError(
+                "contrast_per_batch must be >= 0 and contrast_pool_size >= 1, got "
+                f"{contrast_per_batch} and {contrast_pool_size}"
+            )
+        if contrast_per_batch and not conditional:
+            raise ValueError("contrast_per_batch compares circuits of sentences: conditional only")
         self.noun_noise, self.image_scale = noun_noise, image_scale
         self.conditional, self.inputs = conditional, inputs
         # a split encoder splits pair-world sentences by the pair world's words
@@ -168,6 +183,21 @@ class PairWorldTask:
                 ("held_out", self.held_out_pool),
             )
         }
+        self.contrast_per_batch = contrast_per_batch
+        self.contrast_triples = (
+            self._contrast_triples(contrast_pool_size) if contrast_per_batch else None
+        )
+        self._contrast = (
+            self._encode(
+                [
+                    *self.contrast_triples["text"],
+                    *self.contrast_triples["wording"],
+                    *self.contrast_triples["logic"],
+                ]
+            )
+            if contrast_per_batch
+            else None
+        )
         text_dim = self.encoder.dim
         object_dim = N_ATTRIBUTES + len(next(iter(self.vectors.values())))
         self.cond_vocab = self.encoder.vocab if conditional else None
@@ -183,6 +213,17 @@ class PairWorldTask:
         if tokens.dtype.is_floating_point:
             tokens = tokens.half()  # the pools' vectors stay in memory for the whole run
         return tokens, mask
+
+    def _contrast_triples(self, n_sentences: int) -> pd.DataFrame:
+        """(text, wording, logic, kind) for the first ``n_sentences`` training sentences: the
+        noun swap among the training nouns, the logic change by each kind that applies."""
+        forms = {f.singular: f.plural for f in world_nouns(self.noun_pool)}
+        nouns = [(noun, forms[noun]) for noun in self.train_nouns]
+        texts = [s.text for s in self.pool[:n_sentences]]
+        triples = nlvr2_minimal_pairs_by_kind(texts, nouns, seed=0)
+        if triples.empty:
+            raise ValueError("no training sentence has both a noun swap and a logic change")
+        return triples
 
     # ------------------------------------------------------------------ batches
     def _batch(
@@ -228,8 +269,18 @@ class PairWorldTask:
         )
 
     def sample(self, batch_size: int, seed: int) -> Batch:
-        """Training sentences on fresh pairs; depends only on ``seed``."""
-        return self._sample_from("train", batch_size, seed)
+        """Training sentences on fresh pairs (and ``contrast_per_batch`` contrast triples);
+        depends only on ``seed``."""
+        batch = self._sample_from("train", batch_size, seed)
+        if not self.contrast_per_batch:
+            return batch
+        tokens, mask = self._contrast
+        n = len(self.contrast_triples)
+        rng = random.Random(seed ^ 0x5EED)
+        chosen = [rng.randrange(n) for _ in range(self.contrast_per_batch)]
+        rows = torch.tensor([i + part * n for part in range(3) for i in chosen])
+        batch.contrast, batch.contrast_mask = trim_text(tokens[rows], mask[rows])
+        return batch
 
     def validation(self, batch_size: int, seed: int) -> Batch:
         """Held-out sentences about the training nouns, on fresh pairs."""
