@@ -58,10 +58,14 @@ EXPERIMENTS = {
 }
 
 
-def run_config(experiment: str, method: str, seed: int, **model_options: object) -> TrainConfig:
+def run_config(
+    experiment: str, method: str, seed: int, steps: int | None = None, **model_options: object
+) -> TrainConfig:
     """The experiment's config with the method's model options (and ``model_options`` over
-    the config's own, e.g. ``e_step_every``)."""
+    the config's own, e.g. ``e_step_every``; ``steps`` over its training steps)."""
     values = read_options(ROOT / "configs" / "mn" / EXPERIMENTS[experiment][0])
+    if steps is not None:
+        values["steps"] = steps
     model = {**values["model"], **model_options}
     if method == "single":
         model.update(method="em", n_modules=1)
@@ -72,9 +76,16 @@ def run_config(experiment: str, method: str, seed: int, **model_options: object)
     return TrainConfig.from_dict({**values, "model": model, "seed": seed})
 
 
-def measure(experiment: str, method: str, seed: int, run: Path, **model_options: object) -> dict:
+def measure(
+    experiment: str,
+    method: str,
+    seed: int,
+    run: Path,
+    steps: int | None = None,
+    **model_options: object,
+) -> dict:
     """One run's held-out measures (training it first unless kept)."""
-    config = run_config(experiment, method, seed, **model_options)
+    config = run_config(experiment, method, seed, steps, **model_options)
     model, config, summary = trained_run(run, config, progress=False)
     task = make_task(config.task, **config.task_options)
     test = task.validation(10**9, seed=0)  # the whole held-out set
