@@ -241,6 +241,15 @@ def write_seed_summary(
     return write_table(summary.reset_index().to_dict("records"), name, header)
 
 
+def merge_rows(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``old``'s rows but those with the same ``keys`` values as a row of ``new`` (a rerun
+    replaces them), then ``new``'s."""
+    if old.empty:
+        return new.reset_index(drop=True)
+    replaced = old.set_index(keys).index.isin(new.set_index(keys).index)
+    return pd.concat([old[~replaced], new], ignore_index=True)
+
+
 def merge_table(rows: list[dict], name: str, header: str, keys: list[str]) -> pd.DataFrame:
     """``write_table`` for results gathered over several sessions: the rows already in
     bench/results/NAME.csv stay, except those with the same ``keys`` values as a new row (a
@@ -248,9 +257,7 @@ def merge_table(rows: list[dict], name: str, header: str, keys: list[str]) -> pd
     path = RESULTS / f"{name}.csv"
     new = pd.DataFrame(rows)
     if path.is_file():
-        old = pd.read_csv(path)
-        replaced = old.set_index(keys).index.isin(new.set_index(keys).index)
-        new = pd.concat([old[~replaced], new], ignore_index=True)
+        new = merge_rows(pd.read_csv(path), new, keys)
     merged = new.sort_values(keys, kind="stable").reset_index(drop=True)
     return write_table(merged.to_dict("records"), name, header)
 

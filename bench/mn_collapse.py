@@ -116,6 +116,19 @@ def measure(
     return row
 
 
+def spread(values: pd.Series, mean_format: str, bound_format: str = "") -> str:
+    """ "mean (min-max)" of ``values`` over seeds, in these formats (bounds as they are: "")."""
+    low, high = values.min(), values.max()
+    return f"{values.mean():{mean_format}} ({low:{bound_format}}-{high:{bound_format}})"
+
+
+def specialised_seeds(runs: pd.DataFrame) -> dict[str, str]:
+    """{"specialised": "k/n"} for toy runs (every row measured), else {}."""
+    if "specialised" not in runs or not runs.specialised.notna().all():
+        return {}
+    return {"specialised": f"{int(runs.specialised.astype(bool).sum())}/{len(runs)}"}
+
+
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
     """Per experiment and method: seeds, mean and min-max of test error, H_b, modules used,
     the collapse rate and (toy) the specialisation rate."""
@@ -125,16 +138,13 @@ def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
             "experiment": experiment,
             "method": method,
             "seeds": len(runs),
-            "test error": f"{runs.test_error.mean():.3f} ({runs.test_error.min():.3f}-"
-            f"{runs.test_error.max():.3f})",
+            "test error": spread(runs.test_error, ".3f", ".3f"),
             "H_a": f"{runs.h_a.mean():.3f}",
             "H_b / log M": f"{runs.h_b.mean():.2f} / {runs.log_m.iloc[0]:.2f}",
-            "modules used": f"{runs.modules_used.mean():.1f} ({runs.modules_used.min()}-"
-            f"{runs.modules_used.max()})",
+            "modules used": spread(runs.modules_used, ".1f"),
             "collapse rate": f"{runs.collapsed.astype(bool).mean():.1f}",
+            **specialised_seeds(runs),
         }
-        if "specialised" in runs and runs.specialised.notna().all():
-            row["specialised"] = f"{int(runs.specialised.astype(bool).sum())}/{len(runs)}"
         rows.append(row)
     return pd.DataFrame(rows).fillna("")
 

@@ -29,6 +29,8 @@ docs/figures/mn_m_steps.png.
 from __future__ import annotations
 
 import argparse
+import math
+from functools import cache
 from pathlib import Path
 
 import matplotlib
@@ -37,8 +39,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
-from common import FIGURES, RESULTS, pipe_table  # noqa: E402
-from mn_collapse import measure, run_config  # noqa: E402
+from common import FIGURES, RESULTS, merge_rows, pipe_table  # noqa: E402
+from mn_collapse import measure, run_config, specialised_seeds, spread  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,14 +66,11 @@ def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
             "M-steps per E-step": m_steps,
             "S": samples,
             "seeds": len(runs),
-            "test error": f"{runs.test_error.mean():.3f} ({runs.test_error.min():.3f}-"
-            f"{runs.test_error.max():.3f})",
-            "modules used": f"{runs.modules_used.mean():.1f} ({runs.modules_used.min()}-"
-            f"{runs.modules_used.max()}) of {round(float(torch.tensor(runs.log_m.iloc[0]).exp()))}",
+            "test error": spread(runs.test_error, ".3f", ".3f"),
+            "modules used": f"{spread(runs.modules_used, '.1f')} of {n_modules(runs)}",
             "collapse rate": f"{runs.collapsed.astype(bool).mean():.1f}",
+            **specialised_seeds(runs),
         }
-        if "specialised" in runs and runs.specialised.notna().all():
-            row["specialised"] = f"{int(runs.specialised.astype(bool).sum())}/{len(runs)}"
         rows.append(row)
     return pd.DataFrame(rows).fillna("")
 
@@ -114,7 +113,7 @@ def figure(frame: pd.DataFrame, path: Path) -> None:
                     label=label,
                 )
                 ax.set_ylabel("modules used (fewest over layers)")
-                ax.set_ylim(0, round(float(torch.tensor(group.log_m.iloc[0]).exp())) + 0.5)
+                ax.set_ylim(0, n_modules(group) + 0.5)
         ax.set_xscale("log")
         ax.set_xticks(sorted(set(runs.m_steps)), [str(m) for m in sorted(set(runs.m_steps))])
         ax.set_xlabel("M-steps per E-step")
@@ -169,10 +168,7 @@ def main() -> None:
             row = measure(experiment, "em", seed, run, steps, **options)
             row.update(controller=controller, steps=steps, m_steps=m_steps, samples=samples)
             rows.append(row)
-            frame = pd.DataFrame(rows)
-            if not old.empty:  # keep the CSV's other rows, this sweep's replace theirs
-                kept = old.merge(frame[KEYS], on=KEYS, how="left", indicator=True)
-                frame = pd.concat([old[kept._merge.eq("left_only").values], frame])
+            frame = merge_rows(old, pd.DataFrame(rows), KEYS)  # this sweep's rows replace
             RESULTS.mkdir(exist_ok=True)
             frame.to_csv(args.out, index=False)  # after every run: nothing lost
     frame = frame.sort_values(KEYS, key=_order)
@@ -181,6 +177,12 @@ def main() -> None:
     print(f"written: {args.out}, {FIGURES / f'{NAME}.png'}")
 
 
+def n_modules(runs: pd.DataFrame) -> int:
+    """M, the modules of a layer, of ``runs`` (each row holds log M)."""
+    return round(math.exp(runs.log_m.iloc[0]))
+
+
+@cache
 def config_steps(experiment: str) -> int:
     """The training steps of the experiment's own config."""
     return run_config(experiment, "em", 0).steps

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-from common import RESULTS, pipe_table, trained_run
+from common import RESULTS, merge_rows, pipe_table, trained_run
 from scipy import stats
 from tqdm import tqdm
 
@@ -192,11 +192,8 @@ def main() -> None:
             rows += new_rows
             if reads is not None:
                 all_reads.append(reads)
-            frame = pd.DataFrame(rows)
-            if not old.empty:  # the CSV's rows of other models and seeds stay
-                done = set(zip(frame.model, frame.seed, strict=True))
-                others = [(m, s) not in done for m, s in zip(old.model, old.seed, strict=True)]
-                frame = pd.concat([old[others], frame], ignore_index=True)
+            # the CSV's rows of other models and seeds stay, a rerun's replace its own
+            frame = merge_rows(old, pd.DataFrame(rows), ["model", "seed"])
             RESULTS.mkdir(exist_ok=True)
             frame.to_csv(args.out, index=False)  # after every run: nothing lost
     order = {name: i for i, name in enumerate(MODELS)}
