@@ -89,7 +89,8 @@ def train(
         str | None,
         typer.Option(
             help="Task to train on: toy-sets, nlvr, pairs, nlvr2 (with --features), "
-            "object-images, listops, fuzzy-boolean, mixture-regression, digits, sort-of-clevr."
+            "object-images, listops, fuzzy-boolean, mixture-regression, digits, digit-renditions, "
+            "sort-of-clevr."
         ),
     ] = None,
     conditional: Annotated[

@@ -62,10 +62,25 @@ def batch_metrics(
 
 
 def objective_loss(task: Task | None, outputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """The training loss: cross-entropy, or the mean squared error for a regression task."""
+    """The training loss: cross-entropy, or the mean squared error for a regression task; for
+    a multi-task one, the cross-entropy of each example's own task's outputs."""
     if objective(task) == "regression":
         return F.mse_loss(outputs, labels)
+    if objective(task) == "multitask":
+        return F.cross_entropy(own_task_logits(outputs, labels, task.n_classes), labels[:, 1])
     return F.cross_entropy(outputs, labels)
+
+
+def own_task_logits(outputs: torch.Tensor, labels: torch.Tensor, n_classes: int) -> torch.Tensor:
+    """A multi-task model's outputs (B, n_tasks * n_classes), one block of ``n_classes`` per
+    task (a Neural Interpreter's CLS tokens in turn), and labels (B, 2) of (task, class) ->
+    the logits of each example's own task, (B, n_classes)."""
+    blocks = outputs.reshape(len(outputs), -1, n_classes)
+    if len(labels) and int(labels[:, 0].max()) >= blocks.shape[1]:
+        raise ValueError(
+            f"labels name task {int(labels[:, 0].max())}; the outputs hold {blocks.shape[1]}"
+        )
+    return blocks[torch.arange(len(outputs)), labels[:, 0]]
 
 
 def score_name(task: Task) -> str:
@@ -78,4 +93,6 @@ def task_score(task: Task | None, outputs: torch.Tensor, labels: torch.Tensor) -
     regression task."""
     if objective(task) == "regression":
         return r_squared(outputs.detach().float(), labels.float())
+    if objective(task) == "multitask":
+        outputs, labels = own_task_logits(outputs, labels, task.n_classes), labels[:, 1]
     return (outputs.argmax(-1) == labels).float().mean().item()

@@ -151,6 +151,8 @@ class TrainConfig:
             values = dict(self.model, input_dim=task.input_dim)
             if objective(task) == "regression":
                 values.update(n_cls=task.n_outputs, n_outputs=1)
+            elif objective(task) == "multitask":  # a CLS token per task, reading its classes
+                values.update(n_cls=task.n_tasks, n_outputs=task.n_classes)
             else:
                 values.update(n_outputs=task.n_classes)
             return NIConfig.from_dict(values)
@@ -201,8 +203,9 @@ SPEED_ONLY_FIELDS = ("compile",)  # TrainConfig fields that change no number of 
 
 
 def objective(task: Task | None) -> str:
-    """ "classification" (cross-entropy, accuracy; also for no task) or "regression" (MSE, R^2,
-    one target per output: fuzzy-boolean)."""
+    """ "classification" (cross-entropy, accuracy; also for no task), "regression" (MSE, R^2,
+    one target per output: fuzzy-boolean) or "multitask" (labels (B, 2) of task and class;
+    cross-entropy and accuracy of each example's own task's outputs: digit-renditions)."""
     return getattr(task, "objective", "classification")
 
 

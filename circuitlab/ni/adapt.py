@@ -9,8 +9,15 @@
   and the kernel's width sigma (when it learns);
 - ``all``: every parameter (signatures too, unless frozen).
 
-``without_functions`` drops functions from a trained model (nothing retrained) to see how
-gracefully it degrades.
+A regression task (fuzzy Boolean) gets one new CLS token per output and the squared error; a
+classification task one new CLS token whose outputs are the classes, and the cross-entropy
+(``ExampleSet`` makes a fixed few-shot support set a task).
+
+At test time, nothing retrained: ``without_functions`` drops functions from every script (how
+gracefully it degrades, Fig. 5c), ``without_scripts`` drops whole scripts (a ViT's blocks:
+digits-vit.yaml), ``with_iterations`` runs each script a number of times other than trained
+(Fig. 8); ``with_destroyed_functions`` redraws every function's signature and code, the
+control of Fig. 6 (adapting it tells what the pre-trained functions were worth).
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from circuitlab.ni.model import NeuralInterpreter
-from circuitlab.tasks.base import Task
+from circuitlab.run_config import objective
+from circuitlab.tasks.base import Batch, Task, sample_rows
 from circuitlab.tasks.boolean import r_squared
 
 ADAPT_SETTINGS = ("cls", "cls+types", "all")
@@ -80,15 +88,24 @@ def adapt(
     optimizer: str = "adam",
     progress: bool = True,
 ) -> list[float]:
-    """Train ``model`` in place on ``task`` (a regression, one output per new CLS token) with
-    Adam (or ``optimizer="radam"``) at ``lr``, cosine to 0; returns the training loss of every
-    step. ``add_functions`` new functions join every script first (their codes learn in every
+    """Train ``model`` in place on ``task`` with Adam (or ``optimizer="radam"``) at ``lr``,
+    cosine to 0; returns the training loss of every step. A regression task gets one new CLS
+    token per output (squared error), a classification task one new CLS token whose outputs
+    are its classes (cross-entropy; the model's ``n_outputs`` must cover them).
+    ``add_functions`` new functions join every script first (their codes learn in every
     setting; old functions' codes only in ``all``)."""
     if setting not in ADAPT_SETTINGS:
         raise ValueError(f"setting must be one of {ADAPT_SETTINGS}, got {setting!r}")
     if optimizer not in ("adam", "radam"):
         raise ValueError(f"optimizer must be 'adam' or 'radam', got {optimizer!r}")
-    model.set_cls_tokens(task.n_outputs)
+    regression = objective(task) == "regression"
+    if not regression and task.n_classes > model.config.n_outputs:
+        raise ValueError(
+            f"task {task.name!r} has {task.n_classes} classes; the model reads "
+            f"{model.config.n_outputs} outputs per CLS token"
+        )
+    model.set_cls_tokens(task.n_outputs if regression else 1)
+    loss_of = F.mse_loss if regression else F.cross_entropy
     hooks = []
     for script in model.scripts:
         if add_functions:
@@ -110,7 +127,7 @@ def adapt(
     for step in tqdm(range(steps), desc=f"adapt {setting}", disable=not progress):
         torch.manual_seed(seed * 1_000_003 + step)
         batch = task.sample(batch_size, seed=seed * 1_000_003 + step)
-        loss = F.mse_loss(model(batch.inputs), batch.labels)
+        loss = loss_of(model(batch.inputs), batch.labels)
         step_rule.zero_grad(set_to_none=True)
         loss.backward()
         step_rule.step()
@@ -130,6 +147,69 @@ def r_squared_on(model: NeuralInterpreter, task: Task, n: int = 4096, seed: int 
     model.eval()
     batch = task.validation(n, seed)
     return r_squared(model(batch.inputs), batch.labels)
+
+
+@torch.no_grad()
+def accuracy_on(model: NeuralInterpreter, batch: Batch, chunk: int = 512) -> float:
+    """Accuracy of ``model``'s outputs (B, n_classes) on ``batch``'s labels (B,)."""
+    model.eval()
+    hits = 0
+    for start in range(0, len(batch), chunk):
+        part = batch.rows(slice(start, start + chunk))
+        hits += int((model(part.inputs).argmax(-1) == part.labels).sum())
+    return hits / len(batch)
+
+
+class ExampleSet:
+    """A fixed set of labelled examples as a classification task (a few-shot support set):
+    ``sample`` draws ``batch_size`` distinct examples of it (all when fewer)."""
+
+    objective = "classification"
+    conditional = False
+
+    def __init__(self, batch: Batch, n_classes: int, name: str = "examples") -> None:
+        self.batch, self.n_classes, self.name = batch, n_classes, name
+        self.input_dim = batch.inputs.shape[-1]
+
+    def sample(self, batch_size: int, seed: int) -> Batch:
+        return sample_rows(self.batch.inputs, self.batch.labels, batch_size, seed)
+
+    def __len__(self) -> int:
+        return len(self.batch)
+
+
+def without_scripts(model: NeuralInterpreter, n_drop: int, seed: int = 0) -> NeuralInterpreter:
+    """A copy of ``model`` with ``n_drop`` scripts (chosen at random) skipped: the tokens pass
+    them unchanged. For a ViT written as one-function scripts, ``n_drop`` blocks removed."""
+    if not 0 <= n_drop < len(model.scripts):
+        raise ValueError(f"drop 0 to {len(model.scripts) - 1} scripts, got {n_drop}")
+    dropped = copy.deepcopy(model)
+    gone = set(random.Random(seed).sample(range(len(model.scripts)), n_drop))
+    dropped.scripts = nn.ModuleList(s for i, s in enumerate(dropped.scripts) if i not in gone)
+    return dropped
+
+
+def with_iterations(model: NeuralInterpreter, iterations: int) -> NeuralInterpreter:
+    """A copy of ``model`` whose every script runs ``iterations`` function iterations (its
+    shared parameters applied that many times), whatever it was trained with."""
+    if iterations < 1:
+        raise ValueError(f"iterations must be >= 1, got {iterations}")
+    changed = copy.deepcopy(model)
+    for script in changed.scripts:
+        script.iterations = iterations
+    return changed
+
+
+def with_destroyed_functions(model: NeuralInterpreter, seed: int = 0) -> NeuralInterpreter:
+    """A copy of ``model`` whose every function gets a new random signature and code (drawn as
+    at initialisation): what the functions learned is gone, the rest of the model is kept."""
+    destroyed = copy.deepcopy(model)
+    g = torch.Generator().manual_seed(seed)
+    for script in destroyed.scripts:
+        for parameter in (script.signatures, script.codes):
+            fresh = torch.randn(parameter.shape, generator=g)
+            parameter.data = fresh.to(device=parameter.device, dtype=parameter.dtype)
+    return destroyed
 
 
 def without_functions(model: NeuralInterpreter, n_drop: int, seed: int = 0) -> NeuralInterpreter:

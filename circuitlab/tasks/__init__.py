@@ -6,6 +6,7 @@ from typing import Any
 
 from circuitlab.tasks.base import Batch, Task
 from circuitlab.tasks.boolean import FuzzyBoolean
+from circuitlab.tasks.digit_renditions import DigitRenditions
 from circuitlab.tasks.digits import Digits
 from circuitlab.tasks.listops import ListOps
 from circuitlab.tasks.mixture import MixtureRegression
@@ -24,6 +25,7 @@ TASKS = {
     "fuzzy-boolean": FuzzyBoolean,
     "mixture-regression": MixtureRegression,
     "digits": Digits,
+    "digit-renditions": DigitRenditions,
     "sort-of-clevr": SortOfClevrTask,
     "object-images": ObjectImages,
     "listops": ListOps,
@@ -43,6 +45,7 @@ def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
 __all__ = [
     "TASKS",
     "Batch",
+    "DigitRenditions",
     "Digits",
     "FuzzyBoolean",
     "ListOps",
