@@ -10,7 +10,8 @@ script, four one-iteration scripts, i.e. a 4-block transformer). Then, per seed:
 - ``in-distribution``: accuracy on the 540 held-out digits in each rendition (k: rendition
   index; the ViT is the baseline matched in distribution when the two read alike);
 - ``drop`` (Fig. 5c): k of the NI's 4 functions removed from every script, or k of the ViT's 4
-  blocks, nothing retrained; mean accuracy over the renditions and 5 random choices;
+  blocks, nothing retrained; mean accuracy over the renditions and 5 random choices (k = 0:
+  nothing dropped);
 - ``iterations`` (Fig. 8, NI only): every script run k times at test time (trained with 2);
 - ``adapt`` (Fig. 5a): a new CLS token, every parameter fine-tuned on k support images per
   class of the new task (8 classes of procedural objects never seen, K-MNIST's role), accuracy
@@ -137,6 +138,7 @@ def measure_model(
     for k, rendition in enumerate(DIGIT_RENDITIONS):
         row("in-distribution", k, rendition_accuracy(model, task, rendition))
     drop = without_functions if name == "ni" else without_scripts
+    row("drop", 0, mean_accuracy(model, task))
     for k in range(1, 4):
         draws = [mean_accuracy(drop(model, k, seed=r), task) for r in range(DROP_DRAWS)]
         row("drop", k, sum(draws) / len(draws))
@@ -174,19 +176,20 @@ def figure(frame: pd.DataFrame, path: Path) -> None:
     functions or blocks dropped (Fig. 5c), against functions added (Fig. 5b) and against
     iterations at test time (Fig. 8)."""
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     panels = [
-        ("(a) adapting to new classes", "support images per class", "new-task accuracy",
+        ("Fig. 5a / 6: adapting to new classes", "support images per class", "new-task accuracy",
          [("ni", "adapt", "NI"), ("vit", "adapt", "ViT"),
           ("ni", "adapt destroyed", "NI, functions destroyed")]),
-        ("(b) functions added at adaptation", "functions added per script", "new-task accuracy",
+        ("Fig. 5b: functions added", "functions added per script", "new-task accuracy",
          [("ni", "add", "NI")]),
-        ("(c) dropped at test time", "functions (NI) / blocks (ViT) dropped", "digit accuracy",
+        ("Fig. 5c: dropped at test time", "functions (NI) / blocks (ViT) dropped", "digit accuracy",
          [("ni", "drop", "NI"), ("vit", "drop", "ViT")]),
-        ("iterations at test time", "function iterations per script", "digit accuracy",
+        ("Fig. 8: iterations at test time", "function iterations per script", "digit accuracy",
          [("ni", "iterations", "NI (trained with 2)")]),
     ]  # fmt: skip
     fig, axes = plt.subplots(1, 4, figsize=(15, 3.4))
@@ -200,6 +203,8 @@ def figure(frame: pd.DataFrame, path: Path) -> None:
             ax.fill_between(stats.index, stats["min"], stats["max"], alpha=0.2)
         if lines[0][1] == "adapt":
             ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_title(title, fontsize=10)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
