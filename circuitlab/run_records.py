@@ -1,17 +1,26 @@
-"""Run records small enough to keep: a run's metrics.csv thinned to a curve.
+"""Run records small enough to keep: a run's metrics.csv thinned to a curve, and a run shipped
+weights only.
 
 A run writes one metrics row per step (88,000 rows, 5.6 MB, for the shipped NLVR model). What a
 record needs of it is the curve: ``thin_metrics`` keeps every row with a validation score and
 evenly spaced training rows, ``max_rows`` in all, first and last step included.
+``ship_weights_only`` copies a finished run as a checkpoint folder to keep in the repository.
 """
 
 from __future__ import annotations
 
 import csv
 import os
+import shutil
 from pathlib import Path
 
+import torch
+
+from circuitlab.checkpoint import CHECKPOINT, read_checkpoint
 from circuitlab.files import write_atomic
+
+# a checkpoint's entries that only a resumed run needs
+RESUME_ONLY = ("optimizer", "scheduler")
 
 
 def thinned_rows(rows: list[dict[str, str]], max_rows: int = 1000) -> list[dict[str, str]]:
@@ -51,3 +60,22 @@ def thin_metrics(
 
     write_atomic(Path(target) if target is not None else source, write)
     return len(kept)
+
+
+def ship_weights_only(run: str | os.PathLike, to: str | os.PathLike, max_rows: int = 500) -> Path:
+    """Copy the finished run ``run`` to the folder ``to`` as a shipped model: checkpoint.pt
+    without the optimiser and scheduler states (the model, its config and the run's
+    TrainConfig: about a third of the size), config.json and summary.json as they are,
+    metrics.csv thinned to ``max_rows``. Returns the new checkpoint's path."""
+    run, to = Path(run), Path(to)
+    if not (run / "summary.json").is_file():
+        raise FileNotFoundError(f"{run} has no summary.json: ship a finished run")
+    state = read_checkpoint(run)
+    for key in RESUME_ONLY:
+        state.pop(key, None)
+    to.mkdir(parents=True, exist_ok=True)
+    write_atomic(to / CHECKPOINT, lambda tmp: torch.save(state, tmp))
+    for name in ("config.json", "summary.json"):
+        shutil.copyfile(run / name, to / name)
+    thin_metrics(run / "metrics.csv", to / "metrics.csv", max_rows=max_rows)
+    return to / CHECKPOINT

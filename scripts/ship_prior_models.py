@@ -13,33 +13,16 @@ trained yet are skipped with a message.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
-import torch
-
-from circuitlab.checkpoint import CHECKPOINT, read_checkpoint
-from circuitlab.files import write_atomic
-from circuitlab.run_config import CONFIG, METRICS, SUMMARY
-from circuitlab.run_records import thin_metrics
+from circuitlab.checkpoint import CHECKPOINT
+from circuitlab.run_config import SUMMARY
+from circuitlab.run_records import ship_weights_only
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from object_runs import PRIOR_MODELS  # noqa: E402
-
-WEIGHTS_ONLY_DROPS = ("optimizer", "scheduler")
-
-
-def ship(run: Path, to: Path) -> None:
-    state = read_checkpoint(run)
-    for key in WEIGHTS_ONLY_DROPS:
-        state.pop(key, None)
-    to.mkdir(parents=True, exist_ok=True)
-    write_atomic(to / CHECKPOINT, lambda tmp: torch.save(state, tmp))
-    for name in (CONFIG, SUMMARY):
-        shutil.copyfile(run / name, to / name)
-    thin_metrics(run / METRICS, to / METRICS, max_rows=500)
 
 
 def main() -> None:
@@ -53,7 +36,7 @@ def main() -> None:
         if not (run / SUMMARY).is_file():
             print(f"skipped {model}: {run} has not finished (python bench/object_runs.py)")
             continue
-        ship(run, args.to / model)
+        ship_weights_only(run, args.to / model)
         size = (args.to / model / CHECKPOINT).stat().st_size / 2**20
         print(f"shipped {run} -> {args.to / model} ({size:.1f} MiB)")
 

@@ -60,14 +60,11 @@ def test_runs_of_other_shapes_and_empty_folders_are_refused(model_set, tmp_path)
 
 def test_shipping_keeps_the_model_drops_the_optimiser_and_thins_the_metrics(model_set, tmp_path):
     import csv
-    import sys
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-    from ship_prior_models import ship
+    from circuitlab.run_records import ship_weights_only
 
     run = model_set / "planted_partition"
-    ship(run, tmp_path / "shipped")
+    ship_weights_only(run, tmp_path / "shipped")
     shipped, _ = load_model(tmp_path / "shipped")
     original, _ = load_model(run)
     np.testing.assert_array_equal(
@@ -80,3 +77,6 @@ def test_shipping_keeps_the_model_drops_the_optimiser_and_thins_the_metrics(mode
         rows = list(csv.DictReader(f))
     assert [r["step"] for r in rows] == ["1", "2", "3"]  # 3 steps: nothing to thin
     assert json.loads((tmp_path / "shipped" / "summary.json").read_text())["steps"] == 3
+    (run / "summary.json").unlink()  # an unfinished run is refused
+    with pytest.raises(FileNotFoundError, match="ship a finished run"):
+        ship_weights_only(run, tmp_path / "again")
