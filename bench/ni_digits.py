@@ -203,7 +203,8 @@ def figure(frame: pd.DataFrame, path: Path) -> None:
             ax.fill_between(stats.index, stats["min"], stats["max"], alpha=0.2)
         if lines[0][1] == "adapt":
             ax.set_xscale("log")
-            ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+            shots = sorted(set(frame.loc[frame["measure"] == "adapt", "k"]))
+            ax.set_xticks(shots, [str(n) for n in shots])
             ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_title(title, fontsize=10)
         ax.set_xlabel(xlabel)
