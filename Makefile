@@ -7,6 +7,9 @@ DEMO_PAIRS_CHECKPOINT ?= checkpoints/pairs
 DEMO_PAIRS_STORES ?= stores/pairs
 DEMO_PRIORS_CHECKPOINTS ?= checkpoints/priors
 DEMO_PRIORS_STORE ?= stores/priors
+# the related systems' shipped models (a Neural Interpreter, a Modular Network, an NFM network):
+# checkpoints/NAME -> stores/NAME
+DEMO_RELATED ?= ni mn nfm
 
 .PHONY: setup test lint demo docs notebooks clean
 
@@ -38,13 +41,18 @@ lint: setup
 # NLVR2 sentence; pairs: held-out pair-world examples), the shapes-world model (checkpoints/nlvr)
 # writes stores/nlvr (nlvr2, and nlvr: one circuit per real NLVR example), and the unconditional
 # object-images NACs of Fig. 3 (checkpoints/priors: one per graph prior) write stores/priors, one
-# circuit per model with the prior it trained with.
+# circuit per model with the prior it trained with; the related systems' models write stores/ni
+# (routing), stores/mn (paths) and stores/nfm (which layers read which).
 # In a terminal it then serves the app on every store, the pair-world model's NLVR2 circuits first
 # (Ctrl-C to stop); from a script (no terminal on stdin) it prints the command instead of blocking.
 demo: setup
 	$(VENV)/bin/circuitlab export $(DEMO_PAIRS_CHECKPOINT) --out $(DEMO_PAIRS_STORES) --overwrite
 	$(VENV)/bin/circuitlab export $(DEMO_CHECKPOINT) --out $(DEMO_STORES) --overwrite
 	$(VENV)/bin/circuitlab export $(DEMO_PRIORS_CHECKPOINTS) --out $(DEMO_PRIORS_STORE) --overwrite
+	@for name in $(DEMO_RELATED); do \
+		echo "$(VENV)/bin/circuitlab export checkpoints/$$name --out stores/$$name --overwrite"; \
+		$(VENV)/bin/circuitlab export checkpoints/$$name --out stores/$$name --overwrite || exit 1; \
+	done
 	@serve="$(VENV)/bin/circuitlab app $(DEMO_PAIRS_STORES)/nlvr2 --root stores --checkpoint $(DEMO_PAIRS_CHECKPOINT) --checkpoint $(DEMO_CHECKPOINT)"; \
 	if [ -t 0 ]; then $$serve; else echo "browse the circuits: $$serve"; fi
 
