@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 
 from circuitlab.tasks.base import Batch
-from circuitlab.tasks.digits import load_digits_tensors
+from circuitlab.tasks.digits import split_digits
 
 DIGIT_RENDITIONS = ("plain", "inverted", "textured")
 IMAGE_SIZE = 16
@@ -113,14 +113,8 @@ class DigitRenditions:
     def __init__(self, *, conditional: bool = False, n_test: int = 540, data_seed: int = 0) -> None:
         if conditional:
             raise ValueError("digit-renditions has no sentences: train it unconditional")
-        images, labels = load_digits_tensors()
-        if not 1 <= n_test < len(labels):
-            raise ValueError(f"n_test must be in 1..{len(labels) - 1}, got {n_test}")
-        order = torch.randperm(len(labels), generator=torch.Generator().manual_seed(data_seed))
-        test, train = order[:n_test], order[n_test:]
-        resized = _resized(images)
-        self.train_images, self.train_labels = resized[train], labels[train]
-        self.test_images, self.test_labels = resized[test], labels[test]
+        train_x, self.train_labels, test_x, self.test_labels = split_digits(n_test, data_seed)
+        self.train_images, self.test_images = _resized(train_x), _resized(test_x)
 
     def token_names(self) -> list[str]:
         grid = IMAGE_SIZE // PATCH

@@ -22,6 +22,19 @@ def load_digits_tensors() -> tuple[torch.Tensor, torch.Tensor]:
     return torch.tensor(data.data / 16.0, dtype=torch.float32), torch.tensor(data.target)
 
 
+def split_digits(
+    n_test: int, data_seed: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The fixed split drawn from ``data_seed``: (train images (N - n_test, 64), their labels,
+    test images (n_test, 64), their labels)."""
+    images, labels = load_digits_tensors()
+    if not 1 <= n_test < len(labels):
+        raise ValueError(f"n_test must be in 1..{len(labels) - 1}, got {n_test}")
+    order = torch.randperm(len(labels), generator=torch.Generator().manual_seed(data_seed))
+    test, train = order[:n_test], order[n_test:]
+    return images[train], labels[train], images[test], labels[test]
+
+
 class Digits:
     """``digits``: 10 classes, 64 pixels per image."""
 
@@ -38,14 +51,8 @@ class Digits:
     def __init__(self, *, conditional: bool = False, n_test: int = 540, data_seed: int = 0) -> None:
         if conditional:
             raise ValueError("digits has no sentences: train it unconditional")
-        images, labels = load_digits_tensors()
-        if not 1 <= n_test < len(labels):
-            raise ValueError(f"n_test must be in 1..{len(labels) - 1}, got {n_test}")
-        order = torch.randperm(len(labels), generator=torch.Generator().manual_seed(data_seed))
-        test, train = order[:n_test], order[n_test:]
-        self.train_x, self.train_y = images[train], labels[train]
-        self.test_x, self.test_y = images[test], labels[test]
-        self.n_train = len(train)
+        self.train_x, self.train_y, self.test_x, self.test_y = split_digits(n_test, data_seed)
+        self.n_train = len(self.train_y)
 
     def sample(self, batch_size: int, seed: int) -> Batch:
         """``batch_size`` distinct training images (all of them if fewer), with their rows."""
