@@ -5,16 +5,27 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dash
 import dash_cytoscape as cyto
+import flask
 
 from circuitlab.app.callbacks import register_all
+from circuitlab.app.callbacks.first_view import first_view
 from circuitlab.app.page import page
 from circuitlab.app.store_view import MAX_EDGES
 from circuitlab.app.stores import AppStores, Checkpoints
 
 ASSETS = Path(__file__).resolve().parent / "assets"
+
+
+def _page_search() -> str | None:
+    """The query string of the page whose layout is asked for: the layout request's referrer
+    (the page's own URL), None outside a request or without one."""
+    if not flask.has_request_context() or not flask.request.referrer:
+        return None
+    return "?" + urlsplit(flask.request.referrer).query
 
 
 def create_app(
@@ -40,7 +51,13 @@ def create_app(
         serve_locally=True,
         suppress_callback_exceptions=False,
     )
-    app.layout = page(stores.keys)
+
+    def layout() -> dash.html.Div:
+        """Each page's layout, carrying the graph its URL opens on (``first_view``)."""
+        search = _page_search()
+        return page(stores.keys, None if search is None else first_view(stores, search))
+
+    app.layout = layout
     app.circuit_stores = stores  # what the CLI prints; tests read it too
     register_all(app, stores)
     return app

@@ -616,9 +616,20 @@ def _read_body() -> dbc.Container:
     )
 
 
-def page(store_keys: list[str]) -> html.Div:
+# each store kind's first drawn graph and its title (ids)
+FIRST_DRAWN = {
+    "nac": ("graph", "circuit-title"),
+    "ni": ("ni-transitions", "ni-title"),
+    "mn": ("mn-graph", "mn-title"),
+    "nfm": ("nfm-graph", "nfm-title"),
+}
+
+
+def page(store_keys: list[str], first: dict | None = None) -> html.Div:
     """The whole page; every control starts empty and is filled from the URL and the store it
-    names (one of ``store_keys``)."""
+    names (one of ``store_keys``), but for ``first`` (``callbacks.first_view``): the graph of
+    the URL's store drawn before any callback runs, with its ``kind``, ``elements`` and
+    ``title`` (a NAC's also its ``circuit`` and link ``count``), its body shown."""
     state = [
         dcc.Location(id="url-read"),
         dcc.Location(id="url-write", refresh=False),
@@ -647,4 +658,15 @@ def page(store_keys: list[str]) -> html.Div:
     )
     panels = dbc.Row([_search_panel(), _circuit_panel(), _details_panel()], className="mt-2")
     body = dbc.Container([panels, _compare_row(), _map_row()], id="nac-body", fluid=True)
-    return html.Div([*state, navbar, body, _routing_body(), _path_body(), _read_body()])
+    root = html.Div([*state, navbar, body, _routing_body(), _path_body(), _read_body()])
+    if first is not None:
+        graph, title = FIRST_DRAWN[first["kind"]]
+        root[graph].elements = first["elements"]
+        root[title].children = first["title"]
+        if first["kind"] == "nac":
+            root["circuit"].data = first["circuit"]
+            root["edge-count"].children = first["count"]
+        else:  # as callbacks/bodies.py shows it
+            root["nac-body"].style = {"display": "none"}
+            root[f"{first['kind']}-body"].style = {}
+    return root

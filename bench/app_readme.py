@@ -45,14 +45,18 @@ README_ARGS = (
 )
 ROOT = Path("stores")
 GOALS_MS = {"listening": 5000, "first open": 2000, "cached": 1200, "attribution view": 1000}
-# resolves with performance.now() (ms from navigation start) once the circuit of
-# arguments[0] modules is drawn
+# the graph each kind of store draws first: a NAC's circuit, a Neural Interpreter's routing,
+# a Modular Network's paths, an NFM network's layer reads
+GRAPH_OF_KIND = {"nac": "graph", "ni": "ni-transitions", "mn": "mn-graph", "nfm": "nfm-graph"}
+# resolves with performance.now() (ms from navigation start) once the cytoscape graph of id
+# arguments[0] shows arguments[1] nodes (a NAC's modules), or any (0: the other kinds)
 DRAWN_WITH = """
-const want = arguments[0], done = arguments[arguments.length - 1];
+const [id, want] = arguments, done = arguments[arguments.length - 1];
 function check() {
-    const graph = document.getElementById('graph');
+    const graph = document.getElementById(id);
     const cy = graph && graph._cyreg && graph._cyreg.cy;
-    if (cy && cy.nodes().length === want) { done(performance.now()); }
+    const n = cy ? cy.nodes().length : 0;
+    if (n > 0 && (want === 0 || n === want)) { done(performance.now()); }
     else { requestAnimationFrame(check); }
 }
 check();
@@ -118,14 +122,23 @@ def _wait_listening(
     raise TimeoutError(f"the app did not listen on port {port} within {timeout_s} s")
 
 
-def _first_drawn(url: str, n_modules: int) -> float:
-    """ms from navigation start to the drawn circuit of ``url``, in a fresh Chromium."""
+def _first_drawn(url: str, drawn: tuple[str, int]) -> float:
+    """ms from navigation start to the drawn graph of ``url`` (``drawn``: its id and node
+    count, ``_drawn_graph``), in a fresh Chromium."""
     driver = _browser()
     try:
         driver.get(url)
-        return driver.execute_async_script(DRAWN_WITH, n_modules)
+        return driver.execute_async_script(DRAWN_WITH, *drawn)
     finally:
         driver.quit()
+
+
+def _drawn_graph(store: Path) -> tuple[str, int]:
+    """The id of the graph a page of ``store`` draws first, and its node count when known (a
+    NAC's modules; 0: any)."""
+    meta = json.loads((store / "store.json").read_text())
+    kind = meta.get("kind", "nac")
+    return GRAPH_OF_KIND[kind], meta["n_modules"] if kind == "nac" else 0
 
 
 def _attribution_view(url: str, n_modules: int) -> float:
@@ -134,7 +147,7 @@ def _attribution_view(url: str, n_modules: int) -> float:
     driver = _browser()
     try:
         driver.get(url)
-        driver.execute_async_script(DRAWN_WITH, n_modules)
+        driver.execute_async_script(DRAWN_WITH, "graph", n_modules)
         driver.execute_async_script(SETTLED)
         elapsed = driver.execute_async_script(ATTRIBUTED)
         errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
@@ -167,13 +180,13 @@ def readme_latency(repeats: int = 3) -> pd.DataFrame:
         url = f"http://127.0.0.1:{port}/"
         for store in find_stores(ROOT.resolve()):
             key = store.relative_to(ROOT.resolve()).as_posix()
-            n_modules = json.loads((store / "store.json").read_text())["n_modules"]
+            drawn = _drawn_graph(store)
             page = f"{url}?store={key}"
-            rows.append({"step": "first open", "store": key, "ms": _first_drawn(page, n_modules)})
-            cached = [_first_drawn(page, n_modules) for _ in range(repeats)]
+            rows.append({"step": "first open", "store": key, "ms": _first_drawn(page, drawn)})
+            cached = [_first_drawn(page, drawn) for _ in range(repeats)]
             rows.append({"step": "cached", "store": key, "ms": statistics.median(cached)})
             if _has_scenes(store):
-                views = [_attribution_view(f"{page}&id=0", n_modules) for _ in range(repeats)]
+                views = [_attribution_view(f"{page}&id=0", drawn[1]) for _ in range(repeats)]
                 rows.append(
                     {"step": "attribution view", "store": key, "ms": statistics.median(views)}
                 )

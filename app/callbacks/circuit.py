@@ -119,6 +119,63 @@ def _attributed(
     return elements, sum("source" in e["data"] for e in elements), None
 
 
+def drawing(
+    stores: AppStores,
+    circuit: dict | None,
+    threshold: float | None,
+    mode: str | None,
+    top_k: int | None,
+    color: str | None,
+    search: str | None,
+    actions: list | None,
+    minimal: list | None,
+    key: str | None,
+) -> tuple[list, str, str, str, bool]:
+    """The circuit panel for these page settings: the graph's elements, the title, the link
+    count, the warning text and whether it shows (the ``draw`` callback's outputs, and the
+    page's first view, ``first_view``)."""
+    key = page_store(stores, key, search)
+    view, query = store_view(stores, key), query_of(search)
+    _, problems = parse_view(query)
+    problems += refused_settings(query, view)
+    _, store_problem = stores.resolve(query.get("store"))
+    messages = [store_problem, *problems] if store_problem else list(problems)
+    n_modules = view.n_modules
+    if shows_circuit(circuit) and "typed" in circuit:
+        try:
+            view.checked_sentence(circuit["text"])
+        except ValueError as err:  # only a forged page state gets here
+            circuit = {"error": str(err)}
+    if not shows_circuit(circuit):
+        if circuit and "error" in circuit:
+            messages.insert(0, circuit["error"])
+        text = "; ".join(messages)
+        return [], "no circuit selected", "", text, bool(text)
+    if mode == "top-k" and not (isinstance(top_k, int) and 1 <= top_k < n_modules):
+        messages.append(f"top-k must be an integer in [1, {n_modules - 1}]")
+        top_k = min(3, n_modules - 1)
+    threshold = threshold_of(threshold)
+    try:
+        node_colors = "module" if color == "attribution" else color or "module"
+        elements, n_edges = view.graph_elements(
+            circuit, threshold, top_k if mode == "top-k" else None, node_colors
+        )
+    except TooManyEdges as err:
+        elements, n_edges = [], 0
+        messages.append(str(err))
+    setting = f"top-{top_k} per module" if mode == "top-k" else f"P > {threshold:g}"
+    count = f"{n_modules} modules, {n_edges} links ({setting})"
+    if color == "attribution":
+        elements, n_edges, problem = _attributed(stores, key, view, circuit, elements, minimal)
+        messages += [problem] if problem else []
+        if minimal and not problem:
+            count = f"{n_modules} modules, {n_edges} links (the minimal circuit)"
+    text = "; ".join(messages)
+    title = circuit_title(view, circuit)
+    elements = mark_edits(elements, edit_of(actions))
+    return elements, title, count, text, bool(text)
+
+
 def register(app: dash.Dash, stores: AppStores) -> None:
     @app.callback(
         Output("circuit", "data"),
@@ -178,46 +235,9 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         State("store-key", "data"),
     )
     def draw(circuit, threshold, mode, top_k, color, search, actions, minimal, key):
-        key = page_store(stores, key, search)
-        view, query = store_view(stores, key), query_of(search)
-        _, problems = parse_view(query)
-        problems += refused_settings(query, view)
-        _, store_problem = stores.resolve(query.get("store"))
-        messages = [store_problem, *problems] if store_problem else list(problems)
-        n_modules = view.n_modules
-        if shows_circuit(circuit) and "typed" in circuit:
-            try:
-                view.checked_sentence(circuit["text"])
-            except ValueError as err:  # only a forged page state gets here
-                circuit = {"error": str(err)}
-        if not shows_circuit(circuit):
-            if circuit and "error" in circuit:
-                messages.insert(0, circuit["error"])
-            text = "; ".join(messages)
-            return [], "no circuit selected", "", text, bool(text)
-        if mode == "top-k" and not (isinstance(top_k, int) and 1 <= top_k < n_modules):
-            messages.append(f"top-k must be an integer in [1, {n_modules - 1}]")
-            top_k = min(3, n_modules - 1)
-        threshold = threshold_of(threshold)
-        try:
-            node_colors = "module" if color == "attribution" else color or "module"
-            elements, n_edges = view.graph_elements(
-                circuit, threshold, top_k if mode == "top-k" else None, node_colors
-            )
-        except TooManyEdges as err:
-            elements, n_edges = [], 0
-            messages.append(str(err))
-        setting = f"top-{top_k} per module" if mode == "top-k" else f"P > {threshold:g}"
-        count = f"{n_modules} modules, {n_edges} links ({setting})"
-        if color == "attribution":
-            elements, n_edges, problem = _attributed(stores, key, view, circuit, elements, minimal)
-            messages += [problem] if problem else []
-            if minimal and not problem:
-                count = f"{n_modules} modules, {n_edges} links (the minimal circuit)"
-        text = "; ".join(messages)
-        title = circuit_title(view, circuit)
-        elements = mark_edits(elements, edit_of(actions))
-        return elements, title, count, text, bool(text)
+        return drawing(
+            stores, circuit, threshold, mode, top_k, color, search, actions, minimal, key
+        )
 
     @app.callback(
         Output("prior-fit", "children"),

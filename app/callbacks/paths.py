@@ -10,6 +10,7 @@ from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from circuitlab.app.callbacks.common import input_row
+from circuitlab.app.path_view import PathView
 from circuitlab.app.stores import AppStores
 
 
@@ -53,8 +54,16 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         if index is None or key is None:
             raise PreventUpdate
         view = stores.path_view(key)
-        frame = view.frame
-        text = frame["text"].iloc[index] if "text" in frame else ""
-        title = f"Input {frame['id'].iloc[index]}: {text}, path {view.path_text(index)}"
         figure = view.map_figure(index) if ctx.triggered_id == "mn-input" else no_update
-        return view.graph_elements(index), view.probabilities_figure(index), title, figure
+        return (
+            view.graph_elements(index),
+            view.probabilities_figure(index),
+            path_title(view, index),
+            figure,
+        )
+
+
+def path_title(view: PathView, index: int) -> str:
+    """The path panel's title for the input in row ``index``: its id, text and path."""
+    text = view.frame["text"].iloc[index] if "text" in view.frame else ""
+    return f"Input {view.frame['id'].iloc[index]}: {text}, path {view.path_text(index)}"

@@ -10,6 +10,7 @@ from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from circuitlab.app.callbacks.common import input_row
+from circuitlab.app.read_view import ReadView
 from circuitlab.app.stores import AppStores
 
 
@@ -48,15 +49,20 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         if index is None or key is None:
             raise PreventUpdate
         view = stores.read_view(key)
-        frame = view.frame
-        title = f"Input {frame['id'].iloc[index]}: {frame['text'].iloc[index]}"
-        if "label" in frame:
-            title += f" ({frame['label'].iloc[index]})"
         figure = view.map_figure(index) if ctx.triggered_id == "nfm-input" else no_update
         return (
             view.image_figure(index),
             view.graph_elements(index),
             view.heatmap(index),
-            title,
+            read_title(view, index),
             figure,
         )
+
+
+def read_title(view: ReadView, index: int) -> str:
+    """The read panel's title for the input in row ``index``: its id, text and label."""
+    frame = view.frame
+    title = f"Input {frame['id'].iloc[index]}: {frame['text'].iloc[index]}"
+    if "label" in frame:
+        title += f" ({frame['label'].iloc[index]})"
+    return title

@@ -10,6 +10,7 @@ from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
 from circuitlab.app.callbacks.common import input_row
+from circuitlab.app.routing_view import RoutingView
 from circuitlab.app.stores import AppStores
 
 
@@ -56,7 +57,12 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         if index is None or step is None or key is None:
             raise PreventUpdate
         view = stores.routing_view(key)
-        text = view.frame["text"].iloc[index] if "text" in view.frame else ""
-        title = f"Input {view.frame['id'].iloc[index]}: {text}"
         figure = view.map_figure(index) if ctx.triggered_id == "ni-input" else no_update
+        title = routing_title(view, index)
         return view.heatmap(index, step), view.transition_elements(index), title, figure
+
+
+def routing_title(view: RoutingView, index: int) -> str:
+    """The routing panel's title for the input in row ``index``: its id and text."""
+    text = view.frame["text"].iloc[index] if "text" in view.frame else ""
+    return f"Input {view.frame['id'].iloc[index]}: {text}"

@@ -360,8 +360,9 @@ def test_every_plot_waits_in_a_closed_slot_and_its_kind_says_when_it_opens(nlvr2
     from circuitlab.app.page import PLOTS, SLOT_CLOSED, SLOT_OPEN, plot_slot
 
     app = create_app(nlvr2_store)
-    slots = {c.id: c for c in app.layout._traverse() if isinstance(c, dcc.Tabs)}
-    graphs = [c.id for c in app.layout._traverse() if isinstance(c, dcc.Graph)]
+    layout = app.layout()  # a function: each page's layout carries its first view
+    slots = {c.id: c for c in layout._traverse() if isinstance(c, dcc.Tabs)}
+    graphs = [c.id for c in layout._traverse() if isinstance(c, dcc.Graph)]
     assert sorted(graphs) == sorted(g for kind in PLOTS.values() for g in kind)
     for graph in graphs:
         slot = slots[plot_slot(graph)]

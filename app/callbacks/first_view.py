@@ -1,0 +1,59 @@
+"""The first view a page's layout carries: the graph its URL opens on, drawn on the server
+when the layout is asked for, so that a fresh page shows it as soon as its scripts have run,
+not after two (a NAC's circuit) to four (another kind's graph) rounds of callbacks. The
+callbacks then run as on any page and answer the same graph."""
+
+from __future__ import annotations
+
+from circuitlab.app.callbacks.circuit import drawing
+from circuitlab.app.callbacks.common import VIEW_DEFAULTS, query_of
+from circuitlab.app.callbacks.paths import path_title
+from circuitlab.app.callbacks.reads import read_title
+from circuitlab.app.callbacks.routing import routing_title
+from circuitlab.app.store_view import row_of_id
+from circuitlab.app.stores import AppStores
+
+# the URL settings a first view honours; a URL with any other (a threshold, an edit, a typed
+# sentence, a search) is restored and drawn by the callbacks alone, as before
+FIRST_VIEW_NAMES = {"store", "id"}
+
+
+def first_view(stores: AppStores, search: str | None) -> dict | None:
+    """What ``page.page`` draws first for a page of URL query ``search``: the store's
+    ``kind``, the graph's ``elements`` and its ``title``; a NAC's also its ``circuit`` and link
+    ``count`` at the default settings. None where the callbacks must decide: other URL
+    settings, a store or row the URL names but the app does not have, anything to warn about."""
+    query = query_of(search)
+    if not set(query) <= FIRST_VIEW_NAMES:
+        return None
+    key, problem = stores.resolve(query.get("store"))
+    if problem:
+        return None
+    kind = stores.kind(key)
+    if kind == "nac":
+        return _nac_view(stores, key, search, query)
+    view = stores.open(key)
+    if not len(view.frame):
+        return None
+    index = row_of_id(view.frame, query.get("id")) or 0  # as ``common.input_row`` picks it
+    if kind == "ni":
+        elements, title = view.transition_elements(index), routing_title(view, index)
+    elif kind == "mn":
+        elements, title = view.graph_elements(index), path_title(view, index)
+    else:
+        elements, title = view.graph_elements(index), read_title(view, index)
+    return {"kind": kind, "elements": elements, "title": title}
+
+
+def _nac_view(stores: AppStores, key: str, search: str | None, query: dict) -> dict | None:
+    """A NAC store's first circuit (the URL's ``id``, else row 0) drawn as ``draw`` would."""
+    view = stores.view(key)
+    index = view.index_of(query["id"]) if "id" in query else (0 if len(view.frame) else None)
+    if index is None:
+        return None
+    circuit = {"index": index}
+    settings = [VIEW_DEFAULTS[name] for name in ("threshold", "mode", "top_k", "color")]
+    elements, title, count, _, warned = drawing(stores, circuit, *settings, search, [], [], None)
+    if warned:
+        return None
+    return {"kind": "nac", "circuit": circuit, "elements": elements, "title": title, "count": count}
