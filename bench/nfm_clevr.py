@@ -18,7 +18,8 @@ For each seed and model, train (kept in RUNS/MODEL/seedS, resumed or reused), th
 question of the test and held-out pools. Rows (one per seed, model, split and question kind)
 go to bench/results/nfm_clevr.csv after every run, keeping the CSV's rows of other models and
 seeds. Printed: accuracy per model (mean and 95 % t-interval over seeds) and each model's gain
-over ``cnn-mlp-wide`` (difference of means, Welch 95 % interval). The ``nfm`` runs' mean
+over ``cnn-mlp-wide`` (difference of means, Welch 95 % interval), and each ablation's
+difference from ``nfm``. The ``nfm`` runs' mean
 reads (test questions) are drawn to docs/figures/nfm_reads.png with each reader's top-down
 share (weight on deeper first-pass layers).
 
@@ -58,6 +59,7 @@ MODELS = {
     "nfm-no-null": {"null_slot": False},
 }
 REFERENCE = "cnn-mlp-wide"  # the gains are over the baseline matched in parameters
+FULL_MODEL = "nfm"  # the ablations are against the paper's model
 
 
 def run_config(model: str, seed: int) -> TrainConfig:
@@ -150,6 +152,12 @@ def gains_table(frame: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
+def ablations_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each ablation (an NFM model with one option changed) against the full NFM model, in
+    points with the Welch 95 % interval, per split and question kind."""
+    return gains_table(frame[frame.model.str.startswith("nfm")], reference=FULL_MODEL)
+
+
 def reads_figure(reads: np.ndarray, path: Path) -> None:
     """The mean reads (second-pass layers x slots) with each reader's top-down share."""
     import matplotlib
@@ -206,6 +214,10 @@ def main() -> None:
     if not gains.empty:
         print(f"gain over {REFERENCE}, points (Welch 95 % interval):")
         print(pipe_table(gains))
+    ablations = ablations_table(frame)
+    if not ablations.empty:
+        print(f"\nablations against {FULL_MODEL}, points (Welch 95 % interval):")
+        print(pipe_table(ablations))
     if all_reads:
         reads_figure(np.mean(all_reads, 0), args.figure)
         print(f"written: {args.figure}")

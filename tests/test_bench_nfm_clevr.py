@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-from nfm_clevr import gain_interval, gains_table, interval, run_config  # noqa: E402
+from nfm_clevr import ablations_table, gain_interval, gains_table, interval, run_config  # noqa: E402
 
 from circuitlab.nfm import NFMConfig, NFMNetwork  # noqa: E402
 
@@ -46,6 +46,21 @@ def test_gains_are_over_the_reference_in_points_per_split_and_kind():
     assert list(table.index) == ["nfm"]  # the reference is not its own row
     assert table.loc["nfm", "test relational"].startswith("+3.0 +- ")
     assert table.loc["nfm", "seeds"] == "3 vs 3"
+
+
+def test_ablations_are_against_the_full_nfm_model_and_leave_the_baselines_out():
+    rows = []
+    for model, offset in (("cnn-mlp-wide", 0.0), ("nfm", 0.03), ("nfm-top-1", 0.01)):
+        for seed, noise in enumerate((0.0, 0.01, -0.01)):
+            for split in ("test", "heldout"):
+                for kind in ("relational", "non-relational"):
+                    accuracy = 0.7 + offset + noise
+                    rows.append(
+                        dict(model=model, seed=seed, split=split, kind=kind, accuracy=accuracy)
+                    )
+    table = ablations_table(pd.DataFrame(rows)).set_index("model")
+    assert list(table.index) == ["nfm-top-1"]
+    assert table.loc["nfm-top-1", "heldout non-relational"].startswith("-2.0 +- ")
 
 
 def test_the_wide_baseline_matches_nfm_in_parameters():
