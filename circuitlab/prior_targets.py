@@ -125,17 +125,40 @@ def _row_cost(g: np.ndarray, p: np.ndarray) -> np.ndarray:
     return (g**2).mean(1)[:, None] + (p**2).mean(1)[None, :] - 2.0 * g @ p.T / n
 
 
-def closest_permutation(p: np.ndarray, g: np.ndarray, max_refinements: int = 20) -> np.ndarray:
+def closest_permutation(
+    p: np.ndarray, g: np.ndarray, max_refinements: int = 20, restarts: int = 4
+) -> np.ndarray:
     """``perm`` with ``P[perm][:, perm]`` close to G, by linear assignment of rows.
 
     Rows are first matched by their sorted entries (cost[t, i] = mean_k (sort G_t - sort P_i)^2),
     which, unlike comparing rows column by column, does not depend on how P's modules are
     ordered; then rows are re-matched with P's columns aligned by the current permutation until
     the matching stops changing (at most ``max_refinements`` rounds). The sorted start alone
-    cannot tell planted blocks apart (their rows look alike); the refinement finds them.
+    cannot tell planted blocks apart (their rows look alike); the refinement finds them from
+    most starts but can stop at a matching that mixes blocks, so ``restarts`` more sorted starts,
+    each with G's nodes in another (seeded) order, are refined too, and the permutation with the
+    least squared error kept (the first start's on a tie).
     Returns perm (U,) int with perm[t] = the module of P placed at G's node t.
     """
-    perm = linear_sum_assignment(_row_cost(np.sort(g, axis=1), np.sort(p, axis=1)))[1]
+    rng = np.random.default_rng(0)
+    orders = [np.arange(len(g))] + [rng.permutation(len(g)) for _ in range(restarts)]
+    starts = []
+    for order in orders:  # G's nodes taken in another order: the ties between alike rows go
+        # another way; drawn on G's side, so relabelling P relabels the answer
+        start = np.empty(len(g), dtype=np.int64)
+        start[order] = linear_sum_assignment(_row_cost(np.sort(g[order], 1), np.sort(p, 1)))[1]
+        starts.append(start)
+    best, best_error = starts[0], np.inf
+    for start in starts:
+        perm = _refined(p, g, start, max_refinements)
+        error = float(((p[np.ix_(perm, perm)] - g) ** 2).mean())
+        if error < best_error:
+            best, best_error = perm, error
+    return best
+
+
+def _refined(p: np.ndarray, g: np.ndarray, perm: np.ndarray, max_refinements: int) -> np.ndarray:
+    """``perm`` re-matched row by row with P's columns aligned by it, until it stops changing."""
     for _ in range(max_refinements):
         refined = linear_sum_assignment(_row_cost(g, p[:, perm]))[1]
         if np.array_equal(refined, perm):
