@@ -259,7 +259,10 @@ def test_type_a_sentence_and_see_a_new_circuit(dash_duo, nlvr2_store, screenshot
 
 def trace_names(driver) -> list[str]:
     """The names of the map's traces, as the browser holds them."""
-    script = "return document.querySelector('#embedding .js-plotly-plot').data.map(t => t.name)"
+    script = (  # the map renders after the circuit: nothing yet until it has
+        "const g = document.querySelector('#embedding .js-plotly-plot');"
+        "return g && g.data ? g.data.map(t => t.name) : [];"
+    )
     return driver.execute_script(script)
 
 
@@ -699,10 +702,12 @@ def test_force_a_link_and_take_in_another_circuit(dash_duo, nlvr2_store):
 
 
 def map_trace(driver, name: str) -> dict | None:
-    """The map's trace called ``name`` (x, y, customdata), as the browser holds it."""
+    """The map's trace called ``name`` (x, y, customdata), as the browser holds it; None until
+    the map has rendered (after the circuit, which a fresh page's layout already carries)."""
     script = (
-        "const t = document.querySelector('#embedding .js-plotly-plot').data"
-        ".filter(t => t.name === arguments[0])[0];"
+        "const g = document.querySelector('#embedding .js-plotly-plot');"
+        "if (!g || !g.data) { return null; }"
+        "const t = g.data.filter(t => t.name === arguments[0])[0];"
         "return t ? {x: Array.from(t.x), y: Array.from(t.y), rows: t.customdata} : null;"
     )
     return driver.execute_script(script, name)
