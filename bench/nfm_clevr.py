@@ -16,15 +16,17 @@ Models (``MODELS``; configs/nfm/sort-of-clevr.yaml with these model options):
 
 For each seed and model, train (kept in RUNS/MODEL/seedS, resumed or reused), then score every
 question of the test and held-out pools. Rows (one per seed, model, split and question kind)
-go to bench/results/nfm_clevr.csv after every run, keeping the CSV's rows of other models and
-seeds. Printed: accuracy per model (mean and 95 % t-interval over seeds) and each model's gain
-over ``cnn-mlp-wide`` (difference of means, Welch 95 % interval), and each ablation's
-difference from ``nfm``. The ``nfm`` runs' mean
-reads (test questions) are drawn to docs/figures/nfm_reads.png with each reader's top-down
-share (weight on deeper first-pass layers).
+go to bench/results/nfm_clevr.csv after every run, merged into the file as it stands then: the
+rows of other models and seeds stay, those of other processes writing the same file included.
+Printed: accuracy per model (mean and 95 % t-interval over seeds) and each model's gain over
+``cnn-mlp-wide`` (difference of means, Welch 95 % interval), each ablation's difference from
+``nfm``, and docs/results.md's table (all three in one). The ``nfm`` runs' mean reads (test
+questions) are drawn to docs/figures/nfm_reads.png with each reader's top-down share (weight on
+deeper first-pass layers), only when every seed asked for has an ``nfm`` run.
 
     python bench/nfm_clevr.py [--models nfm cnn-mlp-wide] [--seeds 0 1 2 3 4] [--runs DIR]
     python bench/nfm_clevr.py --from-csv     # the tables from the CSV, train nothing
+    python bench/nfm_clevr.py --from-csv A.csv B.csv   # join other files' rows into --out
 """
 
 from __future__ import annotations
@@ -60,6 +62,17 @@ MODELS = {
 }
 REFERENCE = "cnn-mlp-wide"  # the gains are over the baseline matched in parameters
 FULL_MODEL = "nfm"  # the ablations are against the paper's model
+KEYS = ["model", "seed", "split", "kind"]  # a row's identity in the CSV
+# docs/results.md's row names
+TITLES = {
+    "cnn-mlp": "CNN-MLP (112,754 parameters)",
+    "cnn-mlp-wide": "CNN-MLP, hidden 414 (237,574: matched)",
+    "nfm": "CNN-MLP + NFM (237,662)",
+    "nfm-no-top-down": "NFM, no top-down reads (matched in compute)",
+    "nfm-top-1": "NFM, top-1 reads",
+    "nfm-dense": "NFM, dense reads (no top-k)",
+    "nfm-no-null": "NFM, no null slot",
+}
 
 
 def run_config(model: str, seed: int) -> TrainConfig:
@@ -158,6 +171,42 @@ def ablations_table(frame: pd.DataFrame) -> pd.DataFrame:
     return gains_table(frame[frame.model.str.startswith("nfm")], reference=FULL_MODEL)
 
 
+def results_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """docs/results.md's table: per model (``TITLES``' order and names) seeds and accuracy
+    (mean +- 95 % t-interval) per split and question kind; under ``nfm`` its gain over
+    ``cnn-mlp-wide``, and beside each ablation its difference from ``nfm`` in points (Welch)."""
+    gains = gains_table(frame).set_index("model") if REFERENCE in set(frame.model) else None
+    ablations = ablations_table(frame).set_index("model")
+    columns = [f"{split} {kind}" for split, kind in COLUMNS]
+    rows = []
+    for model, title in TITLES.items():
+        runs = frame[frame.model == model]
+        if runs.empty:
+            continue
+        row = {"model": title, "seeds": str(runs.seed.nunique())}
+        for column, (split, kind) in zip(columns, COLUMNS, strict=True):
+            values = _accuracies(runs, split, kind)
+            row[column] = f"{values.mean():.3f} +- {interval(values):.3f}"
+            if model in ablations.index:
+                row[column] += f" ({ablations.loc[model, column]})"
+        rows.append(row)
+        if model == FULL_MODEL and gains is not None and model in gains.index:
+            gain = {"model": "NFM over the matched CNN-MLP, points"}
+            rows.append(gain | gains.loc[model, ["seeds", *columns]].to_dict())
+    return pd.DataFrame(rows).rename(columns=lambda c: c.replace("heldout", "held-out"))
+
+
+def write_rows(path: Path, new: pd.DataFrame) -> pd.DataFrame:
+    """Merge ``new`` into the CSV at ``path`` as it stands now (a row with the same ``KEYS``
+    replaced) and write it back; returns the merged rows. Read just before the write, so two
+    processes writing one file keep each other's rows."""
+    old = pd.read_csv(path) if path.is_file() else pd.DataFrame()
+    frame = merge_rows(old, new, KEYS)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False)
+    return frame
+
+
 def reads_figure(reads: np.ndarray, path: Path) -> None:
     """The mean reads (second-pass layers x slots) with each reader's top-down share."""
     import matplotlib
@@ -188,40 +237,52 @@ def main() -> None:
     parser.add_argument("--runs", type=Path, default=ROOT / "runs" / "nfm-clevr")
     parser.add_argument("--out", type=Path, default=RESULTS / f"{NAME}.csv")
     parser.add_argument("--figure", type=Path, default=ROOT / "docs" / "figures" / "nfm_reads.png")
-    parser.add_argument("--from-csv", action="store_true", help="read --out, train nothing")
+    parser.add_argument(
+        "--from-csv",
+        type=Path,
+        nargs="*",
+        help="train nothing: the tables from --out, after joining these files' rows into it",
+    )
     args = parser.parse_args()
-    old = pd.read_csv(args.out) if args.out.is_file() else pd.DataFrame()
-    frame, all_reads = old, []
-    if not args.from_csv:
+    if args.from_csv is not None:
+        for path in args.from_csv:
+            write_rows(args.out, pd.read_csv(path))
+        if not args.out.is_file():
+            parser.error(f"--from-csv: no rows to read, {args.out} does not exist")
+        frame = pd.read_csv(args.out)
+    else:
+        frame, all_reads = pd.DataFrame(), []
         jobs = [(model, seed) for seed in args.seeds for model in args.models]
-        rows = []
         for model, seed in tqdm(jobs, desc="runs"):
-            new_rows, reads = measure(model, seed, args.runs / model / f"seed{seed}")
-            rows += new_rows
+            rows, reads = measure(model, seed, args.runs / model / f"seed{seed}")
             if reads is not None:
                 all_reads.append(reads)
-            # the CSV's rows of other models and seeds stay, a rerun's replace its own
-            frame = merge_rows(old, pd.DataFrame(rows), ["model", "seed"])
-            RESULTS.mkdir(exist_ok=True)
-            frame.to_csv(args.out, index=False)  # after every run: nothing lost
+            frame = write_rows(args.out, pd.DataFrame(rows))  # after every run: nothing lost
+        # a figure of some seeds' reads would not be the one the docs describe
+        if len(all_reads) == len(args.seeds):
+            reads_figure(np.mean(all_reads, 0), args.figure)
+            print(f"written: {args.figure}")
+    report(frame)
+    print(f"written: {args.out}")
+
+
+def report(frame: pd.DataFrame) -> None:
+    """Print the summary, the gains over the reference, the ablations and results.md's table."""
     order = {name: i for i, name in enumerate(MODELS)}
     frame = frame.sort_values(
         ["model", "seed"], key=lambda c: c.map(order) if c.name == "model" else c
     )
     print(pipe_table(summary_table(frame)))
-    print()
     gains = gains_table(frame)
     if not gains.empty:
-        print(f"gain over {REFERENCE}, points (Welch 95 % interval):")
+        print(f"\ngain over {REFERENCE}, points (Welch 95 % interval):")
         print(pipe_table(gains))
     ablations = ablations_table(frame)
     if not ablations.empty:
         print(f"\nablations against {FULL_MODEL}, points (Welch 95 % interval):")
         print(pipe_table(ablations))
-    if all_reads:
-        reads_figure(np.mean(all_reads, 0), args.figure)
-        print(f"written: {args.figure}")
-    print(f"written: {args.out}")
+    print("\ndocs/results.md's table:")
+    print(pipe_table(results_table(frame)))
 
 
 if __name__ == "__main__":

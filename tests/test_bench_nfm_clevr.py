@@ -10,7 +10,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-from nfm_clevr import ablations_table, gain_interval, gains_table, interval, run_config  # noqa: E402
+from nfm_clevr import (  # noqa: E402
+    ablations_table,
+    gain_interval,
+    gains_table,
+    interval,
+    results_table,
+    run_config,
+    write_rows,
+)
 
 from circuitlab.nfm import NFMConfig, NFMNetwork  # noqa: E402
 
@@ -71,3 +79,52 @@ def test_the_wide_baseline_matches_nfm_in_parameters():
     assert parameters("cnn-mlp") < 0.5 * parameters("nfm")
     assert run_config("nfm-no-top-down", 0).model["top_down"] is False
     assert run_config("cnn-mlp", 0).compile is False  # only the NFM runs compile
+
+
+def _rows(offsets: dict[str, float], seeds: int = 3) -> pd.DataFrame:
+    """One row per model, seed, split and kind: accuracy 0.7 + the model's offset + noise."""
+    rows = []
+    for model, offset in offsets.items():
+        for seed, noise in enumerate((0.0, 0.01, -0.01, 0.02, -0.02)[:seeds]):
+            for split in ("test", "heldout"):
+                for kind in ("relational", "non-relational"):
+                    accuracy = 0.7 + offset + noise
+                    rows.append(
+                        dict(model=model, seed=seed, split=split, kind=kind, accuracy=accuracy)
+                    )
+    return pd.DataFrame(rows)
+
+
+def test_the_results_table_puts_the_gain_under_nfm_and_the_differences_beside_ablations():
+    frame = _rows({"nfm-dense": 0.01, "cnn-mlp-wide": 0.0, "nfm": 0.03})
+    table = results_table(frame)
+    # TITLES' order whatever the rows' order, the gain row right under NFM's
+    assert list(table.model) == [
+        "CNN-MLP, hidden 414 (237,574: matched)",
+        "CNN-MLP + NFM (237,662)",
+        "NFM over the matched CNN-MLP, points",
+        "NFM, dense reads (no top-k)",
+    ]
+    assert "held-out relational" in table.columns
+    rows = table.set_index("model")
+    half = interval(np.array([0.7, 0.71, 0.69]))
+    assert rows.loc["CNN-MLP + NFM (237,662)", "test relational"] == f"0.730 +- {half:.3f}"
+    assert rows.loc["NFM over the matched CNN-MLP, points", "seeds"] == "3 vs 3"
+    assert rows.loc["NFM over the matched CNN-MLP, points", "test relational"].startswith("+3.0")
+    assert rows.loc["NFM, dense reads (no top-k)", "held-out non-relational"].startswith(
+        f"0.710 +- {half:.3f} (-2.0 +- "
+    )
+
+
+def test_rows_written_by_two_processes_are_both_kept(tmp_path):
+    path = tmp_path / "nfm.csv"
+    first, second = _rows({"nfm": 0.0}, seeds=1), _rows({"nfm-top-1": 0.0}, seeds=1)
+    write_rows(path, first)
+    write_rows(path, second)  # another process's run, written after the first
+    rerun = first.assign(accuracy=0.5)
+    merged = write_rows(path, rerun)  # a rerun replaces its own rows only
+    on_disk = pd.read_csv(path)
+    assert len(on_disk) == len(merged) == 8
+    assert set(on_disk.model) == {"nfm", "nfm-top-1"}
+    assert (on_disk[on_disk.model == "nfm"].accuracy == 0.5).all()
+    assert (on_disk[on_disk.model == "nfm-top-1"].accuracy == 0.7).all()
