@@ -250,6 +250,17 @@ def merge_rows(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.Data
     return pd.concat([old[~replaced], new], ignore_index=True)
 
 
+def merge_into_csv(path: Path, new: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Merge ``new`` into the CSV at ``path`` as it stands now (``merge_rows``: a row with the
+    same ``keys`` values replaced) and write it back; returns the merged rows. The file is read
+    just before the write, so processes writing one file keep each other's rows."""
+    old = pd.read_csv(path) if path.is_file() else pd.DataFrame()
+    frame = merge_rows(old, new, keys)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False)
+    return frame
+
+
 def merge_table(rows: list[dict], name: str, header: str, keys: list[str]) -> pd.DataFrame:
     """``write_table`` for results gathered over several sessions: the rows already in
     bench/results/NAME.csv stay, except those with the same ``keys`` values as a new row (a

@@ -39,7 +39,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
-from common import FIGURES, RESULTS, merge_rows, pipe_table  # noqa: E402
+from common import FIGURES, RESULTS, merge_into_csv, pipe_table  # noqa: E402
 from mn_collapse import measure, run_config, specialised_seeds, spread  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
@@ -145,7 +145,6 @@ def main() -> None:
         frame = read_rows(args.out)
     else:
         torch.set_num_threads(1)
-        old = read_rows(args.out) if args.out.is_file() else pd.DataFrame()
         jobs = [
             (experiment, controller, m_steps, samples, seed)
             for experiment in args.experiments
@@ -155,7 +154,6 @@ def main() -> None:
             for samples in args.samples
             for seed in (args.toy_seeds if experiment == "toy" else args.seeds)
         ]
-        rows = []
         for experiment, controller, m_steps, samples, seed in tqdm(jobs, desc="runs"):
             steps = config_steps(experiment)
             if args.equal_e_steps:
@@ -167,10 +165,9 @@ def main() -> None:
             options = dict(e_step_every=m_steps, e_step_samples=samples, controller=controller)
             row = measure(experiment, "em", seed, run, steps, **options)
             row.update(controller=controller, steps=steps, m_steps=m_steps, samples=samples)
-            rows.append(row)
-            frame = merge_rows(old, pd.DataFrame(rows), KEYS)  # this sweep's rows replace
-            RESULTS.mkdir(exist_ok=True)
-            frame.to_csv(args.out, index=False)  # after every run: nothing lost
+            # after every run, into the file as it stands: nothing lost, other writers kept
+            merge_into_csv(args.out, pd.DataFrame([row]), KEYS)
+        frame = read_rows(args.out)
     frame = frame.sort_values(KEYS, key=_order)
     print(pipe_table(summary_table(frame)))
     figure(frame, FIGURES / f"{NAME}.png")

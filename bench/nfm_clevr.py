@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-from common import RESULTS, merge_rows, pipe_table, trained_run
+from common import RESULTS, merge_into_csv, pipe_table, trained_run
 from scipy import stats
 from tqdm import tqdm
 
@@ -196,17 +196,6 @@ def results_table(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).rename(columns=lambda c: c.replace("heldout", "held-out"))
 
 
-def write_rows(path: Path, new: pd.DataFrame) -> pd.DataFrame:
-    """Merge ``new`` into the CSV at ``path`` as it stands now (a row with the same ``KEYS``
-    replaced) and write it back; returns the merged rows. Read just before the write, so two
-    processes writing one file keep each other's rows."""
-    old = pd.read_csv(path) if path.is_file() else pd.DataFrame()
-    frame = merge_rows(old, new, KEYS)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False)
-    return frame
-
-
 def reads_figure(reads: np.ndarray, path: Path) -> None:
     """The mean reads (second-pass layers x slots) with each reader's top-down share."""
     import matplotlib
@@ -246,7 +235,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.from_csv is not None:
         for path in args.from_csv:
-            write_rows(args.out, pd.read_csv(path))
+            merge_into_csv(args.out, pd.read_csv(path), KEYS)
         if not args.out.is_file():
             parser.error(f"--from-csv: no rows to read, {args.out} does not exist")
         frame = pd.read_csv(args.out)
@@ -257,7 +246,8 @@ def main() -> None:
             rows, reads = measure(model, seed, args.runs / model / f"seed{seed}")
             if reads is not None:
                 all_reads.append(reads)
-            frame = write_rows(args.out, pd.DataFrame(rows))  # after every run: nothing lost
+            # after every run, into the file as it stands: nothing lost, other writers kept
+            frame = merge_into_csv(args.out, pd.DataFrame(rows), KEYS)
         # a figure of some seeds' reads would not be the one the docs describe
         if len(all_reads) == len(args.seeds):
             reads_figure(np.mean(all_reads, 0), args.figure)

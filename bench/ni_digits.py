@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pandas as pd
 import torch
-from common import RESULTS, merge_rows, pipe_table, trained_run
+from common import RESULTS, merge_into_csv, pipe_table, trained_run
 
 from circuitlab.ni.adapt import (
     ExampleSet,
@@ -234,9 +234,8 @@ def main() -> None:
     if not args.from_csv:
         for seed in args.seeds:
             new = pd.DataFrame(measure_seed(seed, args.runs, args))
-            frame = merge_rows(frame, new, KEYS)
-            RESULTS.mkdir(exist_ok=True)
-            frame.to_csv(args.out, index=False)  # after every seed: nothing lost
+            # after every seed, into the file as it stands: nothing lost, other writers kept
+            frame = merge_into_csv(args.out, new, KEYS)
     print(pipe_table(summary_table(frame)))
     figure(frame, args.figure)
     print(f"written: {args.out}, {args.figure}")

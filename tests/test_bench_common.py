@@ -1,9 +1,10 @@
 """The bench scripts' shared measuring code: medians taken in turns, and a step's peak memory
-read in a fresh process, and a step timed there."""
+read in a fresh process, and a step timed there; rows merged into a results CSV."""
 
 import sys
 from pathlib import Path
 
+import pandas as pd
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -13,6 +14,7 @@ import common  # noqa: E402
 from bench_helpers import build_allocating_step  # noqa: E402
 from common import (  # noqa: E402
     interleaved_medians,
+    merge_into_csv,
     step_in_fresh_process,
     step_peak_memory,
     with_other_runs,
@@ -117,3 +119,17 @@ def test_separation_over_seeds_averages_the_one_seed_measure(monkeypatch):
     assert row["knn_untrained"] == untrained[0]
     assert row["knn_untrained_mean"] == pytest.approx(np.mean(untrained))
     assert "knn_p_mean" not in common.separation(model, encode, texts, labels, seed=3)
+
+
+def test_rows_merged_by_two_writers_of_one_csv_are_both_kept(tmp_path):
+    path, keys = tmp_path / "rows.csv", ["model", "seed"]
+    first = pd.DataFrame({"model": ["a", "a"], "seed": [0, 1], "accuracy": [0.7, 0.8]})
+    second = pd.DataFrame({"model": ["b"], "seed": [0], "accuracy": [0.6]})
+    merge_into_csv(path, first, keys)
+    merge_into_csv(path, second, keys)  # another process, started before the first wrote
+    merged = merge_into_csv(path, first.iloc[:1].assign(accuracy=0.5), keys)  # a rerun
+    on_disk = pd.read_csv(path)
+    assert len(merged) == len(on_disk) == 3
+    accuracy = on_disk.set_index(keys).accuracy
+    assert accuracy[("a", 0)] == 0.5  # replaced by its rerun
+    assert accuracy[("a", 1)] == 0.8 and accuracy[("b", 0)] == 0.6  # the others kept

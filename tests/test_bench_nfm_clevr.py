@@ -17,7 +17,6 @@ from nfm_clevr import (  # noqa: E402
     interval,
     results_table,
     run_config,
-    write_rows,
 )
 
 from circuitlab.nfm import NFMConfig, NFMNetwork  # noqa: E402
@@ -114,17 +113,3 @@ def test_the_results_table_puts_the_gain_under_nfm_and_the_differences_beside_ab
     assert rows.loc["NFM, dense reads (no top-k)", "held-out non-relational"].startswith(
         f"0.710 +- {half:.3f} (-2.0 +- "
     )
-
-
-def test_rows_written_by_two_processes_are_both_kept(tmp_path):
-    path = tmp_path / "nfm.csv"
-    first, second = _rows({"nfm": 0.0}, seeds=1), _rows({"nfm-top-1": 0.0}, seeds=1)
-    write_rows(path, first)
-    write_rows(path, second)  # another process's run, written after the first
-    rerun = first.assign(accuracy=0.5)
-    merged = write_rows(path, rerun)  # a rerun replaces its own rows only
-    on_disk = pd.read_csv(path)
-    assert len(on_disk) == len(merged) == 8
-    assert set(on_disk.model) == {"nfm", "nfm-top-1"}
-    assert (on_disk[on_disk.model == "nfm"].accuracy == 0.5).all()
-    assert (on_disk[on_disk.model == "nfm-top-1"].accuracy == 0.7).all()
