@@ -17,22 +17,13 @@ case $seed_shift in
     '' | *[!0-9]*) echo "SEED_SHIFT must be a whole number, got '$seed_shift'" >&2; exit 2 ;;
 esac
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-CIRCUITLAB=${CIRCUITLAB:-circuitlab}
+source scripts/stages.sh
 
 previous=""
 stage() {  # stage NAME SEED [train options...]
     local dir="$out/$1" seed=$(($2 + seed_shift))
     shift 2
-    if [ -f "$dir/summary.json" ]; then
-        echo "stage $dir: finished"
-    elif [ -f "$dir/checkpoint.pt" ]; then
-        echo "stage $dir: resuming"
-        "$CIRCUITLAB" train --out "$dir" --resume --no-progress
-    else
-        echo "stage $dir: training (seed $seed)"
-        "$CIRCUITLAB" train --config configs/experiments/circuits/split-sentence.yaml --compile --no-progress \
-            --seed "$seed" "$@" --out "$dir"
-    fi
+    run_stage "$dir" "$seed" --config configs/experiments/circuits/split-sentence.yaml "$@"
     previous=$dir
 }
 

@@ -17,22 +17,12 @@ case $seed in
 esac
 cd "$(dirname "$0")/.."
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-CIRCUITLAB=${CIRCUITLAB:-circuitlab}
+source scripts/stages.sh
 
 previous=""
 for name in 1-general-nouns 2-wider-kernel 3-logic-contrast; do
-    dir="$out/$name"
-    if [ -f "$dir/summary.json" ]; then
-        echo "stage $dir: finished"
-    elif [ -f "$dir/checkpoint.pt" ]; then
-        echo "stage $dir: resuming"
-        "$CIRCUITLAB" train --out "$dir" --resume --no-progress
-    else
-        echo "stage $dir: training (seed $seed)"
-        init=()
-        if [ -n "$previous" ]; then init=(--init-from "$previous"); fi
-        "$CIRCUITLAB" train --config "configs/pairs/$name.yaml" --compile --no-progress \
-            --seed "$seed" "${init[@]}" --out "$dir"
-    fi
-    previous=$dir
+    init=()
+    if [ -n "$previous" ]; then init=(--init-from "$previous"); fi
+    run_stage "$out/$name" "$seed" --config "configs/pairs/$name.yaml" "${init[@]}"
+    previous=$out/$name
 done

@@ -1,5 +1,6 @@
-"""scripts/pairs_stages.sh: the pair-world recipe's three stages in order, each from the one
-before, resumed or kept when run again (a stand-in ``circuitlab`` records its calls)."""
+"""scripts/pairs_stages.sh and nlvr_circuit_stages.sh (both on scripts/stages.sh): their stages
+in order, each from the one before, resumed or kept when run again (a stand-in ``circuitlab``
+records its calls)."""
 
 import os
 import subprocess
@@ -18,14 +19,16 @@ echo '{}' > "$out/summary.json"
 """
 
 
-def _run(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+def _run(
+    tmp_path: Path, script: str = "pairs_stages.sh", seed: str = "7", **env: str
+) -> subprocess.CompletedProcess:
     fake = tmp_path / "circuitlab"
     fake.write_text(FAKE)
     fake.chmod(0o755)
     environ = {**os.environ, "CIRCUITLAB": str(fake), "CALLS": str(tmp_path / "calls"), **env}
-    script = ROOT / "scripts" / "pairs_stages.sh"
+    path = ROOT / "scripts" / script
     return subprocess.run(
-        ["bash", str(script), str(tmp_path / "runs"), "7"], env=environ, capture_output=True
+        ["bash", str(path), str(tmp_path / "runs"), seed], env=environ, capture_output=True
     )
 
 
@@ -42,3 +45,19 @@ def test_stages_run_in_order_each_from_the_last_and_resume(tmp_path):
     assert calls[0] == f"train --out {runs / '2-wider-kernel'} --resume --no-progress"
     assert "configs/pairs/3-logic-contrast.yaml" in calls[1]
     assert f"--init-from {runs / '2-wider-kernel'}" in calls[1] and len(calls) == 2
+
+
+def test_the_nlvr_chain_shifts_every_stage_seed_and_chains_its_seven_stages(tmp_path):
+    assert _run(tmp_path, "nlvr_circuit_stages.sh", "100").returncode == 0
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert len(calls) == 7
+    seeds = [int(call.split("--seed ")[1].split()[0]) for call in calls]
+    assert seeds == [100, 101, 102, 104, 106, 107, 109]  # the reported row's, shifted by 100
+    stages = [call.split("--out ")[1] for call in calls]
+    assert "--init-from" not in calls[0]
+    for call, before in zip(calls[1:], stages, strict=False):
+        assert f"--init-from {before}" in call
+    assert "read_in_weights=sigmoid" in calls[-1]
+    # again: all seven are finished and kept
+    assert _run(tmp_path, "nlvr_circuit_stages.sh", "100").returncode == 0
+    assert len((tmp_path / "calls").read_text().splitlines()) == 7
