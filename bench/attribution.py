@@ -37,7 +37,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
-from common import FIGURES, RESULTS, machine, write_table
+from common import FIGURES, RESULTS, machine, save_figure, write_table
 from scipy.stats import spearmanr
 from tqdm import tqdm
 
@@ -248,10 +248,7 @@ def figure(examples: pd.DataFrame, path: Path) -> None:
     axes[1].set_title("minimal circuit that keeps the answer")
     for ax in axes:
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main() -> None:

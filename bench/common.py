@@ -212,6 +212,17 @@ def pipe_table(frame: pd.DataFrame, index: bool = False) -> str:
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
 
 
+def save_figure(fig: Any, path: Path, dpi: int = 120) -> None:
+    """Lay out ``fig`` (a matplotlib Figure), write it to ``path`` (its folder made) and close
+    it."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+
+
 def write_table(rows: list[dict], name: str, header: str) -> pd.DataFrame:
     """Print ``rows`` as a table under ``header`` and write them to bench/results/NAME.csv."""
     frame = pd.DataFrame(rows)

@@ -37,7 +37,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
-from common import FIGURES, RESULTS, write_table
+from common import FIGURES, RESULTS, save_figure, write_table
 
 from circuitlab.analysis.embedding import sentence_embeddings
 from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs_by_kind
@@ -141,9 +141,7 @@ def figure(frame: pd.DataFrame, path: Path) -> None:
         ax.set_ylabel("logic change moves more than a noun swap")
         ax.set_title(f"{source} ({rows['run'].nunique()} run(s))")
         ax.legend(fontsize=8, loc="upper center", ncol=3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=130)
-    plt.close(fig)
+    save_figure(fig, path, dpi=130)
 
 
 def main() -> None:

@@ -39,7 +39,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
-from common import FIGURES, RESULTS, merge_into_csv, pipe_table  # noqa: E402
+from common import FIGURES, RESULTS, merge_into_csv, pipe_table, save_figure  # noqa: E402
 from mn_collapse import measure, run_config, specialised_seeds, spread  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
@@ -119,9 +119,7 @@ def figure(frame: pd.DataFrame, path: Path) -> None:
         ax.set_xlabel("M-steps per E-step")
         ax.set_title(TITLES[experiment])
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main() -> None:

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-from common import RESULTS, merge_into_csv, pipe_table, trained_run
+from common import RESULTS, merge_into_csv, pipe_table, save_figure, trained_run
 from scipy import stats
 from tqdm import tqdm
 
@@ -213,10 +213,7 @@ def reads_figure(reads: np.ndarray, path: Path) -> None:
     )
     ax.set_title("What each second-pass layer reads (test questions, mean over seeds)")
     fig.colorbar(image, ax=ax)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main() -> None:

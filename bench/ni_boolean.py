@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from common import RESULTS, pipe_table, trained_run
+from common import RESULTS, pipe_table, save_figure, trained_run
 
 from circuitlab.ni.adapt import ADAPT_SETTINGS, adapt, r_squared_on, without_functions
 from circuitlab.options_file import read_options
@@ -121,10 +121,7 @@ def curves_figure(frame: pd.DataFrame, path: Path) -> None:
         ax.set_xlabel(xlabel)
         ax.set_ylabel(f"R^2 on the {what}")
         ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main() -> None:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pandas as pd
 import torch
-from common import RESULTS, merge_into_csv, pipe_table, trained_run
+from common import RESULTS, merge_into_csv, pipe_table, save_figure, trained_run
 
 from circuitlab.ni.adapt import (
     ExampleSet,
@@ -211,10 +211,7 @@ def figure(frame: pd.DataFrame, path: Path) -> None:
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main() -> None:

@@ -31,7 +31,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from common import FIGURES, merge_table  # noqa: E402
+from common import FIGURES, merge_table, save_figure  # noqa: E402
 from object_runs import OBJECTS, PRIOR_MODELS, initial_processor_p, processor_p  # noqa: E402
 
 from circuitlab.analysis.movement import graph_movement  # noqa: E402
@@ -65,9 +65,7 @@ def figure(graphs: dict[str, np.ndarray], rows: list[dict]) -> None:
         ax.set_xticks([])
         ax.set_yticks([])
     fig.suptitle("object-images, seed 0: learned P among 128 processors (ordered by blocks)")
-    fig.tight_layout()
-    FIGURES.mkdir(parents=True, exist_ok=True)
-    fig.savefig(FIGURES / "object_priors.png", dpi=110)
+    save_figure(fig, FIGURES / "object_priors.png", dpi=110)
     print(f"written: {FIGURES / 'object_priors.png'}")
 
 

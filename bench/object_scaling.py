@@ -30,7 +30,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from common import FIGURES, RESULTS, interleaved_medians, merge_table, write_table  # noqa: E402
+from common import FIGURES, RESULTS, interleaved_medians, merge_table, save_figure, write_table  # noqa: E402
 from object_runs import OBJECTS  # noqa: E402
 
 from circuitlab.model import NAC  # noqa: E402
@@ -109,9 +109,7 @@ def figure(table: pd.DataFrame, speed: pd.DataFrame | None) -> None:
         ax.set_xlabel("processors U")
         ax.set_ylabel("training step (s, batch 64, 1 thread)")
     fig.suptitle("object-images: the no-prior NAC against its number of processors")
-    fig.tight_layout()
-    FIGURES.mkdir(parents=True, exist_ok=True)
-    fig.savefig(FIGURES / "object_scaling.png", dpi=110)
+    save_figure(fig, FIGURES / "object_scaling.png", dpi=110)
     print(f"written: {FIGURES / 'object_scaling.png'}")
 
 
