@@ -85,13 +85,15 @@ def embed(
     if len(store) < 3:
         raise ValueError(f"an embedding needs at least 3 circuits; {store.path} has {len(store)}")
     key, x_col, y_col = f"embedding_{method}", f"{method}_x", f"{method}_y"
-    params = {"method": method, "pca_dims": pca_dims, "seed": seed, "n_circuits": len(store)}
-    if method == "tsne":
-        params["tsne_backend"] = tsne_backend
-    if method != "pca":
-        params["perplexity"] = min(perplexity, (len(store) - 1) / 3)
-    cached = store.analysis_params(key)
-    if not recompute and cached == params and {x_col, y_col} <= set(store.frame.columns):
+    params = _embedding_params(store, method, pca_dims, seed, perplexity, tsne_backend)
+    if not recompute and embedding_is_cached(
+        store,
+        method,
+        pca_dims=pca_dims,
+        seed=seed,
+        perplexity=perplexity,
+        tsne_backend=tsne_backend,
+    ):
         return _frame(store, x_col, y_col)
     reduced = pca_features(store, pca_dims, seed)
     if method == "pca":
@@ -107,6 +109,40 @@ def embed(
     columns = pd.DataFrame({x_col: xy[:, 0].astype(float), y_col: xy[:, 1].astype(float)})
     store.add_analysis(key, params, columns)
     return _frame(store, x_col, y_col)
+
+
+def embedding_is_cached(
+    store: CircuitStore,
+    method: str = "tsne",
+    *,
+    pca_dims: int = 64,
+    seed: int = 0,
+    perplexity: float = 30.0,
+    tsne_backend: str = "opentsne",
+) -> bool:
+    """Whether ``embed`` with these settings would read ``store``'s cache rather than compute
+    the embedding."""
+    params = _embedding_params(store, method, pca_dims, seed, perplexity, tsne_backend)
+    columns = {f"{method}_x", f"{method}_y"}
+    cached = store.analysis_params(f"embedding_{method}")
+    return cached == params and columns <= set(store.frame.columns)
+
+
+def _embedding_params(
+    store: CircuitStore,
+    method: str,
+    pca_dims: int,
+    seed: int,
+    perplexity: float,
+    tsne_backend: str,
+) -> dict:
+    """What a cached embedding was computed from: the settings and the store's size."""
+    params = {"method": method, "pca_dims": pca_dims, "seed": seed, "n_circuits": len(store)}
+    if method == "tsne":
+        params["tsne_backend"] = tsne_backend
+    if method != "pca":
+        params["perplexity"] = min(perplexity, (len(store) - 1) / 3)
+    return params
 
 
 def tsne(

@@ -24,12 +24,7 @@ def module_layout(
     modules whose signatures are similar on average sit close. Cached in store.json.
     """
     n = len(store)
-    params = {
-        "seed": seed,
-        "circuits": min(n, max_circuits),
-        "n_circuits": n,
-        "min_distance": MIN_DISTANCE,
-    }
+    params = _layout_params(store, seed, max_circuits)
     cached = store.analysis_params(LAYOUT_KEY)
     if not recompute and cached is not None and cached.get("params") == params:
         return np.asarray(cached["positions"], dtype=float)
@@ -37,6 +32,24 @@ def module_layout(
     positions = layout_from_similarity(store.mean_link_probability(picks), seed=seed)
     store.add_analysis(LAYOUT_KEY, {"params": params, "positions": positions.tolist()})
     return positions
+
+
+def layout_is_cached(store: CircuitStore, *, seed: int = 0, max_circuits: int = 2048) -> bool:
+    """Whether ``module_layout`` with these settings would read ``store``'s cache rather than
+    compute the layout."""
+    cached = store.analysis_params(LAYOUT_KEY)
+    return cached is not None and cached.get("params") == _layout_params(store, seed, max_circuits)
+
+
+def _layout_params(store: CircuitStore, seed: int, max_circuits: int) -> dict:
+    """What a cached layout was computed from: the settings and the store's size."""
+    n = len(store)
+    return {
+        "seed": seed,
+        "circuits": min(n, max_circuits),
+        "n_circuits": n,
+        "min_distance": MIN_DISTANCE,
+    }
 
 
 def layout_from_similarity(

@@ -14,10 +14,10 @@ import pandas as pd
 from matplotlib import colormaps
 
 from circuitlab.analysis.communities import communities
-from circuitlab.analysis.embedding import embed, fit_pca, lower_triangle
+from circuitlab.analysis.embedding import embed, embedding_is_cached, fit_pca, lower_triangle
 from circuitlab.analysis.goodness import degree_histograms
 from circuitlab.analysis.graphs import to_graph
-from circuitlab.analysis.layout import module_colors, module_layout
+from circuitlab.analysis.layout import layout_is_cached, module_colors, module_layout
 from circuitlab.analysis.prior_verdict import best_prior
 from circuitlab.circuit import Circuit, links_graph
 from circuitlab.store import CircuitStore, category_lists
@@ -89,6 +89,12 @@ def prepare_store(store: CircuitStore) -> None:
     module_layout(store)
     if len(store) >= 3:
         embed(store, "tsne")
+
+
+def is_prepared(store: CircuitStore) -> bool:
+    """Whether ``store`` holds what ``prepare_store`` caches, so that opening it as a
+    ``StoreView`` reads its layout and map rather than computing them."""
+    return layout_is_cached(store) and (len(store) < 3 or embedding_is_cached(store, "tsne"))
 
 
 class StoreView:

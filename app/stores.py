@@ -23,6 +23,7 @@ from circuitlab.app.store_view import (
     MAX_EDGES,
     CircuitGenerator,
     StoreView,
+    is_prepared,
     load_circuit_generator,
 )
 from circuitlab.app.world_view import WorldProbe
@@ -194,6 +195,18 @@ class AppStores:
         """The model kind of the store ``key`` (the default for None): "nac", "ni", "mn" or
         "nfm"."""
         return self.kinds.get(self.default if key is None else key, "nac")
+
+    def opens_at_once(self, key: str) -> bool:
+        """Whether opening the store ``key`` takes no computing: it is open already, of a kind
+        whose view computes nothing on opening, or a NAC store holding its module layout and
+        map (``prepare_store``; exported with ``--no-app-cache`` it does not). A store that
+        cannot be opened counts as opening at once: opening it fails fast."""
+        if self.kind(key) != "nac" or key in self._views:
+            return True
+        try:
+            return is_prepared(CircuitStore.open(self.paths[key]))
+        except (CircuitStoreError, ValueError):
+            return True
 
     def open(self, key: str | None) -> StoreView | RoutingView | PathView | ReadView:
         """The view of the store ``key`` whatever its kind (opened on first use)."""

@@ -22,10 +22,14 @@ def first_view(stores: AppStores, search: str | None) -> dict | None:
     """What ``page.page`` draws first for a page of URL query ``search``: the store's
     ``kind``, the graph's ``elements`` and its ``title``; a NAC's also its ``circuit`` and link
     ``count`` at the default settings. None where the callbacks must decide: other URL
-    settings, a store or row the URL names but the app does not have, anything to warn about."""
+    settings, a store or row the URL names but the app does not have, anything to warn about,
+    a NAC store whose module layout and map are not cached (``AppStores.opens_at_once``)."""
     query = query_of(search)
     if not set(query) <= FIRST_VIEW_NAMES:
         return None
+    requested = query.get("store") or stores.default
+    if requested in stores.paths and not stores.opens_at_once(requested):
+        return None  # its layout and map take seconds: the callbacks compute them, spinner shown
     key, problem = stores.resolve(query.get("store"))
     if problem:
         return None

@@ -2,12 +2,15 @@
 server for the layout request (whose referrer is the page's URL), the same graph the
 callbacks draw, and nothing where the callbacks must decide."""
 
+import json
 import shutil
 
 import pytest
 
 from circuitlab.app.factory import create_app
+from circuitlab.app.store_view import is_prepared, prepare_store
 from circuitlab.mn.export import write_mn_store
+from circuitlab.store import CircuitStore
 from circuitlab.train import load_model
 
 
@@ -58,6 +61,7 @@ def test_another_kinds_page_carries_its_graph_with_its_body_shown(
 ):
     root = tmp_path_factory.mktemp("first-view-mn")
     shutil.copytree(nlvr2_store, root / "nlvr2")
+    prepare_store(CircuitStore.open(root / "nlvr2"))  # as ``circuitlab export`` leaves it
     model, config = load_model(tiny_mn_run)
     write_mn_store(model, config, tiny_mn_run / "checkpoint.pt", root / "mn", n_circuits=20)
     app = create_app(root / "nlvr2", root=root)
@@ -71,3 +75,32 @@ def test_another_kinds_page_carries_its_graph_with_its_body_shown(
     # the NAC store of the same root still opens on its own circuit, the mn body hidden
     nac = layout_for(app, "http://127.0.0.1:8050/?store=nlvr2")
     assert nac["graph"].elements and nac["mn-body"].style == {"display": "none"}
+
+
+def without_app_cache(store: CircuitStore) -> None:
+    """Drop the module layout and map ``prepare_store`` cached in ``store.json``, as a store
+    exported with ``--no-app-cache`` has none."""
+    path = store.path / "store.json"
+    meta = json.loads(path.read_text())
+    for key in ("layout", "embedding_tsne"):
+        meta.get("analysis", {}).pop(key, None)
+    path.write_text(json.dumps(meta, indent=2))
+
+
+def test_a_store_without_its_layout_and_map_is_left_to_the_callbacks_until_opened(
+    tmp_path, nlvr2_store
+):
+    # the default store opens (and caches both) as the app starts; another opens on its page
+    for name in ("nlvr2", "other"):
+        shutil.copytree(nlvr2_store, tmp_path / name)
+    without_app_cache(CircuitStore.open(tmp_path / "other"))
+    app = create_app(tmp_path / "nlvr2", root=tmp_path)
+    # the layout request computes nothing: the page shows the callbacks' spinner
+    first = layout_for(app, "http://127.0.0.1:8050/?store=other")
+    assert first["graph"].elements == [] and getattr(first["circuit"], "data", None) is None
+    assert not is_prepared(CircuitStore.open(tmp_path / "other"))
+    # once the callbacks have opened it (and cached both), a fresh page carries its circuit
+    view = app.circuit_stores.view("other")
+    assert is_prepared(CircuitStore.open(tmp_path / "other"))
+    again = layout_for(app, "http://127.0.0.1:8050/?store=other")
+    assert again["graph"].elements == view.graph_elements({"index": 0}, 0.5, None, "module")[0]
