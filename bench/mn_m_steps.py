@@ -79,6 +79,7 @@ def figure(frame: pd.DataFrame, path: Path) -> None:
     """Modules used (mean, min-max over seeds) against M-steps per E-step, one panel per
     experiment; the toy's panel shows the share of specialised seeds."""
     experiments = [e for e in EXPERIMENTS if e in set(frame.experiment)]
+    colors: dict[str, str] = {}  # one colour per series label in every panel
     fig, axes = plt.subplots(1, len(experiments), figsize=(4 * len(experiments), 3.2))
     axes = [axes] if len(experiments) == 1 else list(axes)
     for ax, experiment in zip(axes, experiments, strict=True):
@@ -96,10 +97,11 @@ def figure(frame: pd.DataFrame, path: Path) -> None:
         ]
         for budget, controller, samples, group in series:
             label = f"S = {samples}, {budget}" + (", conv" if controller == "conv" else "")
+            color = colors.setdefault(label, f"C{len(colors)}")
             by = group.groupby("m_steps")
             if experiment == "toy":
                 share = by.specialised.apply(lambda s: s.astype(bool).mean())
-                ax.plot(share.index, share.values, "o-", label=label)
+                ax.plot(share.index, share.values, "o-", label=label, color=color)
                 ax.set_ylabel("seeds specialised")
                 ax.set_ylim(-0.05, 1.05)
             else:
@@ -111,6 +113,7 @@ def figure(frame: pd.DataFrame, path: Path) -> None:
                     fmt="o-",
                     capsize=3,
                     label=label,
+                    color=color,
                 )
                 ax.set_ylabel("modules used (fewest over layers)")
                 ax.set_ylim(0, n_modules(group) + 0.5)
