@@ -264,11 +264,14 @@ def merge_rows(old: pd.DataFrame, new: pd.DataFrame, keys: list[str]) -> pd.Data
 def merge_into_csv(path: Path, new: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Merge ``new`` into the CSV at ``path`` as it stands now (``merge_rows``: a row with the
     same ``keys`` values replaced) and write it back; returns the merged rows. The file is read
-    just before the write, so processes writing one file keep each other's rows."""
+    just before the write and replaced whole (never seen half-written), so processes writing
+    one file keep each other's rows (unless two write in the same few milliseconds)."""
     old = pd.read_csv(path) if path.is_file() else pd.DataFrame()
     frame = merge_rows(old, new, keys)
     path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    frame.to_csv(partial, index=False)
+    os.replace(partial, path)
     return frame
 
 

@@ -133,3 +133,4 @@ def test_rows_merged_by_two_writers_of_one_csv_are_both_kept(tmp_path):
     accuracy = on_disk.set_index(keys).accuracy
     assert accuracy[("a", 0)] == 0.5  # replaced by its rerun
     assert accuracy[("a", 1)] == 0.8 and accuracy[("b", 0)] == 0.6  # the others kept
+    assert [f.name for f in tmp_path.iterdir()] == ["rows.csv"]  # no partial file left
