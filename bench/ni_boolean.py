@@ -15,9 +15,11 @@ CLS tokens each:
   functions' codes learning too, R^2 on the held-out functions.
 
 R^2 is on 4,096 fresh inputs. Rows go to bench/results/ni_boolean.csv (one per seed and
-measure), the summary (mean and spread over seeds) is printed and the dropping and adding
-curves are drawn to docs/figures/ni_function_curves.png. Seeds can run in separate processes
-(``--out`` a file each) and be joined with ``--from-csv FILE ...``.
+measure) after every seed, merged into the file as it stands then: a seed measured again
+replaces its rows, other seeds' stay (so seeds can run in separate processes on one file). The
+summary (mean and spread over seeds) is printed and the dropping and adding curves are drawn to
+docs/figures/ni_function_curves.png. ``--from-csv`` reports from the file, train nothing; with
+files (``--from-csv A.csv B.csv``) it first joins their rows into it.
 
     python bench/ni_boolean.py [--seeds 0 1 2] [--runs runs/ni-boolean] [--adapt-steps 600]
     python bench/ni_boolean.py --config configs/ni/fuzzy-boolean-paper.yaml \
@@ -32,7 +34,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from common import RESULTS, pipe_table, save_figure, trained_run
+from common import RESULTS, merge_into_csv, pipe_table, save_figure, trained_run
 
 from circuitlab.ni.adapt import ADAPT_SETTINGS, adapt, r_squared_on, without_functions
 from circuitlab.options_file import read_options
@@ -42,6 +44,7 @@ from circuitlab.train import TrainConfig
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "ni" / "fuzzy-boolean.yaml"
 NAME = "ni_boolean"
+KEYS = ["seed"]  # a seed measured again replaces all its rows
 FIGURE = "ni_function_curves.png"
 
 
@@ -130,21 +133,27 @@ def main() -> None:
     parser.add_argument("--runs", type=Path, default=ROOT / "runs" / "ni-boolean")
     parser.add_argument("--adapt-steps", type=int, default=600)
     parser.add_argument("--out", type=Path, default=RESULTS / f"{NAME}.csv")
-    parser.add_argument("--from-csv", type=Path, nargs="*", help="join these rows, run nothing")
+    parser.add_argument(
+        "--from-csv",
+        type=Path,
+        nargs="*",
+        help="run nothing: the summary from --out, after joining these files' rows into it",
+    )
     parser.add_argument("--figure", type=Path, default=ROOT / "docs" / "figures" / FIGURE)
     parser.add_argument("--config", type=Path, default=CONFIG, help="the pre-training recipe")
     parser.add_argument("--adapt-lr", type=float, default=1e-3)
     parser.add_argument("--drops", type=int, nargs="*", help="default: 0 .. n_functions - 1")
     parser.add_argument("--adds", type=int, nargs="*", default=[1, 2, 4])
     args = parser.parse_args()
-    if args.from_csv:
-        frame = pd.concat([pd.read_csv(path) for path in args.from_csv], ignore_index=True)
-        frame.to_csv(args.out, index=False)
-        report(frame, args)
+    if args.from_csv is not None:
+        for path in args.from_csv:
+            merge_into_csv(args.out, pd.read_csv(path), KEYS)
+        if not args.out.is_file():
+            parser.error(f"--from-csv: no rows to read, {args.out} does not exist")
+        report(pd.read_csv(args.out), args)
         return
-    rows = []
     for seed in args.seeds:
-        rows += measure_seed(
+        rows = measure_seed(
             seed,
             args.runs / f"seed{seed}",
             args.adapt_steps,
@@ -153,9 +162,8 @@ def main() -> None:
             args.config,
             args.adapt_lr,
         )
-        frame = pd.DataFrame(rows)
-        RESULTS.mkdir(exist_ok=True)
-        frame.to_csv(args.out, index=False)  # after every seed: nothing lost
+        # after every seed, into the file as it stands: nothing lost, other writers kept
+        frame = merge_into_csv(args.out, pd.DataFrame(rows), KEYS)
     report(frame, args)
 
 
