@@ -19,10 +19,11 @@ pairs on NLVR2 dev at >= 0.80 for the model.
 
     python bench/minimal_pair_kinds.py                       # the shipped model
     python bench/minimal_pair_kinds.py RUN [RUN ...] --name NAME [NAME ...]
-    python bench/minimal_pair_kinds.py --figure-only          # redraw from the CSV
+    python bench/minimal_pair_kinds.py --figure-only [--name NAME ...]  # redraw from the CSV
 
 Rows go to bench/results/minimal_pair_kinds.csv (other runs' rows kept); the figure of the
-rows measured is docs/figures/minimal_pair_kinds.png.
+runs measured (their mean, spread as error bars) is docs/figures/minimal_pair_kinds.png;
+``--figure-only --name NAME ...`` draws it again from the CSV's rows of those runs.
 """
 
 from __future__ import annotations
@@ -151,11 +152,18 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=4000, help="held-out pair-world examples")
     parser.add_argument("--seed", type=int, default=0, help="seed of the pairs and the control")
     parser.add_argument(
-        "--figure-only", action="store_true", help="only draw the figure of the CSV's rows"
+        "--figure-only",
+        action="store_true",
+        help="only draw the figure of the CSV's rows (of the runs --name names, if given)",
     )
     args = parser.parse_args()
     if args.figure_only:
         frame = pd.read_csv(RESULTS / f"{NAME}.csv")
+        if args.name:
+            unknown = sorted(set(args.name) - set(frame["run"]))
+            if unknown:
+                raise SystemExit(f"no rows for {unknown} in {RESULTS / f'{NAME}.csv'}")
+            frame = frame[frame["run"].isin(args.name)]
         figure(frame[frame["kind"] != "mean over kinds"], FIGURES / f"{NAME}.png")
         return
     names = args.name or [run.name for run in args.runs]
@@ -172,8 +180,8 @@ def main() -> None:
         rows = [*old[~old["run"].isin(names)].to_dict("records"), *rows]
     with pd.option_context("display.float_format", "{:.3f}".format, "display.width", 200):
         frame = write_table(rows, NAME, "minimal pairs by kind of logic change")
-    FIGURES.mkdir(parents=True, exist_ok=True)
-    figure(frame[frame["kind"] != "mean over kinds"], FIGURES / f"{NAME}.png")
+    measured = frame[frame["run"].isin(names) & (frame["kind"] != "mean over kinds")]
+    figure(measured, FIGURES / f"{NAME}.png")  # these runs only: not other models' rows
 
 
 if __name__ == "__main__":
