@@ -162,7 +162,8 @@ def gains_table(frame: pd.DataFrame, reference: str = REFERENCE) -> pd.DataFrame
             )
             row[f"{split} {kind}"] = f"{100 * gain:+.1f} +- {100 * half:.1f}"
         rows.append(row)
-    return pd.DataFrame(rows)
+    # its columns even with no row (no reference, or nothing beside it), so it can be indexed
+    return pd.DataFrame(rows, columns=["model", "seeds", *(f"{s} {k}" for s, k in COLUMNS)])
 
 
 def ablations_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -175,7 +176,7 @@ def results_table(frame: pd.DataFrame) -> pd.DataFrame:
     """docs/results.md's table: per model (``TITLES``' order and names) seeds and accuracy
     (mean +- 95 % t-interval) per split and question kind; under ``nfm`` its gain over
     ``cnn-mlp-wide``, and beside each ablation its difference from ``nfm`` in points (Welch)."""
-    gains = gains_table(frame).set_index("model") if REFERENCE in set(frame.model) else None
+    gains = gains_table(frame).set_index("model")
     ablations = ablations_table(frame).set_index("model")
     columns = [f"{split} {kind}" for split, kind in COLUMNS]
     rows = []
@@ -190,7 +191,7 @@ def results_table(frame: pd.DataFrame) -> pd.DataFrame:
             if model in ablations.index:
                 row[column] += f" ({ablations.loc[model, column]})"
         rows.append(row)
-        if model == FULL_MODEL and gains is not None and model in gains.index:
+        if model == FULL_MODEL and model in gains.index:
             gain = {"model": "NFM over the matched CNN-MLP, points"}
             rows.append(gain | gains.loc[model, ["seeds", *columns]].to_dict())
     return pd.DataFrame(rows).rename(columns=lambda c: c.replace("heldout", "held-out"))

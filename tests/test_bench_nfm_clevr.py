@@ -113,3 +113,11 @@ def test_the_results_table_puts_the_gain_under_nfm_and_the_differences_beside_ab
     assert rows.loc["NFM, dense reads (no top-k)", "held-out non-relational"].startswith(
         f"0.710 +- {half:.3f} (-2.0 +- "
     )
+
+
+def test_the_results_table_of_models_without_their_references_has_no_comparison_rows():
+    # no cnn-mlp-wide: no gain row; no nfm: no difference beside an ablation
+    table = results_table(_rows({"cnn-mlp": 0.0, "nfm-top-1": 0.01}))
+    assert list(table.model) == ["CNN-MLP (112,754 parameters)", "NFM, top-1 reads"]
+    assert not table["test relational"].str.contains(r"\(").any()
+    assert results_table(_rows({"nfm": 0.03})).model.tolist() == ["CNN-MLP + NFM (237,662)"]
