@@ -86,14 +86,7 @@ def embed(
         raise ValueError(f"an embedding needs at least 3 circuits; {store.path} has {len(store)}")
     key, x_col, y_col = f"embedding_{method}", f"{method}_x", f"{method}_y"
     params = _embedding_params(store, method, pca_dims, seed, perplexity, tsne_backend)
-    if not recompute and embedding_is_cached(
-        store,
-        method,
-        pca_dims=pca_dims,
-        seed=seed,
-        perplexity=perplexity,
-        tsne_backend=tsne_backend,
-    ):
+    if not recompute and _holds_embedding(store, method, params):
         return _frame(store, x_col, y_col)
     reduced = pca_features(store, pca_dims, seed)
     if method == "pca":
@@ -123,9 +116,13 @@ def embedding_is_cached(
     """Whether ``embed`` with these settings would read ``store``'s cache rather than compute
     the embedding."""
     params = _embedding_params(store, method, pca_dims, seed, perplexity, tsne_backend)
-    columns = {f"{method}_x", f"{method}_y"}
+    return _holds_embedding(store, method, params)
+
+
+def _holds_embedding(store: CircuitStore, method: str, params: dict) -> bool:
+    """Whether ``store`` holds the ``method`` embedding computed from ``params``."""
     cached = store.analysis_params(f"embedding_{method}")
-    return cached == params and columns <= set(store.frame.columns)
+    return cached == params and {f"{method}_x", f"{method}_y"} <= set(store.frame.columns)
 
 
 def _embedding_params(

@@ -25,9 +25,9 @@ def module_layout(
     """
     n = len(store)
     params = _layout_params(store, seed, max_circuits)
-    cached = store.analysis_params(LAYOUT_KEY)
-    if not recompute and cached is not None and cached.get("params") == params:
-        return np.asarray(cached["positions"], dtype=float)
+    cached = _cached_positions(store, params)
+    if not recompute and cached is not None:
+        return np.asarray(cached, dtype=float)
     picks = np.unique(np.linspace(0, n - 1, params["circuits"]).astype(int))
     positions = layout_from_similarity(store.mean_link_probability(picks), seed=seed)
     store.add_analysis(LAYOUT_KEY, {"params": params, "positions": positions.tolist()})
@@ -37,8 +37,15 @@ def module_layout(
 def layout_is_cached(store: CircuitStore, *, seed: int = 0, max_circuits: int = 2048) -> bool:
     """Whether ``module_layout`` with these settings would read ``store``'s cache rather than
     compute the layout."""
+    return _cached_positions(store, _layout_params(store, seed, max_circuits)) is not None
+
+
+def _cached_positions(store: CircuitStore, params: dict) -> list | None:
+    """The positions ``store`` cached for a layout computed from ``params``; None if none."""
     cached = store.analysis_params(LAYOUT_KEY)
-    return cached is not None and cached.get("params") == _layout_params(store, seed, max_circuits)
+    if cached is None or cached.get("params") != params:
+        return None
+    return cached["positions"]
 
 
 def _layout_params(store: CircuitStore, seed: int, max_circuits: int) -> dict:
