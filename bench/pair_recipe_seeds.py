@@ -41,8 +41,8 @@ GOALS = {
 def seed_rows(circuits: pd.DataFrame, kinds: pd.DataFrame, runs: list[str]) -> pd.DataFrame:
     """One row per run (``runs``, row names in both CSVs) and a ``mean`` row: the goals'
     measures, the weakest judged kind's share and name, and the mean over kinds."""
-    missing = [run for run in runs if run not in set(circuits["run"])]
-    missing += [run for run in runs if run not in set(kinds["run"]) and run not in missing]
+    measured = set(circuits["run"]) & set(kinds["run"])
+    missing = [run for run in runs if run not in measured]
     if missing:
         raise SystemExit(
             f"no rows for {missing} in bench/results/pair_circuits.csv or minimal_pair_kinds.csv:"
