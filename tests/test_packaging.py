@@ -1,3 +1,5 @@
+import csv
+import json
 import subprocess
 import sys
 import tomllib
@@ -114,3 +116,21 @@ def test_no_large_tracked_file_outside_checkpoints_and_data():
         and (ROOT / path).stat().st_size > MAX_TRACKED_BYTES
     }
     assert not large, f"tracked files over 1 MB outside checkpoints/ and data/: {large}"
+
+
+def test_every_shipped_curve_is_a_thinned_record():
+    """A shipped model's metrics.csv is its run's curve thinned (scripts/ship_checkpoint.py,
+    ship_model.py, ship_prior_models.py): at most 1,000 rows, every validation row kept."""
+    curves = sorted((ROOT / "checkpoints").glob("**/metrics.csv"))
+    assert len(curves) >= 6, "expected the shipped checkpoints"
+    for curve in curves:
+        with curve.open(newline="") as f:
+            rows = list(csv.DictReader(f))
+        config = json.loads((curve.parent / "config.json").read_text())
+        steps = [int(row["step"]) for row in rows]
+        name = curve.relative_to(ROOT)
+        assert len(rows) <= 1000, f"{name}: {len(rows)} rows (thin it: run_records.thin_metrics)"
+        assert steps[0] == 1 and steps[-1] == config["steps"] and steps == sorted(steps), name
+        every = config["eval_every"]
+        validated = [s for s, row in zip(steps, rows, strict=True) if row["val_loss"]]
+        assert validated == list(range(every, config["steps"] + 1, every)), name
