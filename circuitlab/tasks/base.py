@@ -10,6 +10,8 @@ from typing import Protocol
 import pandas as pd
 import torch
 
+from circuitlab.data.text import TextEncoder
+
 
 @dataclass
 class Batch:
@@ -181,3 +183,35 @@ def sentence_circuit_inputs(
     )
     n = len(frame)
     return Batch(torch.zeros(n, 1, input_dim), torch.zeros(n), tokens, mask), frame
+
+
+class HeldOutSentenceCircuits:
+    """``encode_text`` and ``circuit_inputs`` for a task whose circuits are the generator's for
+    its held-out sentences. The task has ``encoder`` (a text encoder), ``conditional``,
+    ``val_pool`` (sentences with ``text`` and ``categories``), ``input_dim`` and
+    ``circuit_dataset``, the name its circuits' rows carry in the ``dataset`` column."""
+
+    circuit_dataset: str
+    encoder: TextEncoder
+    conditional: bool
+    val_pool: Sequence  # of sentences: .text, .categories
+    input_dim: int
+
+    def encode_text(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Conditioning for the circuit generator: the encoder's tokens (B, T[, D]) and mask
+        (B, T)."""
+        return self.encoder.encode(sentences)
+
+    def circuit_inputs(self, n: int, seed: int) -> tuple[Batch, pd.DataFrame]:
+        """The first ``n`` held-out sentences (n <= val_pool_size) with their categories
+        (``seed`` is unused: the pool is already drawn)."""
+        if not self.conditional:
+            raise ValueError("an unconditional model has a single circuit; nothing to enumerate")
+        pool = self.val_pool[:n]
+        return sentence_circuit_inputs(
+            [s.text for s in pool],
+            [s.categories for s in pool],
+            self.circuit_dataset,
+            self.input_dim,
+            self.encode_text,
+        )

@@ -29,7 +29,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-import pandas as pd
 import torch
 
 from circuitlab.data.grammar import balanced_scene, both_labels_common, distinct_sentences
@@ -49,11 +48,11 @@ from circuitlab.data.world import (
 from circuitlab.data.world_extra import random_extra_sentence
 from circuitlab.tasks.base import (
     Batch,
+    HeldOutSentenceCircuits,
     check_inputs,
     check_share,
     hide_text_inputs,
     objects_and_text_batch,
-    sentence_circuit_inputs,
     trim_text,
 )
 
@@ -78,7 +77,8 @@ def sentence_pool(
     )
 
 
-class NLVRWorld:
+class NLVRWorld(HeldOutSentenceCircuits):
+    circuit_dataset = "world"
     name = "nlvr"
     n_classes = 2
 
@@ -289,20 +289,3 @@ class NLVRWorld:
         tokens, mask = self.encoder.encode([e.sentence for e in examples])
         scenes = [Scene(e.boxes) for e in examples]
         return self._batch(scenes, [e.label for e in examples], tokens, mask)
-
-    def encode_text(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
-        """Conditioning for the circuit generator: the encoder's tokens and mask."""
-        return self.encoder.encode(sentences)
-
-    def circuit_inputs(self, n: int, seed: int) -> tuple[Batch, pd.DataFrame]:
-        """``n`` held-out world sentences (n <= val_pool_size) with their categories."""
-        if not self.conditional:
-            raise ValueError("an unconditional model has a single circuit; nothing to enumerate")
-        pool = self.val_pool[:n]
-        return sentence_circuit_inputs(
-            [s.text for s in pool],
-            [s.categories for s in pool],
-            "world",
-            self.input_dim,
-            self.encode_text,
-        )

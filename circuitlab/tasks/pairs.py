@@ -61,9 +61,9 @@ from circuitlab.data.text import make_encoder
 from circuitlab.nn.token_noise import gaussian_jitter
 from circuitlab.tasks.base import (
     Batch,
+    HeldOutSentenceCircuits,
     check_inputs,
     objects_and_text_batch,
-    sentence_circuit_inputs,
     trim_text,
 )
 
@@ -98,7 +98,8 @@ def add_noun_noise(
     return noisy
 
 
-class PairWorldTask:
+class PairWorldTask(HeldOutSentenceCircuits):
+    circuit_dataset = "pairs"
     name = "pairs"
     n_classes = 2
 
@@ -302,20 +303,3 @@ class PairWorldTask:
         """A batch for pair-world examples: their pairs, sentences (encoded) and labels."""
         tokens, mask = self.encoder.encode([e.sentence for e in examples])
         return self._batch([e.scene for e in examples], [e.label for e in examples], tokens, mask)
-
-    def encode_text(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
-        """Conditioning for the circuit generator: the encoder's tokens and mask."""
-        return self.encoder.encode(sentences)
-
-    def circuit_inputs(self, n: int, seed: int) -> tuple[Batch, pd.DataFrame]:
-        """``n`` held-out sentences (n <= val_pool_size) with their categories."""
-        if not self.conditional:
-            raise ValueError("an unconditional model has a single circuit; nothing to enumerate")
-        pool = self.val_pool[:n]
-        return sentence_circuit_inputs(
-            [s.text for s in pool],
-            [s.categories for s in pool],
-            "pairs",
-            self.input_dim,
-            self.encode_text,
-        )
