@@ -4,7 +4,9 @@ weights only.
 A run writes one metrics row per step (88,000 rows, 5.6 MB, for the shipped NLVR model). What a
 record needs of it is the curve: ``thin_metrics`` keeps every row with a validation score and
 evenly spaced training rows, ``max_rows`` in all, first and last step included.
-``ship_weights_only`` copies a finished run as a checkpoint folder to keep in the repository.
+``ship_weights_only`` copies a finished run as a checkpoint folder to keep in the repository;
+``keep_record`` copies a run without its weights (config, summary, thinned curve) as the record
+of a screen or seed under ``training/``.
 """
 
 from __future__ import annotations
@@ -79,3 +81,19 @@ def ship_weights_only(run: str | os.PathLike, to: str | os.PathLike, max_rows: i
         shutil.copyfile(run / name, to / name)
     thin_metrics(run / "metrics.csv", to / "metrics.csv", max_rows=max_rows)
     return to / CHECKPOINT
+
+
+def keep_record(run: str | os.PathLike, to: str | os.PathLike, max_rows: int = 1000) -> int:
+    """Copy ``run``'s record to the folder ``to``, weights left out: config.json, summary.json
+    (if the run finished) and metrics.csv thinned to ``max_rows``. Refuses a ``to`` that holds
+    files already. Returns the curve's rows kept."""
+    run, to = Path(run), Path(to)
+    if not (run / "config.json").is_file() or not (run / "metrics.csv").is_file():
+        raise FileNotFoundError(f"{run} has no config.json and metrics.csv: is it a run directory?")
+    if to.exists() and any(to.iterdir()):
+        raise FileExistsError(f"{to} is not empty: remove it or pick another folder")
+    to.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(run / "config.json", to / "config.json")
+    if (run / "summary.json").is_file():
+        shutil.copyfile(run / "summary.json", to / "summary.json")
+    return thin_metrics(run / "metrics.csv", to / "metrics.csv", max_rows=max_rows)

@@ -1,4 +1,5 @@
-"""Run records: metrics.csv thinned to a curve that keeps every validation row."""
+"""Run records: metrics.csv thinned to a curve that keeps every validation row; a run kept
+without its weights."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import csv
 
 import pytest
 
-from circuitlab.run_records import thin_metrics, thinned_rows
+from circuitlab.run_records import keep_record, thin_metrics, thinned_rows
 
 
 def _rows(n: int, every: int) -> list[dict[str, str]]:
@@ -46,3 +47,24 @@ def test_thin_metrics_rewrites_the_file_in_place(tmp_path):
         kept = list(reader)
     assert reader.fieldnames == ["step", "loss", "val_acc"]
     assert [r["step"] for r in kept if r["val_acc"]] == ["1000", "2000", "3000", "4000", "5000"]
+
+
+def test_a_kept_record_has_the_config_summary_and_thinned_curve_but_no_weights(tmp_path):
+    run, to = tmp_path / "run", tmp_path / "training" / "seed-1"
+    run.mkdir()
+    (run / "config.json").write_text('{"steps": 5000}')
+    (run / "summary.json").write_text('{"val_acc": 0.9}')
+    (run / "checkpoint.pt").write_bytes(b"weights")
+    with (run / "metrics.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, ["step", "loss", "val_acc"])
+        writer.writeheader()
+        writer.writerows(_rows(5_000, every=1_000))
+    assert keep_record(run, to, max_rows=300) <= 300
+    assert {p.name for p in to.iterdir()} == {"config.json", "summary.json", "metrics.csv"}
+    assert (to / "config.json").read_text() == '{"steps": 5000}'
+    with (to / "metrics.csv").open() as f:
+        assert [r["step"] for r in csv.DictReader(f) if r["val_acc"]][-1] == "5000"
+    with pytest.raises(FileExistsError, match="seed-1 is not empty"):
+        keep_record(run, to)
+    with pytest.raises(FileNotFoundError, match="is it a run directory"):
+        keep_record(tmp_path / "training", tmp_path / "elsewhere")
