@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import parse_qs
 
+import dash
 import pandas as pd
-from dash import ctx
+from dash import Input, Output, State, ctx
 from dash.exceptions import PreventUpdate
 
 from circuitlab.app.store_view import MAX_SENTENCE, StoreView, row_of_id
@@ -43,6 +45,28 @@ def input_row(
     if ctx.triggered_id == f"{prefix}-map" and click:
         return row_of(click["points"][0], figure)
     return row_of_id(frame, query_of(search).get("id")) or 0
+
+
+def register_input_choice(
+    app: dash.Dash, prefix: str, frame_of: Callable[[str], pd.DataFrame]
+) -> None:
+    """The callback that sets ``PREFIX-input`` (the row shown) on a page of kind ``prefix``
+    ("ni", "mn", "nfm"): ``input_row`` of the store's frame (``frame_of(key)``), run when the
+    table, the map or the page's store key changes."""
+
+    @app.callback(
+        Output(f"{prefix}-input", "data"),
+        Input(f"{prefix}-inputs", "active_cell"),
+        Input(f"{prefix}-map", "clickData"),
+        Input(f"{prefix}-key", "data"),
+        State(f"{prefix}-map", "figure"),
+        State("url-read", "search"),
+        prevent_initial_call=True,
+    )
+    def choose_input(cell, click, key, figure, search):
+        if key is None:
+            raise PreventUpdate
+        return input_row(prefix, frame_of(key), cell, click, figure, search)
 
 
 def threshold_of(value: float | None) -> float:

@@ -9,7 +9,7 @@ import dash
 from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from circuitlab.app.callbacks.common import input_row
+from circuitlab.app.callbacks.common import register_input_choice
 from circuitlab.app.path_view import PathView
 from circuitlab.app.stores import AppStores
 
@@ -27,19 +27,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         view = stores.path_view(key)
         return view.rows(), view.usage_figure()
 
-    @app.callback(
-        Output("mn-input", "data"),
-        Input("mn-inputs", "active_cell"),
-        Input("mn-map", "clickData"),
-        Input("mn-key", "data"),
-        State("mn-map", "figure"),
-        State("url-read", "search"),
-        prevent_initial_call=True,
-    )
-    def choose_input(cell, click, key, figure, search):
-        if key is None:
-            raise PreventUpdate
-        return input_row("mn", stores.path_view(key).frame, cell, click, figure, search)
+    register_input_choice(app, "mn", lambda key: stores.path_view(key).frame)
 
     @app.callback(
         Output("mn-graph", "elements"),

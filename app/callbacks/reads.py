@@ -9,7 +9,7 @@ import dash
 from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from circuitlab.app.callbacks.common import input_row
+from circuitlab.app.callbacks.common import register_input_choice
 from circuitlab.app.read_view import ReadView
 from circuitlab.app.stores import AppStores
 
@@ -21,19 +21,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             raise PreventUpdate
         return stores.read_view(key).rows() if stores.kind(key) == "nfm" else []
 
-    @app.callback(
-        Output("nfm-input", "data"),
-        Input("nfm-inputs", "active_cell"),
-        Input("nfm-map", "clickData"),
-        Input("nfm-key", "data"),
-        State("nfm-map", "figure"),
-        State("url-read", "search"),
-        prevent_initial_call=True,
-    )
-    def choose_input(cell, click, key, figure, search):
-        if key is None:
-            raise PreventUpdate
-        return input_row("nfm", stores.read_view(key).frame, cell, click, figure, search)
+    register_input_choice(app, "nfm", lambda key: stores.read_view(key).frame)
 
     @app.callback(
         Output("nfm-image", "figure"),

@@ -9,7 +9,7 @@ import dash
 from dash import Input, Output, State, ctx, no_update
 from dash.exceptions import PreventUpdate
 
-from circuitlab.app.callbacks.common import input_row
+from circuitlab.app.callbacks.common import register_input_choice
 from circuitlab.app.routing_view import RoutingView
 from circuitlab.app.stores import AppStores
 
@@ -29,19 +29,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         steps = [{"label": name, "value": k} for k, name in enumerate(view.step_names)]
         return view.rows(), steps, 0
 
-    @app.callback(
-        Output("ni-input", "data"),
-        Input("ni-inputs", "active_cell"),
-        Input("ni-map", "clickData"),
-        Input("ni-key", "data"),
-        State("ni-map", "figure"),
-        State("url-read", "search"),
-        prevent_initial_call=True,
-    )
-    def choose_input(cell, click, key, figure, search):
-        if key is None:
-            raise PreventUpdate
-        return input_row("ni", stores.routing_view(key).frame, cell, click, figure, search)
+    register_input_choice(app, "ni", lambda key: stores.routing_view(key).frame)
 
     @app.callback(
         Output("ni-heatmap", "figure"),
