@@ -77,9 +77,7 @@ def ship_weights_only(run: str | os.PathLike, to: str | os.PathLike, max_rows: i
         state.pop(key, None)
     to.mkdir(parents=True, exist_ok=True)
     write_atomic(to / CHECKPOINT, lambda tmp: torch.save(state, tmp))
-    for name in ("config.json", "summary.json"):
-        shutil.copyfile(run / name, to / name)
-    thin_metrics(run / "metrics.csv", to / "metrics.csv", max_rows=max_rows)
+    _copy_record(run, to, max_rows)
     return to / CHECKPOINT
 
 
@@ -93,6 +91,12 @@ def keep_record(run: str | os.PathLike, to: str | os.PathLike, max_rows: int = 1
     if to.exists() and any(to.iterdir()):
         raise FileExistsError(f"{to} is not empty: remove it or pick another folder")
     to.mkdir(parents=True, exist_ok=True)
+    return _copy_record(run, to, max_rows)
+
+
+def _copy_record(run: Path, to: Path, max_rows: int) -> int:
+    """Copy ``run``'s config.json, its summary.json if it has one and its metrics.csv thinned to
+    ``max_rows`` into the existing folder ``to``; returns the curve's rows kept."""
     shutil.copyfile(run / "config.json", to / "config.json")
     if (run / "summary.json").is_file():
         shutil.copyfile(run / "summary.json", to / "summary.json")
