@@ -14,6 +14,7 @@ _MODULES = {
     "circuitlab.analysis.stats": ["graph_stats"],
     "circuitlab.analysis.communities": ["communities", "modularity"],
     "circuitlab.analysis.prior_verdict": ["fit_priors", "best_prior", "PriorVerdict"],
+    "circuitlab.analysis.prior_null": ["PriorNull", "random_signature_null", "NullComparison"],
     "circuitlab.analysis.prior_families": [
         "PriorFit",
         "ErdosRenyiFit",
@@ -44,7 +45,7 @@ _MODULES = {
     "circuitlab.analysis.layer_reads": ["read_graph", "top_down_share"],
     "circuitlab.analysis.store_analysis": ["analyze_store", "analyze_graphs", "write_figures"],
     "circuitlab.analysis.synthetic": ["synthetic_graphs"],
-    "circuitlab.analysis.recovery": ["recovery"],
+    "circuitlab.analysis.recovery": ["recovery", "recovered_prior", "PriorRecovery"],
     "circuitlab.analysis.movement": ["graph_movement"],
 }
 _EXPORTS = {name: module for module, names in _MODULES.items() for name in names}

@@ -44,6 +44,23 @@ def bethe_hessian_blocks(a: np.ndarray, max_blocks: int = MAX_BLOCKS) -> tuple[i
     return k, vectors[:, :max_blocks]
 
 
+def adjacency_embedding(a: np.ndarray, max_blocks: int = MAX_BLOCKS) -> tuple[int, np.ndarray]:
+    """Estimated number of blocks K and the adjacency spectral embedding to cluster on.
+
+    The eigenvectors of ``a`` (n, n) itself ordered by |eigenvalue|, largest first, each scaled
+    by sqrt(|eigenvalue|): (n, max_blocks). K is where the |eigenvalues| drop most among the
+    first ``max_blocks`` (at least 2). On a weighted P (a graphon) the blocks show as K large
+    eigenvalues, where the Bethe Hessian, built for sparse 0/1 graphs, can miss some.
+    """
+    n = a.shape[0]
+    values, vectors = np.linalg.eigh(a)
+    order = np.argsort(-np.abs(values))[: min(n, max_blocks + 1)]
+    values, vectors = np.abs(values[order]), vectors[:, order]
+    drops = values[:-1] - values[1:]
+    k = int(np.argmax(drops[:max_blocks])) + 1 if len(drops) else 1
+    return max(k, 2), (vectors * np.sqrt(values))[:, :max_blocks]
+
+
 def cluster(vectors: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
     """k-means labels (n,) of the rows of ``vectors`` (n, >= k), rows normalised first."""
     if k <= 1:

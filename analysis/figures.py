@@ -201,18 +201,20 @@ def degree_figure(
     seed: int = 0,
 ) -> Figure:
     """The degree distribution with the fitted prior overlaid: observed degree histogram and
-    the mean histogram of ``n_simulations`` graphs drawn from ``fit`` (default: the best fit).
-    A weighted P is drawn once into a 0/1 graph first."""
+    the mean histogram of ``n_simulations`` graphs drawn from ``fit`` (default: the best fit of
+    ``best_prior``'s reading, which fits a weighted P itself). A weighted P is drawn once into
+    a 0/1 graph for the histogram."""
     a = link_matrix(source)
     rng = np.random.default_rng(seed)
-    graph = a if is_binary(a) else sample_graph(a, rng)
+    weighted = not is_binary(a)
+    graph = sample_graph(a, rng) if weighted else a
     if fit is None:
-        verdict = best_prior(graph, check=False, seed=seed)
+        verdict = best_prior(a, check=False, null=None, seed=seed)
         fit = verdict.fits[verdict.best]
     counts, mean_counts = degree_histograms(graph, fit, rng, n_simulations)
     degrees = np.arange(len(counts))
     fig, ax = plt.subplots(figsize=(5, 3.6))
-    ax.bar(degrees, counts, color="#9ecae1", label="observed")
+    ax.bar(degrees, counts, color="#9ecae1", label="drawn from P" if weighted else "observed")
     ax.plot(degrees, mean_counts, color="#d62728", marker=".", label=f"fit: {fit.family}")
     ax.set(xlabel="degree", ylabel="modules")
     ax.legend(fontsize=8)

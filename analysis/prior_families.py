@@ -112,12 +112,22 @@ class ErdosRenyiFit(PriorFit):
 
 def candidate_partitions(a: np.ndarray, seed: int = 0) -> list[np.ndarray]:
     """Block labellings to try: k-means on the Bethe-Hessian eigenvectors for K-1, K, K+1
-    blocks (K the Bethe-Hessian estimate, at least 2) and, for a sparse 0/1 graph, the Louvain
-    communities; each as found and refined by likelihood sweeps."""
+    blocks (K the Bethe-Hessian estimate, at least 2), on the adjacency spectral embedding for
+    K'-1, K', K'+1 (K' where the eigenvalues of ``a`` drop most) and, for a sparse 0/1 graph,
+    the Louvain communities; each as found and refined by likelihood sweeps."""
     n = a.shape[0]
+
+    def allowed(ks: tuple[int, ...]) -> list[int]:
+        return sorted({k for k in ks if 2 <= k <= min(n - 1, blocks.MAX_BLOCKS)})
+
     k_est, vectors = blocks.bethe_hessian_blocks(a)
-    ks = sorted({k for k in (k_est - 1, k_est, k_est + 1, 2, 3) if 2 <= k <= min(n - 1, 64)})
-    found = [blocks.cluster(vectors, k, seed=seed) for k in ks]
+    found = [
+        blocks.cluster(vectors, k, seed=seed) for k in allowed((k_est - 1, k_est, k_est + 1, 2, 3))
+    ]
+    k_gap, embedding = blocks.adjacency_embedding(a)
+    found += [
+        blocks.cluster(embedding, k, seed=seed) for k in allowed((k_gap - 1, k_gap, k_gap + 1))
+    ]
     if is_binary(a) and a.sum() / 2 <= LOUVAIN_MAX_LINKS:
         found.append(blocks.louvain(a, seed=seed))
     partitions = []
@@ -366,3 +376,22 @@ def _fit_power_law(degrees: np.ndarray, k_min: int) -> tuple[float, float]:
 
     result = minimize_scalar(nll, bounds=(1.05, 12.0), method="bounded")
     return float(result.x), float(result.fun)
+
+
+def fit_all(a: np.ndarray, seed: int = 0) -> dict[str, PriorFit]:
+    """Fit every family that applies to the checked matrix ``a`` (n, n): {family: fit}."""
+    fits: dict[str, PriorFit] = {"erdos_renyi": ErdosRenyiFit().fit(a)}
+    density = fits["erdos_renyi"].p_
+    if density in (0.0, 1.0):
+        return fits
+    partitions = candidate_partitions(a, seed=seed)
+    for family, fit in (
+        ("planted_partition", PlantedPartitionFit()),
+        ("ring_of_cliques", RingOfCliquesFit()),
+    ):
+        try:
+            fits[family] = fit.fit(a, partitions)
+        except ValueError:  # too few blocks for this family
+            pass
+    fits["scale_free"] = ScaleFreeFit().fit(a)
+    return fits

@@ -1,18 +1,146 @@
-"""Recovery of known priors: fit graphs from ``analysis.synthetic`` and score the verdicts.
+"""Recovery of known priors: was a family found *with the parameters it was imposed with*?
 
-``bench/prior_recovery.py`` prints the table of docs/results.md from this; a test runs a smaller
-draw.
+- ``recovered_prior(verdict, prior, n_modules, **params)``: the rule a trained model's verdict
+  is judged by. The verdict must name the imposed family, and its fit must carry the imposed
+  parameters: Erdos-Renyi p within 0.03 of the target's density; a planted partition / ring of
+  cliques with the imposed number of blocks / cliques and p_in, p_out (p_ring) within 0.1 of
+  the target's (the target's own means over those groups of pairs); scale-free with m and
+  exponent inside the spread of the same fit on graphs drawn from the target.
+- ``recovery(count)``: fit graphs from ``analysis.synthetic`` and score the verdicts;
+  ``bench/prior_recovery.py`` prints the table of docs/results.md from this, a test runs a
+  smaller draw.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
+from functools import lru_cache
 
+import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from circuitlab.analysis.prior_verdict import NO_PRIOR_FITS, best_prior
+from circuitlab.analysis.prior_families import ScaleFreeFit
+from circuitlab.analysis.prior_verdict import NO_PRIOR_FITS, PriorVerdict, best_prior
 from circuitlab.analysis.synthetic import SYNTHETIC_FAMILIES, synthetic_graphs
+from circuitlab.prior_targets import (
+    block_labels,
+    default_blocks,
+    off_diagonal_density,
+    sample_graph,
+    target,
+)
+
+# how far a fitted rate may be from the target's and still count as recovered
+RATE_TOLERANCE = {"erdos_renyi": 0.03, "planted_partition": 0.1, "ring_of_cliques": 0.1}
+SCALE_FREE_DRAWS = 20
+
+
+@dataclass
+class PriorRecovery:
+    """Whether ``prior`` was recovered: ``recovered`` (the family named and every check
+    passed), ``checks`` {what: passed}, the ``target``'s parameters and the ``fitted`` ones."""
+
+    prior: str
+    recovered: bool
+    checks: dict[str, bool] = field(default_factory=dict)
+    target: dict[str, float] = field(default_factory=dict)
+    fitted: dict[str, float] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """One line: each parameter fitted against the target, and which checks failed."""
+        shown = ", ".join(
+            f"{k} {self.fitted.get(k, float('nan')):.3g} (target {v})"
+            for k, v in self.target.items()
+        )
+        failed = [k for k, ok in self.checks.items() if not ok]
+        head = "recovered" if self.recovered else f"not recovered ({', '.join(failed)})"
+        return f"{self.prior}: {head}; {shown}"
+
+
+def target_parameters(prior: str, n_modules: int, **params: float) -> dict[str, object]:
+    """The parameters a fit of ``prior``'s target (``circuitlab.prior_targets``, for
+    ``n_modules`` and the imposed ``params``) should find.
+
+    Rates are the target's means over the groups of pairs each family has (a ring's first nodes
+    link to two blocks with probability 1, so its p_in and p_ring sit above the nominal 0.9 and
+    p_out); scale-free gives (low, high) spreads of m and the exponent over graphs drawn from
+    the target."""
+    g = target(prior, n_modules, **params)
+    if prior == "erdos_renyi":
+        return {"p": off_diagonal_density(g)}
+    if prior == "scale_free":
+        return _scale_free_spread(n_modules)
+    k = int(params.get("n_blocks") or default_blocks(n_modules))
+    labels = block_labels(n_modules, k)
+    same = labels[:, None] == labels[None, :]
+    off = ~np.eye(n_modules, dtype=bool)
+    if prior == "planted_partition":
+        return {"n_blocks": k, "p_in": _mean(g, same & off), "p_out": _mean(g, ~same)}
+    step = np.abs(labels[:, None] - labels[None, :])
+    ring = (step == 1) | (step == k - 1)
+    return {
+        "n_cliques": k,
+        "p_in": _mean(g, same & off),
+        "p_ring": _mean(g, ring),
+        "p_out": _mean(g, ~same & ~ring),
+    }
+
+
+def _mean(g: np.ndarray, mask: np.ndarray) -> float:
+    return float(g[mask].mean()) if mask.any() else 0.0
+
+
+@lru_cache(maxsize=8)
+def _scale_free_spread(n_modules: int) -> dict[str, object]:
+    """(low, high) of the scale-free fit's m and exponent over graphs drawn from the target."""
+    g = target("scale_free", n_modules)
+    rng = np.random.default_rng(n_modules)
+    fits = [ScaleFreeFit().fit(sample_graph(g, rng)) for _ in range(SCALE_FREE_DRAWS)]
+    m = [f.m_ for f in fits]
+    exponent = [f.exponent_ for f in fits if np.isfinite(f.exponent_)]
+    return {"m": (min(m), max(m)), "exponent": (min(exponent), max(exponent))}
+
+
+def recovered_prior(
+    verdict: PriorVerdict, prior: str, n_modules: int, **params: float
+) -> PriorRecovery:
+    """Judge ``verdict`` (of ``best_prior``) against the ``prior`` a model was trained with, on
+    ``n_modules`` processors with the imposed ``params`` (``prior_params`` of its config).
+
+    >>> from circuitlab.prior_targets import planted_partition
+    >>> v = best_prior(planted_partition(96, n_blocks=3), null=None)
+    >>> recovered_prior(v, "planted_partition", 96, n_blocks=3).recovered
+    True
+    """
+    wanted = target_parameters(prior, n_modules, **params)
+    fit = verdict.fits.get(prior)
+    fitted = {} if fit is None else fit.params()
+    checks = {"family named": verdict.family == prior}
+    for key, value in wanted.items():
+        got = fitted.get(key)
+        if got is None:
+            checks[key] = False
+        elif isinstance(value, tuple):
+            checks[key] = value[0] <= got <= value[1]
+        elif key in ("n_blocks", "n_cliques"):
+            checks[key] = got == value
+        else:
+            checks[key] = abs(got - value) <= RATE_TOLERANCE[prior]
+    shown = {k: v for k, v in fitted.items() if k in wanted}
+    target_shown = {
+        k: (
+            f"{v[0]:.3g}-{v[1]:.3g}"
+            if isinstance(v, tuple)
+            else v
+            if isinstance(v, int)
+            else round(float(v), 3)
+        )
+        for k, v in wanted.items()
+    }
+    return PriorRecovery(prior, all(checks.values()), checks, target_shown, shown)
+
 
 COUNTS = {"planted_partition": "n_blocks", "ring_of_cliques": "n_cliques", "scale_free": "m"}
 RATES = {"erdos_renyi": ("p",), "planted_partition": ("p_in", "p_out")}

@@ -21,13 +21,13 @@ from circuitlab.analysis.figures import (
 )
 from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import module_layout
-from circuitlab.analysis.prior_verdict import best_prior
+from circuitlab.analysis.prior_verdict import PriorVerdict, best_prior
 from circuitlab.analysis.stats import graph_stats
 from circuitlab.store import CircuitStore
 
 GRAPH_KEY = "graphs"
 GRAPH_COLUMNS = ("links", "density", "transitivity", "modularity", "components")
-PRIOR_COLUMNS = ("prior", "prior_best", "prior_gap")
+PRIOR_COLUMNS = ("prior", "prior_best", "prior_gap", "prior_null_z")
 
 
 def analyze_graphs(
@@ -38,10 +38,22 @@ def analyze_graphs(
     seed: int = 0,
     recompute: bool = False,
 ) -> pd.DataFrame:
-    """Graph statistics and prior verdict of every circuit at P > ``threshold``, added to the
-    store as columns ``graph_*`` and ``prior``, ``prior_best``, ``prior_gap`` (cached; circuits
-    with the same graph are fitted once). Returns those columns with ``id``."""
-    params = {"threshold": threshold, "check": check, "seed": seed, "n_circuits": len(store)}
+    """Graph statistics and prior verdict of every circuit, added to the store (cached) and
+    returned with ``id``.
+
+    - ``graph_links``, ``graph_density``, ... : the graph of links with P > ``threshold``;
+    - ``prior``, ``prior_best``, ``prior_gap``: ``best_prior(store[i])``, the library's one
+      reading (P among the processors, against random signatures of the store's width and
+      eps); ``prior_null_z``: the largest |z| of the circuit's density and structure against
+      that null (above ``NULL_Z`` the circuit is distinguishable from one that learned nothing).
+    The reading and the null are recorded in the store's analysis parameters."""
+    params = {
+        "threshold": threshold,
+        "check": check,
+        "seed": seed,
+        "n_circuits": len(store),
+        "prior_reading": PRIOR_READING,
+    }
     names = [f"graph_{c}" for c in GRAPH_COLUMNS] + list(PRIOR_COLUMNS)
     cached = store.analysis_params(GRAPH_KEY) or {}
     fresh = {k: cached.get(k) for k in params} == params
@@ -52,33 +64,38 @@ def analyze_graphs(
         raise ValueError(f"graph analysis needs at least 3 modules; {store.path} has {u}")
     seen: dict[bytes, list] = {}
     rows = []
+    null_source = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=UserWarning)  # k-means on tiny graphs
-        batches = store.link_probability_batches(batch=512)
-        for _, ps in tqdm(
-            batches, total=-(-len(store) // 512), desc="graphs", unit="x512 circuits"
-        ):
-            for p in ps:
-                adjacency = np.triu(p > threshold, k=1)
-                key = np.packbits(adjacency).tobytes()
-                if key not in seen:
-                    graph = to_graph(p, threshold=threshold)
-                    stats = graph_stats(graph, seed=seed).iloc[0]
-                    verdict = best_prior(graph, check=check, seed=seed)
-                    seen[key] = [
-                        stats["edges"],
-                        stats["density"],
-                        stats["transitivity"],
-                        stats["modularity"],
-                        stats["components"],
-                        verdict.family,
-                        verdict.best,
-                        verdict.gap,
-                    ]
-                rows.append(seen[key])
+        for index in tqdm(range(len(store)), desc="graphs and priors", unit="circuit"):
+            circuit = store[index]
+            p = circuit.link_probability()
+            adjacency = np.triu(p > threshold, k=1)
+            key = np.packbits(adjacency).tobytes()
+            if key not in seen:
+                stats = graph_stats(to_graph(p, threshold=threshold), seed=seed).iloc[0]
+                seen[key] = [
+                    stats[c]
+                    for c in ("edges", "density", "transitivity", "modularity", "components")
+                ]
+            verdict = best_prior(circuit, check=check, seed=seed)
+            null_source = verdict.null.source if verdict.null is not None else None
+            rows.append(seen[key] + [verdict.family, verdict.best, verdict.gap, null_z(verdict)])
     columns = pd.DataFrame(rows, columns=names)
-    store.add_analysis(GRAPH_KEY, {**params, "distinct_graphs": len(seen)}, columns)
+    extra = {"distinct_graphs": len(seen), "prior_null": null_source}
+    store.add_analysis(GRAPH_KEY, {**params, **extra}, columns)
     return store.frame[["id", *names]]
+
+
+# what analyze_graphs' prior columns read (stored with them; a change recomputes them)
+PRIOR_READING = "best_prior: P among processors, random-signature null"
+
+
+def null_z(verdict: PriorVerdict) -> float:
+    """The largest |z| of a verdict's statistics against its null (NaN without a null)."""
+    if verdict.null is None or not verdict.null.z_scores:
+        return float("nan")
+    return float(max(abs(z) for z in verdict.null.z_scores.values()))
 
 
 def analyze_store(
@@ -91,7 +108,8 @@ def analyze_store(
     recompute: bool = False,
 ) -> tuple[CircuitStore, pd.DataFrame]:
     """Run every cached analysis on the store at ``path``; returns it and a summary table
-    (one row per prior verdict: circuits, share, mean links, density, transitivity)."""
+    (one row per prior verdict: circuits, share, median |z| against the null, and the mean
+    links, density, transitivity and modularity of the graphs at P > ``threshold``)."""
     store = _nac_store(path)
     graphs = analyze_graphs(store, threshold=threshold, check=check, seed=seed, recompute=recompute)
     if len(store) >= 3:
@@ -99,6 +117,7 @@ def analyze_store(
     module_layout(store, seed=seed, recompute=recompute)
     summary = graphs.groupby("prior").agg(
         circuits=("id", "size"),
+        null_z=("prior_null_z", "median"),
         links=("graph_links", "mean"),
         density=("graph_density", "mean"),
         transitivity=("graph_transitivity", "mean"),
@@ -119,14 +138,16 @@ def write_figures(
     seed: int = 0,
 ) -> list[Path]:
     """Write the figures for the store at ``path`` into ``out`` (PNG, SVG, PDF each): prior
-    samples; the degree distribution of the store's mean circuit with its fitted prior; the
+    samples; the degree distribution of the store's mean circuit (P among the processors, one
+    graph drawn from it) with its fitted prior; the
     embedding by category with example circuits (stores with categories); accuracy and speed
     against modules dropped when a ``dropping`` CSV is given (see ``dropping_figure``)."""
     store = _nac_store(path)
     written = save_figure(prior_samples_figure(seed=seed), out, "prior_samples")
-    mean_graph = to_graph(store.mean_link_probability(), threshold=threshold)
-    if mean_graph.number_of_nodes() >= 3 and mean_graph.number_of_edges():
-        written += save_figure(degree_figure(mean_graph, seed=seed), out, "degree_mean_circuit")
+    processors = np.flatnonzero(np.asarray(store.roles) == "processor")
+    mean_p = store.mean_link_probability()[np.ix_(processors, processors)]
+    if len(processors) >= 3 and mean_p.max() > 0:
+        written += save_figure(degree_figure(mean_p, seed=seed), out, "degree_mean_circuit")
     if "categories" in store.frame.columns and len(store) >= 3:
         embedding = embed(store, method, seed=seed)
         written += save_figure(

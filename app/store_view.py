@@ -8,7 +8,6 @@ from collections.abc import Callable
 from functools import lru_cache
 from importlib.util import find_spec
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
@@ -18,8 +17,9 @@ from circuitlab.analysis.embedding import embed, embedding_is_cached, fit_pca, l
 from circuitlab.analysis.goodness import degree_histograms
 from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import layout_is_cached, module_colors, module_layout
-from circuitlab.analysis.prior_verdict import best_prior
+from circuitlab.analysis.prior_verdict import best_prior, read_matrix
 from circuitlab.circuit import Circuit, links_graph
+from circuitlab.prior_targets import sample_graph
 from circuitlab.store import CircuitStore, category_lists
 
 MAX_EDGES = 5000
@@ -390,32 +390,45 @@ class StoreView:
         gained = int(np.sum(delta[rows, cols] > 0))
         return nodes + edges, gained, len(edges) - gained
 
-    def prior_fit(self, key: dict, threshold: float) -> dict:
-        """The verdict of ``best_prior`` (no simulation check) on the circuit's graph, and the
-        degree histogram beside the mean histogram of 20 graphs drawn from the best fit (store
-        circuits memoised: colour or mode changes redraw without refitting)."""
+    def prior_fit(self, key: dict) -> dict:
+        """The library's prior reading of the circuit (``best_prior``: P among the processors,
+        against random signatures of the store's width and eps) and the degree histogram of a
+        graph drawn from that P beside the mean histogram of 20 graphs drawn from the best fit
+        (store circuits memoised: colour or mode changes redraw without refitting)."""
         if "typed" in key:
-            return self._fit(self.circuit_of(key), threshold)
-        return self._cached_fit(key["index"], threshold)
+            return self._fit(self.circuit_of(key))
+        return self._cached_fit(key["index"])
 
-    def _store_fit(self, index: int, threshold: float) -> dict:
-        return self._fit(self.store[index], threshold)
+    def _store_fit(self, index: int) -> dict:
+        return self._fit(self.store[index])
 
-    def _fit(self, circuit: Circuit, threshold: float) -> dict:
-        graph = to_graph(circuit, threshold=threshold)
-        verdict = best_prior(graph, check=False)
+    def _fit(self, circuit: Circuit) -> dict:
+        verdict = best_prior(circuit)
         params = {k: v for k, v in verdict.params.items() if k not in ("labels", "ring_order")}
+        a, _ = read_matrix(circuit)
         observed, simulated = degree_histograms(
-            nx.to_numpy_array(graph, weight=None),
+            sample_graph(a, np.random.default_rng(0)),
             verdict.fits[verdict.best],
             np.random.default_rng(0),
-            size=self.n_modules,
+            size=len(a),
         )
+        null = verdict.null
         return {
             "family": verdict.family,
             "best": verdict.best,
             "gap": verdict.gap,
             "params": params,
+            "reading": verdict.reading,
+            "null": None
+            if null is None
+            else {
+                "source": null.source,
+                "observed": null.observed,
+                "mean": null.mean,
+                "sd": null.sd,
+                "z_scores": null.z_scores,
+                "distinguishable": null.distinguishable,
+            },
             "observed": observed.tolist(),
             "fitted": simulated.tolist(),
         }

@@ -19,7 +19,7 @@ import torch
 
 from circuitlab.analysis.goodness import goodness_of_fit
 from circuitlab.analysis.matrix import link_matrix
-from circuitlab.analysis.prior_verdict import fit_all
+from circuitlab.analysis.prior_families import fit_all
 from circuitlab.circuit import link_probabilities
 
 

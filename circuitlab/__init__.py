@@ -14,6 +14,7 @@ _EXPORTS = {
     "CircuitEdit": "circuitlab.edits",
     "CircuitStoreError": "circuitlab.store",
     "prior_targets": "circuitlab.prior_targets",
+    "untrained_link_probabilities": "circuitlab.untrained",
 }
 __all__ = sorted(_EXPORTS)
 __version__ = "0.1.0"

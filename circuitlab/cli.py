@@ -599,7 +599,9 @@ def _ni_summary(store: CircuitStore) -> str:
 @app.command()
 def analyze(
     store_path: Annotated[Path, typer.Argument(help="A circuit store directory.")],
-    threshold: Annotated[float, typer.Option(help="Link threshold on P for the graphs.")] = 0.5,
+    threshold: Annotated[
+        float, typer.Option(help="Link threshold on P for the graph statistics (not the priors).")
+    ] = 0.5,
     check: Annotated[
         bool, typer.Option("--check/--no-check", help="Goodness-of-fit check of each verdict.")
     ] = True,
@@ -624,7 +626,12 @@ def analyze(
     except (CircuitStoreError, ValueError, ImportError, OSError) as err:
         _exit_with(err)
     typer.echo(repr(store))
-    typer.echo(f"graphs at P > {threshold}, prior verdicts (gap: median nats to the runner-up):")
+    null = (store.analysis_params("graphs") or {}).get("prior_null")
+    typer.echo(
+        "prior verdicts (best_prior: the families fitted to P among the processors; "
+        f"null: {null}; null_z: median |z| against it, > 4 is distinguishable; gap: median "
+        f"nats to the runner-up); links, density, ...: the graphs at P > {threshold}:"
+    )
     typer.echo(summary.round(3).to_string())
     typer.echo(
         f"added columns graph_*, prior*, {method}_x/_y and the module layout to {store.path}"

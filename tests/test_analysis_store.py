@@ -28,6 +28,7 @@ from circuitlab.analysis.layout import (
     module_layout,
     spread_apart,
 )
+from circuitlab.analysis.prior_verdict import best_prior
 from circuitlab.analysis.store_analysis import analyze_graphs
 from circuitlab.circuit import Circuit
 from circuitlab.cli import app
@@ -198,8 +199,15 @@ def test_analyze_and_figures_commands(store, tmp_path):
     params = cached.analysis_params("graphs")
     cached.add_analysis("graphs", params, pd.DataFrame({"graph_links": np.full(60, -1)}))
     assert (analyze_graphs(cached, threshold=0.5, check=False)["graph_links"] == -1).all()
-    valid = {"erdos_renyi", "planted_partition", "ring_of_cliques", "scale_free", "ambiguous"}
-    assert set(frame["prior"]) <= valid
+    # the prior columns are the library's one reading, circuit by circuit
+    for i in (0, 7):
+        verdict = best_prior(store[i], check=False)
+        assert frame["prior"].iloc[i] == verdict.family
+        assert frame["prior_best"].iloc[i] == verdict.best
+        assert frame["prior_null_z"].iloc[i] == pytest.approx(
+            max(abs(z) for z in verdict.null.z_scores.values())
+        )
+    assert "random signatures" in cached.analysis_params("graphs")["prior_null"]
     # density is the share of module pairs with P > 0.5
     p = store.link_probabilities([0])[0]
     assert frame["graph_density"].iloc[0] == pytest.approx(np.triu(p > 0.5, 1).sum() / 66)

@@ -30,7 +30,7 @@ def degree_figure(fit: dict) -> go.Figure:
     degrees = list(range(len(fit["observed"])))
     figure = go.Figure(
         [
-            go.Bar(x=degrees, y=fit["observed"], name="observed", marker_color="#9ecae1"),
+            go.Bar(x=degrees, y=fit["observed"], name="drawn from P", marker_color="#9ecae1"),
             go.Scatter(
                 x=degrees,
                 y=fit["fitted"],
@@ -50,12 +50,25 @@ def degree_figure(fit: dict) -> go.Figure:
 
 
 def prior_summary(fit: dict) -> list:
-    """The prior-fit card's lines: verdict, best family, gap, parameters."""
+    """The prior-fit card's lines: verdict, what was read, the null's band, best family, gap,
+    parameters."""
     params = ", ".join(
         f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in fit["params"].items()
     )
-    return [
+    lines = [
         html.B(fit["family"]),
+        html.Div(f"read: {fit['reading']} (weighted, as expected links)", className="small"),
+    ]
+    null = fit.get("null")
+    if null is not None:
+        band = "; ".join(
+            f"{name} {null['observed'][name]:.3g} against {null['mean'][name]:.3g} "
+            f"+- {null['sd'][name]:.2g} (z {null['z_scores'][name]:+.1f})"
+            for name in null["observed"]
+        )
+        word = "distinguishable from" if null["distinguishable"] else "like"
+        lines.append(html.Div(f"{word} the null, {null['source']}: {band}", className="small"))
+    lines += [
         html.Div(f"best by length: {fit['best']}"),
         html.Div(
             f"gap to runner-up: {fit['gap']:.1f} nats"
@@ -64,6 +77,7 @@ def prior_summary(fit: dict) -> list:
         ),
         html.Div(params, className="small text-muted"),
     ]
+    return lines
 
 
 def circuit_title(view: StoreView, circuit: dict) -> str:
@@ -243,11 +257,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Output("prior-fit", "children"),
         Output("degree", "figure"),
         Input("circuit", "data"),
-        Input("threshold", "value"),
         Input("url-read", "search"),
         State("store-key", "data"),
     )
-    def fit_prior(circuit, threshold, search, key):
+    def fit_prior(circuit, search, key):
         """The shown circuit's prior fit and degree plot: a callback of their own, so that the
         drawing never waits for a fit (33 ms on the demo's NLVR stores, seconds on the priors
         store's 132-module graphs)."""
@@ -259,13 +272,11 @@ def register(app: dash.Dash, stores: AppStores) -> None:
                 circuit = None
         if not shows_circuit(circuit):
             return "select a circuit", {}
-        threshold = threshold_of(threshold)
-        graph = html.Div(f"the graph at P > {threshold:g}", className="text-muted")
         try:
-            fit = view.prior_fit(circuit, threshold)
-        except ValueError as err:  # e.g. fewer than 3 modules: no prior can be fitted
-            return [graph, f"no prior fit: {err}"], {}
-        return [graph, *prior_summary(fit)], degree_figure(fit)
+            fit = view.prior_fit(circuit)
+        except ValueError as err:  # e.g. fewer than 3 processors: no prior can be fitted
+            return [f"no prior fit: {err}"], {}
+        return prior_summary(fit), degree_figure(fit)
 
     @app.callback(Output("top-k-box", "style"), Input("mode", "value"))
     def show_top_k(mode):
