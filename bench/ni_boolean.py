@@ -22,8 +22,8 @@ docs/figures/ni_function_curves.png. ``--from-csv`` reports from the file, train
 files (``--from-csv A.csv B.csv``) it first joins their rows into it.
 
     python bench/ni_boolean.py [--seeds 0 1 2] [--runs runs/ni-boolean] [--adapt-steps 600]
-    python bench/ni_boolean.py --config configs/ni/fuzzy-boolean-paper.yaml \
-        --runs runs/ni-boolean-paper --out bench/results/ni_boolean_paper.csv --adapt-lr 0.05
+    python bench/ni_boolean.py --config configs/ni/fuzzy-boolean-wide.yaml \
+        --runs runs/ni-boolean-wide --out bench/results/ni_boolean_wide.csv --adapt-lr 0.05
 """
 
 from __future__ import annotations
