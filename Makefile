@@ -21,6 +21,7 @@ test:
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) scripts/api_reference.py --check
+	$(PY) scripts/results_tables.py --check
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 	$(PY) -m pytest
 

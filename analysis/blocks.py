@@ -75,9 +75,15 @@ def cluster(vectors: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
         return KMeans(n_clusters=k, n_init=4, random_state=seed).fit_predict(x)
 
 
-def louvain(a: np.ndarray, seed: int = 0) -> np.ndarray:
-    """Louvain communities of the 0/1 graph ``a`` (networkx) as labels (n,)."""
-    found = communities(nx.from_numpy_array(a), backend="networkx", seed=seed)
+def louvain(a: np.ndarray, seed: int = 0, resolution: float = 1.0) -> np.ndarray:
+    """Louvain communities of the 0/1 graph ``a`` (networkx) as labels (n,). A ``resolution``
+    above 1 finds smaller communities: at 1, Louvain merges cliques smaller than about
+    sqrt(links) (its resolution limit)."""
+    graph = nx.from_numpy_array(a)
+    if resolution == 1.0:
+        found = communities(graph, backend="networkx", seed=seed)
+    else:
+        found = nx.community.louvain_communities(graph, resolution=resolution, seed=seed)
     labels = np.zeros(a.shape[0], dtype=int)
     for c, members in enumerate(found):
         labels[list(members)] = c

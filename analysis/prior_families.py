@@ -30,6 +30,8 @@ from circuitlab.prior_targets import sample_graph
 
 _EPS = 1e-12
 LOUVAIN_MAX_LINKS = 50_000  # Louvain in networkx takes ~1 s at this size
+# Louvain at resolution 1 merges small cliques (its resolution limit); higher ones keep them apart
+LOUVAIN_RESOLUTIONS = (1.0, 2.0, 4.0)
 
 
 def log_binomial(pairs: np.ndarray | float, links: np.ndarray | float) -> np.ndarray:
@@ -114,7 +116,8 @@ def candidate_partitions(a: np.ndarray, seed: int = 0) -> list[np.ndarray]:
     """Block labellings to try: k-means on the Bethe-Hessian eigenvectors for K-1, K, K+1
     blocks (K the Bethe-Hessian estimate, at least 2), on the adjacency spectral embedding for
     K'-1, K', K'+1 (K' where the eigenvalues of ``a`` drop most) and, for a sparse 0/1 graph,
-    the Louvain communities; each as found and refined by likelihood sweeps."""
+    the Louvain communities at resolutions 1, 2 and 4; each as found and refined by likelihood
+    sweeps."""
     n = a.shape[0]
 
     def allowed(ks: tuple[int, ...]) -> list[int]:
@@ -129,7 +132,7 @@ def candidate_partitions(a: np.ndarray, seed: int = 0) -> list[np.ndarray]:
         blocks.cluster(embedding, k, seed=seed) for k in allowed((k_gap - 1, k_gap, k_gap + 1))
     ]
     if is_binary(a) and a.sum() / 2 <= LOUVAIN_MAX_LINKS:
-        found.append(blocks.louvain(a, seed=seed))
+        found += [blocks.louvain(a, seed=seed, resolution=r) for r in LOUVAIN_RESOLUTIONS]
     partitions = []
     for labels in found:
         raw = blocks.relabel(labels)

@@ -5,7 +5,7 @@
   parameters: Erdos-Renyi p within 0.03 of the target's density; a planted partition / ring of
   cliques with the imposed number of blocks / cliques and p_in, p_out (p_ring) within 0.1 of
   the target's (the target's own means over those groups of pairs); scale-free with m and
-  exponent inside the spread of the same fit on graphs drawn from the target.
+  exponent inside the spread of the same fit on 200 graphs drawn from the target.
 - ``recovery(count)``: fit graphs from ``analysis.synthetic`` and score the verdicts;
   ``bench/prior_recovery.py`` prints the table of docs/results.md from this, a test runs a
   smaller draw.
@@ -34,7 +34,7 @@ from circuitlab.prior_targets import (
 
 # how far a fitted rate may be from the target's and still count as recovered
 RATE_TOLERANCE = {"erdos_renyi": 0.03, "planted_partition": 0.1, "ring_of_cliques": 0.1}
-SCALE_FREE_DRAWS = 20
+SCALE_FREE_DRAWS = 200  # the band holds a new draw of the target with probability 200/201
 
 
 @dataclass
@@ -201,3 +201,63 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
         }
     )
     return table
+
+
+# the graphon check: every family's target at these sizes, blocks of about 11 modules as in
+# the Fig. 3 models (12 blocks at U = 128), the ring's p_out that of configs/object-images
+GRAPHON_SIZES = (32, 64, 128, 256)
+GRAPHON_FAMILIES = ("erdos_renyi", "planted_partition", "ring_of_cliques", "scale_free")
+UNTRAINED = "untrained"
+
+
+def graphon_parameters(family: str, n_modules: int) -> dict[str, float]:
+    """The imposed parameters of ``family``'s target at ``n_modules`` in the graphon check."""
+    blocks = max(4, round(n_modules / 10.7))
+    if family == "planted_partition":
+        return {"n_blocks": blocks}
+    if family == "ring_of_cliques":
+        return {"n_blocks": blocks, "p_out": 0.01}
+    return {}
+
+
+def graphon_recovery(
+    count: int,
+    sizes: tuple[int, ...] = GRAPHON_SIZES,
+    families: tuple[str, ...] = (*GRAPHON_FAMILIES, UNTRAINED),
+    seed: int = 0,
+) -> pd.DataFrame:
+    """One row per graph: ``count`` 0/1 graphs drawn from each family's target
+    (``circuitlab.prior_targets``) at each size, judged by ``recovered_prior``; and, as
+    ``untrained``, ``count`` circuits of N(0, 1) signatures (d_sig 16, eps 0.25: an untrained
+    Fig. 3 NAC) read by ``best_prior`` with its null, judged recovered when no family is named.
+    Columns: family, n, verdict, best, gap, recovered, detail, seconds."""
+    from circuitlab.circuit import Circuit
+
+    rows = []
+    jobs = [(f, n, k) for f in families for n in sizes for k in range(count)]
+    for family, n, k in tqdm(jobs, desc="graphons", unit="graph"):
+        rng = np.random.default_rng([seed, n, k, (*families, UNTRAINED).index(family)])
+        start = time.perf_counter()
+        if family == UNTRAINED:
+            circuit = Circuit(rng.standard_normal((n, 16)), ["processor"] * n, eps=0.25)
+            verdict = best_prior(circuit, seed=seed)
+            recovered, detail = not verdict.names_family, verdict.null.describe()
+        else:
+            params = graphon_parameters(family, n)
+            graph = sample_graph(target(family, n, **params), rng)
+            verdict = best_prior(graph, null=None, seed=seed)
+            judged = recovered_prior(verdict, family, n, **params)
+            recovered, detail = judged.recovered, judged.describe()
+        rows.append(
+            {
+                "family": family,
+                "n": n,
+                "verdict": verdict.family,
+                "best": verdict.best,
+                "gap": verdict.gap,
+                "recovered": recovered,
+                "detail": detail,
+                "seconds": time.perf_counter() - start,
+            }
+        )
+    return pd.DataFrame(rows)

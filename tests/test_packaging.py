@@ -95,17 +95,33 @@ def test_wheel_ships_the_data(tmp_path):
 
 
 # Only the shipped models' weights and the shipped data may be large; run records stay small
-# (config, summary, a thinned curve: circuitlab.run_records.thin_metrics).
-LARGE_FILES_ALLOWED_UNDER = ("checkpoints/", "data/")
+# (config, summary, a thinned curve: circuitlab.run_records.thin_metrics). The one exception is
+# a run carried from one machine to the next in training/inflight/RUN/ (its resumable state),
+# at most MAX_INFLIGHT_RUNS at a time, removed by the commit that records the finished run.
+INFLIGHT = "training/inflight/"
+LARGE_FILES_ALLOWED_UNDER = ("checkpoints/", "data/", INFLIGHT)
 MAX_TRACKED_BYTES = 1_000_000
+MAX_INFLIGHT_RUNS = 2
+
+
+def tracked_files() -> list[str]:
+    """The paths git tracks in this checkout."""
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    return [path for path in out.stdout.decode().split("\0") if path]
+
+
+def test_at_most_two_runs_are_carried_in_training_inflight():
+    runs = {
+        path[len(INFLIGHT) :].split("/")[0] for path in tracked_files() if path.startswith(INFLIGHT)
+    }
+    assert len(runs) <= MAX_INFLIGHT_RUNS, (
+        f"{len(runs)} runs carried in {INFLIGHT} ({sorted(runs)}); at most {MAX_INFLIGHT_RUNS}: "
+        "finish one and record it (scripts/keep_record.py), then remove its folder"
+    )
 
 
 def test_no_large_tracked_file_outside_checkpoints_and_data():
-    tracked = (
-        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
-        .stdout.decode()
-        .split("\0")
-    )
+    tracked = tracked_files()
     assert len(tracked) > 100, "expected a git checkout of the repository"
     large = {
         path: (ROOT / path).stat().st_size
@@ -115,7 +131,7 @@ def test_no_large_tracked_file_outside_checkpoints_and_data():
         and (ROOT / path).is_file()
         and (ROOT / path).stat().st_size > MAX_TRACKED_BYTES
     }
-    assert not large, f"tracked files over 1 MB outside checkpoints/ and data/: {large}"
+    assert not large, f"tracked files over 1 MB outside checkpoints/, data/ and {INFLIGHT}: {large}"
 
 
 def test_every_shipped_curve_is_a_thinned_record():
