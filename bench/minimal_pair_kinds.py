@@ -4,7 +4,9 @@ For each run of the ``pairs`` task (default: the shipped checkpoints/pairs) and 
 logic change (``circuitlab.data.minimal_pairs.NLVR2_LOGIC_KINDS``: negation, image side, one
 image -> each image and back, hard <-> soft cardinality both ways, at least <-> at most,
 more <-> fewer, one <-> several, number, relation, connective), on the unique NLVR2 dev
-sentences and on the pair world's held-out sentences (the run's own, never trained on): the
+sentences, on the pair world's held-out sentences (the run's own, never trained on) and on
+NLVR2 test1 sentences rewritten by a second construction (``bench/second_pairs.py``: other
+rules and phrasings, never a training signal; its own kinds): the
 share of minimal pairs whose logic change moves P more (Frobenius norm) than a counted-noun
 swap does, for
 
@@ -39,6 +41,7 @@ import numpy as np
 import pandas as pd
 import torch
 from common import FIGURES, RESULTS, save_figure, write_table
+from second_pairs import second_construction_pairs
 
 from circuitlab.analysis.embedding import sentence_embeddings
 from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs_by_kind
@@ -54,6 +57,8 @@ MIN_PAIRS = 30  # kinds with fewer pairs are listed, but not in the mean or the 
 GOAL = 0.80
 NOUNS = 60  # the counted nouns swapped (the most frequent of NLVR2's; as bench/pair_circuits)
 MEASURES = ("model", "untrained", "sentence")
+# NLVR2 test1 rewritten by bench/second_pairs.py's rules, apart from the contrast's: measure only
+SECOND = "nlvr2 test1, second construction"
 
 
 def embedding_moves_more(pairs: pd.DataFrame) -> np.ndarray:
@@ -103,13 +108,18 @@ def measure(run: Path, name: str, n_examples: int, seed: int) -> list[dict]:
     except ValueError as err:
         raise SystemExit(f"{run}: {err}") from None
     nouns = [(f.singular, f.plural) for f in object_nouns(NOUNS)]
+    test1 = list(dict.fromkeys(read_nlvr2("nlvr2-test1")["sentence"]))
     sources = {
-        "nlvr2 dev": list(dict.fromkeys(read_nlvr2("nlvr2-dev")["sentence"])),
-        "pair world held-out": heldout_sentences(task, n_examples),
+        "nlvr2 dev": nlvr2_minimal_pairs_by_kind(
+            list(dict.fromkeys(read_nlvr2("nlvr2-dev")["sentence"])), nouns, seed
+        ),
+        "pair world held-out": nlvr2_minimal_pairs_by_kind(
+            heldout_sentences(task, n_examples), nouns, seed
+        ),
+        SECOND: second_construction_pairs(test1, nouns, seed),
     }
     rows = []
-    for source, texts in sources.items():
-        pairs = nlvr2_minimal_pairs_by_kind(texts, nouns, seed)
+    for source, pairs in sources.items():
         table = kind_table(model, task.encode_text, pairs, seed)
         for record in table.to_dict("records"):
             rows.append({"run": name, "seed": config.seed, "source": source, **record})
