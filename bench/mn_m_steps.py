@@ -23,6 +23,7 @@ bench/results/mn_m_steps.csv after every run; the summary table is printed and t
 docs/figures/mn_m_steps.png.
 
     python bench/mn_m_steps.py [--experiments toy mixture8 digits] [--m-steps 1 2 5 15]
+    python bench/mn_m_steps.py --experiments toy --m-steps 1 --steps-of 15  # compute control
     python bench/mn_m_steps.py --from-csv      # table and figure from the CSV, run nothing
 """
 
@@ -136,6 +137,14 @@ def main() -> None:
         action="store_true",
         help="train M-steps / 2 times the config's steps: the same E-steps as its own runs",
     )
+    parser.add_argument(
+        "--steps-of",
+        type=int,
+        metavar="M",
+        help="train every run for the gradient steps that M M-steps per E-step take with "
+        "--equal-e-steps (the config's steps x M / 2), whatever its own M-steps: the control "
+        "that separates the M-steps from the extra compute",
+    )
     parser.add_argument("--toy-seeds", type=int, nargs="+", default=list(range(10)))
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(5)))
     parser.add_argument("--runs", type=Path, default=ROOT / "runs" / "mn-m-steps")
@@ -157,7 +166,9 @@ def main() -> None:
         ]
         for experiment, controller, m_steps, samples, seed in tqdm(jobs, desc="runs"):
             steps = config_steps(experiment)
-            if args.equal_e_steps:
+            if args.steps_of is not None:
+                steps = steps * args.steps_of // 2
+            elif args.equal_e_steps:
                 steps = steps * m_steps // 2
             name = f"m{m_steps}-s{samples}" + ("-conv" if controller == "conv" else "")
             if steps != config_steps(experiment):
