@@ -48,7 +48,8 @@ SHIPPED = {
     "nlvr.yaml": ("nlvr", -1),
     "nlvr-small.yaml": ("nlvr-small", -1),
     "pairs/1-general-nouns.yaml": ("pairs", 0),
-    "pairs/2-wider-kernel.yaml": ("pairs", -1),
+    "pairs/2-wider-kernel.yaml": ("pairs", 1),
+    "pairs/3-logic-contrast.yaml": ("pairs", -1),
 }
 
 
