@@ -69,6 +69,19 @@ class NullComparison:
         """Whether the reading lies outside the null's band on at least one statistic."""
         return bool(self.outside)
 
+    def to_dict(self) -> dict:
+        """The comparison as plain data (source, family, observed, mean, sd, z_scores,
+        distinguishable): what ``fit_priors`` keeps in ``frame.attrs`` and the app sends."""
+        return {
+            "source": self.source,
+            "family": self.family,
+            "observed": self.observed,
+            "mean": self.mean,
+            "sd": self.sd,
+            "z_scores": self.z_scores,
+            "distinguishable": self.distinguishable,
+        }
+
     def describe(self) -> str:
         """One line: each statistic observed against the null's mean and spread."""
         parts = [

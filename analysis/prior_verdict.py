@@ -265,14 +265,6 @@ def verdict_frame(verdict: PriorVerdict) -> pd.DataFrame:
             "outside": verdict.goodness.outside,
         }
     if verdict.null is not None:
-        frame.attrs["null"] = {
-            "source": verdict.null.source,
-            "family": verdict.null.family,
-            "observed": verdict.null.observed,
-            "mean": verdict.null.mean,
-            "sd": verdict.null.sd,
-            "z_scores": verdict.null.z_scores,
-            "distinguishable": verdict.null.distinguishable,
-        }
+        frame.attrs["null"] = verdict.null.to_dict()
     frame.attrs["reading"] = verdict.reading
     return frame

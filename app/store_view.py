@@ -412,23 +412,13 @@ class StoreView:
             np.random.default_rng(0),
             size=len(a),
         )
-        null = verdict.null
         return {
             "family": verdict.family,
             "best": verdict.best,
             "gap": verdict.gap,
             "params": params,
             "reading": verdict.reading,
-            "null": None
-            if null is None
-            else {
-                "source": null.source,
-                "observed": null.observed,
-                "mean": null.mean,
-                "sd": null.sd,
-                "z_scores": null.z_scores,
-                "distinguishable": null.distinguishable,
-            },
+            "null": None if verdict.null is None else verdict.null.to_dict(),
             "observed": observed.tolist(),
             "fitted": simulated.tolist(),
         }
