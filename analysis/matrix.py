@@ -22,8 +22,8 @@ class LinkMatrixError(ValueError):
 def check_link_matrix(p: Any, *, name: str = "P", symmetric_tol: float = 1e-5) -> np.ndarray:
     """Validate ``p`` (U, U) with entries in [0, 1]; return it symmetric, float64, diagonal 0.
 
-    Raises ``LinkMatrixError`` for a non-square or empty matrix, NaN/inf, entries outside
-    [0, 1], or a matrix that is not symmetric within ``symmetric_tol`` (links are undirected:
+    Raises ``LinkMatrixError`` for a non-square or empty matrix, NaN/inf, entries off the
+    diagonal outside [0, 1] (the diagonal is not read), or a matrix that is not symmetric within ``symmetric_tol`` (links are undirected:
     symmetrise it yourself with ``(P + P.T) / 2`` if that is what you mean).
     """
     p = np.asarray(p, dtype=np.float64)
@@ -34,10 +34,12 @@ def check_link_matrix(p: Any, *, name: str = "P", symmetric_tol: float = 1e-5) -
     if not np.isfinite(p).all():
         bad = np.argwhere(~np.isfinite(p))[0]
         raise LinkMatrixError(f"{name} has NaN or inf entries, the first at {tuple(bad)}")
-    if p.min() < -1e-6 or p.max() > 1 + 1e-6:  # float32 P rounds a little past 1
+    # the diagonal is not read (it is set to 0): a kernel's P_ii = exp(0) may round past 1
+    off = p[~np.eye(p.shape[0], dtype=bool)]
+    if off.size and (off.min() < -1e-6 or off.max() > 1 + 1e-6):  # float32 rounds past 1
         raise LinkMatrixError(
-            f"{name} has entries outside [0, 1] (min {p.min():.3g}, max {p.max():.3g}); "
-            "link probabilities and adjacency entries must lie in [0, 1]"
+            f"{name} has entries outside [0, 1] (min {off.min():.6g}, max {off.max():.6g} "
+            "off the diagonal); link probabilities and adjacency entries must lie in [0, 1]"
         )
     asym = np.abs(p - p.T).max()
     if asym > symmetric_tol:
