@@ -23,8 +23,9 @@ def check_link_matrix(p: Any, *, name: str = "P", symmetric_tol: float = 1e-5) -
     """Validate ``p`` (U, U) with entries in [0, 1]; return it symmetric, float64, diagonal 0.
 
     Raises ``LinkMatrixError`` for a non-square or empty matrix, NaN/inf, entries off the
-    diagonal outside [0, 1] (the diagonal is not read), or a matrix that is not symmetric within ``symmetric_tol`` (links are undirected:
-    symmetrise it yourself with ``(P + P.T) / 2`` if that is what you mean).
+    diagonal outside [0, 1] (the diagonal is not read), or a matrix that is not symmetric within
+    ``symmetric_tol`` (links are undirected: symmetrise it yourself with ``(P + P.T) / 2`` if
+    that is what you mean).
     """
     p = np.asarray(p, dtype=np.float64)
     if p.ndim != 2 or p.shape[0] != p.shape[1]:
