@@ -19,6 +19,8 @@ All codes are exact for 0/1 graphs; for a weighted P the same formulas run on re
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import networkx as nx
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -115,20 +117,22 @@ class ErdosRenyiFit(PriorFit):
 
 
 def candidate_partitions(a: np.ndarray, seed: int = 0) -> list[np.ndarray]:
-    """Block labellings to try: k-means on the Bethe-Hessian eigenvectors for K-1, K, K+1
-    blocks (K the Bethe-Hessian estimate, at least 2), on the adjacency spectral embedding for
-    K'-1, K', K'+1 (K' where the eigenvalues of ``a`` drop most) and, for a sparse 0/1 graph,
-    the Louvain communities (``LOUVAIN_RESOLUTIONS``); each as found and refined by likelihood
-    sweeps."""
+    """Block labellings to try: k-means on the Bethe-Hessian eigenvectors for K-1, K, K+1,
+    1.5 K and 2 K blocks (K the Bethe-Hessian estimate, at least 2), on the adjacency spectral
+    embedding for K'-1, K', K'+1 (K' where the eigenvalues of ``a`` drop most) and, for a sparse
+    0/1 graph, the Louvain communities (``LOUVAIN_RESOLUTIONS``); each as found and refined by
+    likelihood sweeps."""
     n = a.shape[0]
 
     def allowed(ks: tuple[int, ...]) -> list[int]:
         return sorted({k for k in ks if 2 <= k <= min(n - 1, blocks.MAX_BLOCKS)})
 
     k_est, vectors = blocks.bethe_hessian_blocks(a)
-    found = [
-        blocks.cluster(vectors, k, seed=seed) for k in allowed((k_est - 1, k_est, k_est + 1, 2, 3))
-    ]
+    # the Bethe Hessian counts too few of many small dense blocks (16-18 of 24 blocks of 11
+    # modules at U = 256): 1.5 K and 2 K clusters too, which the refinement merges back to
+    # the blocks there are (a cluster left empty is dropped)
+    ks = (k_est - 1, k_est, k_est + 1, 2, 3, round(1.5 * k_est), 2 * k_est)
+    found = [blocks.cluster(vectors, k, seed=seed) for k in allowed(ks)]
     k_gap, embedding = blocks.adjacency_embedding(a)
     found += [
         blocks.cluster(embedding, k, seed=seed) for k in allowed((k_gap - 1, k_gap, k_gap + 1))
@@ -192,11 +196,19 @@ class RingOfCliquesFit(PriorFit):
     """K >= 4 blocks on a ring: ``p_in_`` inside a block, ``p_ring_`` between blocks next to
     each other on the ring, ``p_out_`` between all other blocks.
 
-    The links between ring neighbours are sent either as one group (``bridges_ = "random"``)
-    or, when every pair of neighbours is joined by the same number b of links, as b per pair
-    (``bridges_ = "exact"``: networkx's ``ring_of_cliques`` joins neighbours by one link); the
-    cheaper is used, at the cost of one flag. Three blocks on a ring are all neighbours, the
-    same model as a planted partition, so a ring needs four.
+    The links between ring neighbours are sent in the cheapest of three ways, at the cost of
+    a flag (log 3): as one group (``bridges_ = "random"``); when every pair of neighbours is
+    joined by the same number b of links, as b per pair (``bridges_ = "exact"``: networkx's
+    ``ring_of_cliques`` joins neighbours by one link); or through one **head** per block that
+    carries the block's links to one of its two ring neighbours (``bridges_ = "heads"``: the
+    authors' target, ``circuitlab.prior_targets.ring_of_cliques``, links each block's first
+    node to every node of the next block). With heads, the heads' links to their neighbours
+    form one group (``p_head_``), the other neighbour pairs another (``p_bridge_``); which
+    nodes are heads (``heads_``) and which neighbour each links to (``head_targets_``) are
+    sent too (``_heads_code``).
+    ``p_ring_`` is the rate over every neighbour pair whatever the coding, so it means the same
+    for all three. Three blocks on a ring are all neighbours, the same model as a planted
+    partition, so a ring needs four.
     """
 
     family = "ring_of_cliques"
@@ -223,15 +235,24 @@ class RingOfCliquesFit(PriorFit):
                 [pairs[inside].sum(), pairs[outside].sum()],
             )
             ring_nll, ring_cost, bridges = _ring_code(links[ring], pairs[ring])
+            heads = _heads_code(a, labels, order)
+            if heads.nll + heads.cost < ring_nll + ring_cost:
+                ring_nll, ring_cost, bridges = heads.nll, heads.cost, "heads"
             ll = -(nll + ring_nll)
             cost += ring_cost + label_cost(np.bincount(labels), np.log(2 * k))
             if best is None or cost - ll < best[0]:
                 groups = [(links[m].sum(), pairs[m].sum()) for m in (inside, ring, outside)]
                 rates = [e / n if n > 0 else 0.0 for e, n in groups]
-                best = (cost - ll, ll, cost, labels, order, rates, bridges)
-        _, self.log_likelihood_, self.model_cost_, self.labels_, self.order_, rates, bridges = best
+                best = (cost - ll, ll, cost, labels, order, rates, bridges, heads)
+        _, self.log_likelihood_, self.model_cost_, self.labels_, self.order_ = best[:5]
+        rates, bridges, heads = best[5:]
         self.p_in_, self.p_ring_, self.p_out_ = (float(r) for r in rates)
         self.bridges_ = bridges
+        with_heads = bridges == "heads"
+        self.heads_ = heads.heads if with_heads else None
+        self.head_targets_ = heads.targets if with_heads else None
+        self.p_head_ = heads.p_head if with_heads else self.p_ring_
+        self.p_bridge_ = heads.p_bridge if with_heads else self.p_ring_
         self.n_cliques_ = int(self.labels_.max()) + 1
         self.clique_size_ = float(self.n_ / self.n_cliques_)
         return self
@@ -244,8 +265,12 @@ class RingOfCliquesFit(PriorFit):
             "p_ring": self.p_ring_,
             "p_out": self.p_out_,
             "bridges": self.bridges_,
+            "p_head": self.p_head_,
+            "p_bridge": self.p_bridge_,
             "labels": self.labels_.tolist(),
             "ring_order": self.order_.tolist(),
+            "heads": None if self.heads_ is None else self.heads_.tolist(),
+            "head_targets": None if self.heads_ is None else self.head_targets_.tolist(),
         }
 
     def expected(self) -> np.ndarray:
@@ -255,23 +280,99 @@ class RingOfCliquesFit(PriorFit):
         node_pos = position[self.labels_]
         step = np.abs(node_pos[:, None] - node_pos[None, :])
         p = np.where(step == 0, self.p_in_, self.p_out_)
-        p = np.where((step == 1) | (step == k - 1), self.p_ring_, p)
+        neighbours = (step == 1) | (step == k - 1)
+        if self.heads_ is None:
+            p = np.where(neighbours, self.p_ring_, p)
+        else:
+            p = np.where(neighbours, self.p_bridge_, p)
+            for head, neighbour in zip(self.heads_, self.head_targets_, strict=True):
+                p[head, self.labels_ == neighbour] = self.p_head_
+                p[self.labels_ == neighbour, head] = self.p_head_
         np.fill_diagonal(p, 0.0)
         return p
+
+
+@dataclass
+class RingHeads:
+    """The ring's links coded through heads (``_heads_code``): ``heads`` (H,) the head nodes
+    and ``targets`` (H,) the neighbouring block each links to; nats ``nll`` and ``cost``; the
+    rate on the heads' pairs and on the other neighbour pairs."""
+
+    heads: np.ndarray
+    targets: np.ndarray
+    nll: float
+    cost: float
+    p_head: float
+    p_bridge: float
+
+
+def _heads_code(a: np.ndarray, labels: np.ndarray, order: np.ndarray) -> RingHeads:
+    """Nats for the links between ring neighbours sent through heads.
+
+    ``a`` (n, n), ``labels`` (n,) block of each node, ``order`` (K,) the blocks in ring order.
+    A head is a node that links to every node of one of its block's two ring neighbours (the
+    authors' target, ``circuitlab.prior_targets.ring_of_cliques``, makes each block's first
+    node one; a partition may put it in either block it links to, so a block can hold zero,
+    one or two). Nodes are taken as heads in the order of their rate of links to their best
+    neighbour, as many as make the code shortest: the heads' pairs are one group
+    (``p_head``), the other neighbour pairs another (``p_bridge``); plus the number of heads,
+    which nodes (log C(n, H)), each one's neighbour (log 2) and log 3 for the flag that picks
+    this coding.
+    """
+    n, k = len(labels), len(order)
+    position = np.empty(k, dtype=int)
+    position[order] = np.arange(k)
+    members = [labels == b for b in range(k)]
+    ring_links = ring_pairs = 0.0
+    for t in range(k):
+        here, after = members[order[t]], members[order[(t + 1) % k]]
+        ring_links += a[np.ix_(here, after)].sum()
+        ring_pairs += here.sum() * after.sum()
+    # each node's better ring neighbour and its rate of links there
+    neighbours = np.stack(
+        [order[(position[labels] + 1) % k], order[(position[labels] - 1) % k]], axis=1
+    )
+    to_block = np.stack([a[:, members[b]].sum(axis=1) for b in range(k)], axis=1)  # (n, K)
+    sizes = np.bincount(labels, minlength=k)
+    rates = np.take_along_axis(to_block, neighbours, axis=1) / sizes[neighbours]
+    better = np.argmax(rates, axis=1)
+    chosen = neighbours[np.arange(n), better]
+    ranked = np.argsort(-rates[np.arange(n), better], kind="stable")
+    covered = np.zeros((n, n), dtype=bool)
+    head_links = head_pairs = 0.0
+    best = None
+    for count in range(n + 1):
+        if count:
+            node = ranked[count - 1]
+            new = members[chosen[node]] & ~covered[node]
+            head_links += a[node, new].sum()
+            head_pairs += new.sum()
+            covered[node, new] = covered[new, node] = True
+        rest_links, rest_pairs = ring_links - head_links, ring_pairs - head_pairs
+        nll, cost = group_code([head_links, rest_links], [head_pairs, rest_pairs])
+        cost += np.log(n + 1) + float(log_binomial(n, count)) + count * np.log(2) + np.log(3)
+        if best is None or nll + cost < best[0] + best[1]:
+            p_head = head_links / head_pairs if head_pairs else 0.0
+            p_bridge = rest_links / rest_pairs if rest_pairs else 0.0
+            best = (nll, cost, count, float(p_head), float(p_bridge))
+    nll, cost, count, p_head, p_bridge = best
+    heads = ranked[:count]
+    return RingHeads(heads, chosen[heads], nll, cost, p_head, p_bridge)
 
 
 def _ring_code(links: np.ndarray, pairs: np.ndarray) -> tuple[float, float, str]:
     """Nats for the links between ring neighbours, (nll, cost, "random" | "exact").
 
     ``links``, ``pairs`` (K,): one entry per neighbouring pair of blocks. One group, or b links
-    in each pair when all counts are the same integer b; plus log 2 for which of the two.
+    in each pair when all counts are the same integer b; plus log 3 for which of the three
+    codings (the third, through heads, is ``_heads_code``).
     """
     nll, cost = group_code(links.sum(), pairs.sum())
-    best = (nll, cost + np.log(2), "random")
+    best = (nll, cost + np.log(3), "random")
     count = links[0]
     if np.all(links == count) and float(count).is_integer():
         exact_nll = float(log_binomial(pairs, count).sum())
-        exact_cost = float(np.log(pairs.min() + 1)) + np.log(2)
+        exact_cost = float(np.log(pairs.min() + 1)) + np.log(3)
         if exact_nll + exact_cost < best[0] + best[1]:
             best = (exact_nll, exact_cost, "exact")
     return best

@@ -128,6 +128,33 @@ def test_ring_order_is_found_for_shuffled_cliques():
         assert links[c, order[(t + 1) % 12]] == 1
 
 
+def test_ring_heads_of_the_authors_target_are_found():
+    """A graph drawn from prior_targets.ring_of_cliques: each block's first node links to every
+    node of its own block and the next. The fit codes those links through heads (one group at
+    rate 1) instead of fitting each head as a block of its own."""
+    n, k = 128, 12
+    g = prior_targets.ring_of_cliques(n, n_blocks=k, p_out=0.01)
+    a = prior_targets.sample_graph(g, np.random.default_rng(3))
+    fit = RingOfCliquesFit().fit(a)
+    assert fit.n_cliques_ == k and fit.bridges_ == "heads"
+    assert fit.p_head_ == pytest.approx(1.0) and fit.p_bridge_ < 0.03
+    starts = np.concatenate([[0], np.cumsum(prior_targets.block_sizes(n, k))[:-1]])
+    assert set(fit.heads_) == set(starts)
+    # each head links to every node of a block next to its own on the fitted ring
+    position = {int(b): t for t, b in enumerate(fit.order_)}
+    for head, block in zip(fit.heads_, fit.head_targets_, strict=True):
+        assert a[head, fit.labels_ == block].all()
+        step = abs(position[int(block)] - position[int(fit.labels_[head])])
+        assert step in (1, k - 1)
+    # p_ring keeps its meaning: the rate over every pair of neighbouring blocks
+    links, pairs = blocks.block_counts(a, fit.labels_)
+    order = list(fit.order_)
+    neighbours = [(order[t], order[(t + 1) % k]) for t in range(k)]
+    rate = sum(links[b, c] for b, c in neighbours) / sum(pairs[b, c] for b, c in neighbours)
+    assert fit.p_ring_ == pytest.approx(rate)
+    assert fit.expected()[fit.heads_[0], fit.labels_ == fit.head_targets_[0]].min() == 1.0
+
+
 def test_scale_free_fit_reads_m_and_exponent():
     fit = ScaleFreeFit().fit(link_matrix(nx.barabasi_albert_graph(400, 3, seed=2)))
     assert fit.m_ == 3 and fit.k_min_ == 3
