@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import warnings
-from pathlib import Path
 
 import matplotlib
 
@@ -40,7 +39,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from common import FIGURES, RESULTS, merge_table, save_figure  # noqa: E402
-from object_runs import OBJECTS, PRIOR_MODELS, initial_processor_p  # noqa: E402
+from object_runs import (  # noqa: E402
+    OBJECTS,
+    PRIOR_MODELS,
+    initial_processor_p,
+    shipped_seed0,
+)
 
 from circuitlab.analysis.movement import graph_movement  # noqa: E402
 from circuitlab.analysis.prior_null import PriorNull  # noqa: E402
@@ -51,7 +55,6 @@ from circuitlab.prior_targets import sample_graph  # noqa: E402
 from circuitlab.untrained import untrained_link_probabilities  # noqa: E402
 
 KEPT = RESULTS / "object_priors"  # each (model, seed)'s learned signatures and P
-SHIPPED = Path("checkpoints/priors")
 
 
 def verdict(graph: np.ndarray) -> tuple[str, str, float]:
@@ -123,7 +126,6 @@ def learned_circuits(args) -> list[tuple[str, int, Circuit, object, float | None
     """(model, seed, learned circuit, its TrainConfig, val_acc or None) for every model and
     seed asked for: from a trained run (its signatures and P kept in ``KEPT``), from
     checkpoints/priors for seed 0 with ``--shipped``, else from the kept signatures."""
-    from circuitlab.train import load_model
 
     found = []
     for seed in args.seeds:
@@ -134,9 +136,8 @@ def learned_circuits(args) -> list[tuple[str, int, Circuit, object, float | None
                     OBJECTS.trained_runs([(name, seed)], train=args.train)
                 )
                 found.append((name, seed, model.circuit(), config, summary["val_acc"]))
-            elif args.shipped and seed == 0 and (SHIPPED / name).is_dir():
-                model, config = load_model(SHIPPED / name)
-                summary = json.loads((SHIPPED / name / "summary.json").read_text())
+            elif args.shipped and seed == 0 and (shipped := shipped_seed0(name)) is not None:
+                model, config, summary = shipped
                 found.append((name, seed, model.circuit(), config, summary["val_acc"]))
             elif (KEPT / f"{name}-seed{seed}-signatures.npy").is_file():
                 signatures = np.load(KEPT / f"{name}-seed{seed}-signatures.npy")

@@ -14,6 +14,7 @@ machine.)
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,21 @@ PRIOR_MODELS = ("none", "scale_free", "planted_partition", "ring_of_cliques", "e
 # the ablation ladder, bottom rung first: Perceiver IO, + ModFC, + a sparse frozen graph, NAC,
 # NAC + each prior
 LADDER = ("perceiver_io", "modfc", "frozen_graph", *PRIOR_MODELS)
+
+
+# the seed-0 models shipped weights-only (make demo exports them to stores/priors)
+SHIPPED = Path("checkpoints/priors")
+
+
+def shipped_seed0(name: str) -> tuple[NAC, TrainConfig, dict] | None:
+    """(model, its TrainConfig, its summary) of the shipped seed-0 run of ``name``, or None
+    when ``name`` is not shipped."""
+    from circuitlab.train import load_model
+
+    if not (SHIPPED / name).is_dir():
+        return None
+    model, config = load_model(SHIPPED / name)
+    return model, config, json.loads((SHIPPED / name / "summary.json").read_text())
 
 
 def processor_p(model: NAC) -> np.ndarray:
