@@ -155,6 +155,37 @@ def test_fitting_signatures_brings_p_close_to_the_target() -> None:
     assert matched_error(p, g) < 0.25 * matched_error(start, g)
 
 
+def test_a_random_order_stops_after_its_first_loss_over_3_points(monkeypatch) -> None:
+    """The full model is evaluated once; a random order stops at the share that loses more than
+    3 points, a ranked order runs every share; the droppable share is the same either way."""
+    from types import SimpleNamespace
+
+    import object_dropping
+
+    u = 16
+    calls = []
+
+    class Model:
+        config = SimpleNamespace(n_processors=u)
+
+        def drop_modules(self, k, order, seed):
+            return SimpleNamespace(config=SimpleNamespace(n_processors=u - k), order=order)
+
+    def metrics(model, batch):
+        calls.append(model.config.n_processors)
+        # loses 1.1 points per processor dropped past the first quarter
+        return 0.0, 0.9 - 0.011 * max(0, u - model.config.n_processors - 4)
+
+    monkeypatch.setattr(object_dropping, "batch_metrics", metrics)
+    orders = [("connectivity", 0), ("random", 0)]
+    rows = pd.DataFrame(object_dropping.accuracy_rows("none", 0, Model(), None, orders))
+    assert calls.count(u) == 1  # the full model once for both orders
+    ranked = rows[rows.order == "connectivity"]
+    random = rows[rows.order == "random-0"]
+    assert len(ranked) == 16 and random["dropped"].max() == 7 / 16  # 3.3 points lost there
+    assert droppable(random) == droppable(ranked) == 6 / 16
+
+
 def test_summary_reads_the_speedup_at_the_droppable_share() -> None:
     from object_dropping import summarise
 
@@ -177,6 +208,33 @@ def test_summary_reads_the_speedup_at_the_droppable_share() -> None:
     assert row["full_accuracy"] == 0.90
     (untimed,) = summarise(frame, None)
     assert np.isnan(untimed["speedup"]) and untimed["droppable"] == 0.5
+
+
+def test_an_order_beats_random_only_above_95_percent_of_the_random_orders() -> None:
+    from object_dropping import order_ranks
+
+    # 20 random orders: 18 below connectivity's 0.75, one tied, one above
+    random = [0.5] * 18 + [0.75, 0.8125]
+    summary = pd.DataFrame(
+        {
+            "model": "none",
+            "seed": 0,
+            "order": ["connectivity", "readout"] + [f"random-{i}" for i in range(20)],
+            "droppable": [0.75, 0.875, *random],
+        }
+    )
+    rows = {r["order"]: r for r in order_ranks(summary)}
+    connectivity = rows["connectivity"]
+    assert connectivity["random_orders"] == 20
+    assert connectivity["above_share"] == 0.9 and connectivity["tied_share"] == 0.05
+    assert connectivity["p_value"] == pytest.approx(3 / 21)
+    assert not connectivity["beats_random"]  # 90 % of the orders, under the 95 % rule
+    readout = rows["readout"]
+    assert readout["above_share"] == 1.0 and readout["beats_random"]
+    assert readout["p_value"] == pytest.approx(1 / 21)
+    # above all of 3 random orders is not a test: too few to beat
+    few = summary[~summary["order"].isin([f"random-{i}" for i in range(3, 20)])]
+    assert not {r["order"]: r for r in order_ranks(few)}["readout"]["beats_random"]
 
 
 @pytest.mark.parametrize(
