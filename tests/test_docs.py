@@ -34,8 +34,9 @@ def test_docs_have_their_code():
 
 def test_readme_paragraphs_read_in_a_breath():
     """No README paragraph (prose between blank lines; code blocks and tables aside) runs over
-    120 words."""
+    120 words; the results tables' markers are HTML comments, not prose."""
     text = re.sub(r"```.*?```", "", (ROOT / "README.md").read_text(), flags=re.S)
+    text = re.sub(r"^<!--.*?-->\n", "", text, flags=re.M)
     for paragraph in text.split("\n\n"):
         if paragraph.lstrip().startswith("|"):
             continue

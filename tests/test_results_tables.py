@@ -51,3 +51,103 @@ def test_the_fig3_verdict_follows_the_goal(recovered, control, word):
 def test_an_unknown_table_name_is_refused():
     with pytest.raises(SystemExit, match="unknown table 'nope'"):
         results_tables.rewrite("<!-- table: nope -->\nx\n<!-- end table -->")
+
+
+def _mn_rows(specialised_15: int, specialised_1: int) -> pd.DataFrame:
+    """mn_m_steps.csv rows: the toy at 15 M-steps and at 1 with as many gradient steps (10
+    seeds each, ``specialised_*`` of them specialised), and one mixture and digits run."""
+    rows = []
+    for m, count in ((15, specialised_15), (1, specialised_1)):
+        for seed in range(10):
+            rows.append(
+                {
+                    "experiment": "toy",
+                    "m_steps": m,
+                    "steps": 11250,
+                    "seed": seed,
+                    "specialised": seed < count,
+                    "test_error": 0.1,
+                    "modules_used": 2,
+                }
+            )
+    for experiment in ("mixture8", "digits"):
+        rows.append(
+            {
+                "experiment": experiment,
+                "m_steps": 1,
+                "steps": 1500,
+                "seed": 0,
+                "specialised": False,
+                "test_error": 1.0,
+                "modules_used": 3,
+            }
+        )
+    frame = pd.DataFrame(rows)
+    frame["controller"], frame["samples"] = "linear", 10
+    return frame
+
+
+@pytest.mark.parametrize(
+    ("specialised", "word"),
+    [((10, 8), "not separated from the compute"), ((10, 2), "separated from the compute")],
+)
+def test_the_m_steps_verdict_is_fishers_test_at_equal_compute(
+    tmp_path, monkeypatch, specialised, word
+):
+    _mn_rows(*specialised).to_csv(tmp_path / "mn_m_steps.csv", index=False)
+    monkeypatch.setattr(results_tables, "RESULTS", tmp_path)
+    table = results_tables.mn_m_steps()
+    assert f"**Verdict: 15 M-steps per E-step {word}**" in table
+    assert f"{specialised[0]}/10 specialised against {specialised[1]}/10" in table
+
+
+def _dropping_csvs(tmp_path, connectivity: float, random: list[float]) -> None:
+    """object_dropping_summary.csv and _orders.csv for one NAC seed."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from object_dropping import order_ranks
+
+    rows = [
+        {
+            "model": "none",
+            "seed": 0,
+            "order": o,
+            "full_accuracy": 0.95,
+            "droppable": d,
+            "processors_kept": 32,
+            "speedup": 5.2,
+        }
+        for o, d in [("connectivity", connectivity), ("readout", 0.75)]
+    ]
+    rows += [
+        {
+            "model": "none",
+            "seed": 0,
+            "order": f"random-{i}",
+            "full_accuracy": 0.95,
+            "droppable": d,
+            "processors_kept": 32,
+            "speedup": 5.2,
+        }
+        for i, d in enumerate(random)
+    ]
+    summary = pd.DataFrame(rows)
+    summary.to_csv(tmp_path / "object_dropping_summary.csv", index=False)
+    pd.DataFrame(order_ranks(summary)).to_csv(tmp_path / "object_dropping_orders.csv", index=False)
+
+
+@pytest.mark.parametrize(
+    ("random", "word"),
+    [
+        ([0.5] * 20, "above random on 1 of 1 NAC seeds tested"),
+        ([0.5] * 18 + [0.8125, 0.8125], "above random on 0 of 1 NAC seeds tested"),
+        ([0.5] * 3, "not tested"),
+    ],
+)
+def test_the_dropping_verdict_needs_20_random_orders_beaten(tmp_path, monkeypatch, random, word):
+    _dropping_csvs(tmp_path, 0.75, random)
+    monkeypatch.setattr(results_tables, "RESULTS", tmp_path)
+    table = results_tables.fig5_dropping()
+    assert "**Verdict: the drop reproduced**" in table
+    assert f"**least connected first {word}" in table
