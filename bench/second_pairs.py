@@ -21,6 +21,11 @@ Kinds keep the first construction's names where they change the same logic:
 - ``negation``: "do not / does not / are not / is not" and their contractions dropped, "no X"
   -> "some X", "without" -> "with", "none of" -> "all of";
 - ``number``: a number word or digit one up or one down ("two" -> "three", "3" -> "2").
+
+A rewrite that one of the first construction's rules of the same kind also makes (e.g. "at
+least two" -> "exactly two", which the logic contrast trains on) is counted apart, as the kind
+with " (the contrast's phrasing)" added: only the other pairs test phrasings the model never
+met.
 """
 
 from __future__ import annotations
@@ -31,12 +36,13 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from circuitlab.data.minimal_pairs import _noun_variant
+from circuitlab.data.minimal_pairs import NLVR2_LOGIC_KINDS, _noun_variant
 
 WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 DIGITS = tuple(str(i) for i in range(1, 11))
 NUMBER = "(" + "|".join(WORDS + DIGITS) + ")"
 NOUN_AHEAD = r"(?= [a-z]+)"
+SHARED = " (the contrast's phrasing)"
 
 SECOND_KINDS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "hard -> soft cardinality": (
@@ -87,12 +93,23 @@ def _rewrite(text: str, rules, rng: random.Random) -> str | None:
     return changed[:1].upper() + changed[1:] if text[:1].isupper() else changed
 
 
+def first_construction_makes(text: str, logic: str, kind: str) -> bool:
+    """Whether one of the first construction's rules of ``kind`` (``NLVR2_LOGIC_KINDS``)
+    rewrites ``text`` into ``logic`` (case aside)."""
+    lowered = text.lower()
+    return any(
+        re.sub(pattern, replacement, lowered, count=1) == logic.lower()
+        for pattern, replacement in NLVR2_LOGIC_KINDS.get(kind, ())
+    )
+
+
 def second_construction_pairs(
     texts: Sequence[str], nouns: Sequence[tuple[str, str]], seed: int = 0
 ) -> pd.DataFrame:
     """Minimal pairs of ``texts`` by the second construction: one row per sentence and kind
     of ``SECOND_KINDS`` that applies (text, wording: one counted noun swapped, logic: the kind's
-    rewrite, kind), as ``nlvr2_minimal_pairs_by_kind`` lays them out."""
+    rewrite, kind; ``SHARED`` added to the kind when the first construction makes the same
+    rewrite), as ``nlvr2_minimal_pairs_by_kind`` lays them out."""
     rng = random.Random(seed)
     rows = []
     for text in texts:
@@ -102,5 +119,13 @@ def second_construction_pairs(
         for kind, rules in SECOND_KINDS.items():
             logic = _rewrite(text, rules, rng)
             if logic is not None and len({text.lower(), wording.lower(), logic.lower()}) == 3:
-                rows.append({"text": text, "wording": wording, "logic": logic, "kind": kind})
+                shared = first_construction_makes(text, logic, kind)
+                rows.append(
+                    {
+                        "text": text,
+                        "wording": wording,
+                        "logic": logic,
+                        "kind": kind + SHARED if shared else kind,
+                    }
+                )
     return pd.DataFrame(rows, columns=["text", "wording", "logic", "kind"])

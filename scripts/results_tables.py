@@ -379,6 +379,7 @@ PIO_SEEDS = {
     300: "Perceiver IO, 32 latents, depth 3, null_token, input_layers 2, 88,000 steps, seed 300",
 }
 PAIRS_SHIPPED = "logic-contrast recipe (stages 1-3), seed 0"
+MIN_PAIRS = 30  # kinds with fewer pairs are reported, not judged (bench/pair_recipe_seeds.py)
 
 
 def _runs(frame: pd.DataFrame, names: dict[int, str]) -> pd.DataFrame:
@@ -407,7 +408,9 @@ def readme_results() -> str:
     means = kinds[kinds.kind == "mean over kinds"].set_index("source").model
     kinds = kinds[kinds.kind != "mean over kinds"]
     dev_min = np.floor(100 * kinds[kinds.source == "nlvr2 dev"].model.min()) / 100
-    second = kinds[kinds.source.str.contains("second construction")].model
+    second = kinds[kinds.source.str.contains("second construction") & (kinds.pairs >= MIN_PAIRS)]
+    shared = second.kind.str.endswith("(the contrast's phrasing)")
+    own, theirs = second[~shared].model.min(), second[shared].model.min()
     rows = [
         (
             "conditional NAC, shapes world (`checkpoints/nlvr`)",
@@ -437,8 +440,10 @@ def readme_results() -> str:
             "minimal pairs whose logic moves P more than their words",
             f"{100 * pairs.logic_moves_more:.1f} % (sentence embedding "
             f"{100 * pairs.logic_moves_more_sentence:.1f} %); every NLVR2 dev kind >= "
-            f"{dev_min:.2f} (mean {means['nlvr2 dev']:.3f}) and every kind of a second "
-            f"construction on NLVR2 test1 >= {np.floor(1000 * second.min()) / 1000:.3f} (seed 0)",
+            f"{dev_min:.2f} (mean {means['nlvr2 dev']:.3f}); on NLVR2 test1 rewritten by a "
+            f"second construction every kind >= {np.floor(1000 * own) / 1000:.3f} in phrasings "
+            f"the contrast never trained on, >= {np.floor(1000 * theirs) / 1000:.3f} in its own "
+            "(seed 0)",
         ),
         (
             "Neural Interpreter, fuzzy Boolean (`checkpoints/ni`)",

@@ -7,17 +7,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-from second_pairs import second_construction_pairs  # noqa: E402
+from second_pairs import SHARED, second_construction_pairs  # noqa: E402
 
 NOUNS = [("dog", "dogs"), ("cat", "cats"), ("bottle", "bottles")]
 
 
-def _logic(text: str, kind: str) -> set[str]:
-    """Every rewrite of ``text`` under ``kind`` over a few seeds."""
+def _logic(text: str, kind: str, shared: bool | None = None) -> set[str]:
+    """Every rewrite of ``text`` under ``kind`` over a few seeds: those the first construction
+    also makes (``shared``), the others (not ``shared``) or both (None)."""
+    kinds = {True: {kind + SHARED}, False: {kind}, None: {kind, kind + SHARED}}[shared]
     found = set()
     for seed in range(12):
         pairs = second_construction_pairs([text], NOUNS, seed)
-        found |= set(pairs[pairs.kind == kind]["logic"])
+        found |= set(pairs[pairs.kind.isin(kinds)]["logic"])
     return found
 
 
@@ -37,6 +39,23 @@ def test_each_kind_rewrites_its_own_logic_in_several_phrasings():
     assert _logic("The dogs are not sleeping.", "negation") == {"The dogs are sleeping."}
     assert _logic("The left image shows three dogs.", "number") == {
         "The left image shows four dogs."
+    }
+
+
+def test_rewrites_the_first_construction_also_makes_are_counted_apart():
+    # "exactly N" -> "at least N" and "at least N" -> "exactly N" are the contrast's own rules
+    assert _logic("There are exactly two dogs.", "hard -> soft cardinality", shared=True) == {
+        "There are at least two dogs."
+    }
+    assert _logic("There are exactly two dogs.", "hard -> soft cardinality", shared=False) == {
+        "There are no fewer than two dogs."
+    }
+    assert _logic("At least 3 dogs are lying down.", "soft -> hard cardinality", True) == {
+        "Exactly 3 dogs are lying down."
+    }
+    assert _logic("At least 3 dogs are lying down.", "soft -> hard cardinality", False) == {
+        "Precisely 3 dogs are lying down.",
+        "Only 3 dogs are lying down.",
     }
 
 
