@@ -199,10 +199,10 @@ class RingOfCliquesFit(PriorFit):
     The links between ring neighbours are sent in the cheapest of three ways, at the cost of
     a flag (log 3): as one group (``bridges_ = "random"``); when every pair of neighbours is
     joined by the same number b of links, as b per pair (``bridges_ = "exact"``: networkx's
-    ``ring_of_cliques`` joins neighbours by one link); or through one **head** per block that
-    carries the block's links to one of its two ring neighbours (``bridges_ = "heads"``: the
-    authors' target, ``circuitlab.prior_targets.ring_of_cliques``, links each block's first
-    node to every node of the next block). With heads, the heads' links to their neighbours
+    ``ring_of_cliques`` joins neighbours by one link); or through **heads**, modules that link
+    to every module of a neighbouring block (``bridges_ = "heads"``: the authors' target,
+    ``circuitlab.prior_targets.ring_of_cliques``, links each block's first node to every node
+    of the next block). With heads, the heads' links to their neighbours
     form one group (``p_head_``), the other neighbour pairs another (``p_bridge_``); which
     nodes are heads (``heads_``) and which neighbour each links to (``head_targets_``) are
     sent too (``_heads_code``).
