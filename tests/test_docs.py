@@ -44,6 +44,18 @@ def test_readme_paragraphs_read_in_a_breath():
         assert words <= 120, f"{words} words: {paragraph[:80]!r}"
 
 
+def test_the_lab_notebook_is_out_of_the_main_navigation():
+    """docs/experiments.md (how each result came to be) sits under Development in the site's
+    navigation, never at its top level beside the user's pages."""
+    import yaml
+
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
+    top = {page for entry in nav for page in entry.values() if isinstance(page, str)}
+    assert "experiments.md" not in top
+    (development,) = [e["Development"] for e in nav if "Development" in e]
+    assert any("experiments.md" in entry.values() for entry in development)
+
+
 def run_python_blocks(path: Path, folder: Path, monkeypatch) -> dict:
     monkeypatch.chdir(folder)
     namespace: dict = {}
