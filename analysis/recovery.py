@@ -236,7 +236,8 @@ def graphon_recovery(
     rows = []
     jobs = [(f, n, k) for f in families for n in sizes for k in range(count)]
     for family, n, k in tqdm(jobs, desc="graphons", unit="graph"):
-        rng = np.random.default_rng([seed, n, k, (*families, UNTRAINED).index(family)])
+        # seeded by the family's place in the full list: a subset draws the same graphs
+        rng = np.random.default_rng([seed, n, k, (*GRAPHON_FAMILIES, UNTRAINED).index(family)])
         start = time.perf_counter()
         if family == UNTRAINED:
             circuit = Circuit(rng.standard_normal((n, 16)), ["processor"] * n, eps=0.25)

@@ -128,6 +128,36 @@ def test_ring_order_is_found_for_shuffled_cliques():
         assert links[c, order[(t + 1) % 12]] == 1
 
 
+def test_split_blocks_are_merged_back_by_description_length():
+    """Each of 4 planted blocks split in two: merge_blocks joins the halves (the refinement
+    sweeps, which move single nodes, cannot), and its code is the planted partition fit's."""
+    from scipy.special import gammaln
+
+    from circuitlab.analysis.prior_families import merge_blocks, planted_partition_code
+
+    a = prior_targets.sample_graph(
+        prior_targets.planted_partition(96, n_blocks=4), np.random.default_rng(1)
+    )
+    halves = np.repeat(np.arange(8), 12)
+    links, pairs = blocks.block_counts(a, halves)
+    inside, inside_pairs = np.trace(links), np.trace(pairs)
+    code = planted_partition_code(
+        inside,
+        inside_pairs,
+        (links.sum() - inside) / 2,
+        (pairs.sum() - inside_pairs) / 2,
+        gammaln(np.bincount(halves) + 1).sum(),
+        96,
+        np.array(8),
+    )
+    fit = PlantedPartitionFit().fit(a, [halves])
+    assert float(code) == pytest.approx(fit.description_length_)
+    merged = merge_blocks(a, halves)
+    truth = np.repeat(np.arange(4), 24)
+    assert merged.max() == 3 and len(set(zip(merged, truth, strict=True))) == 4
+    assert np.array_equal(merge_blocks(a, truth), truth)  # nothing to merge
+
+
 def test_ring_heads_of_the_authors_target_are_found():
     """A graph drawn from prior_targets.ring_of_cliques: each block's first node links to every
     node of its own block and the next. The fit codes those links through heads (one group at
