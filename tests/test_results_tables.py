@@ -40,12 +40,24 @@ def _fig3_rows(recovered: dict[int, list[bool]], control: bool = True) -> pd.Dat
         ({0: [1, 1, 0, 0], 1: [1, 1, 1, 0], 2: [1, 1, 0, 0]}, True, "not reproduced"),
         ({0: [1, 1, 1, 1], 1: [1, 1, 1, 1], 2: [1, 1, 1, 1]}, False, "not reproduced"),
         ({0: [1, 1, 1, 1]}, True, "not yet judged: 1 of 3 seeds"),
+        # two families (ring, scale-free) already failed on 2 of 3 seeds: at most 2 can reach 2
+        ({0: [1, 1, 0, 0], 1: [1, 1, 0, 0]}, True, "not reproduced"),
     ],
 )
 def test_the_fig3_verdict_follows_the_goal(recovered, control, word):
     rows = _fig3_rows({s: [bool(x) for x in flags] for s, flags in recovered.items()}, control)
     verdict = results_tables.fig3_verdict(rows)
     assert verdict.startswith(f"**Verdict: {word}")
+
+
+def test_a_seed_read_in_part_is_said_so_and_not_judged():
+    rows = _fig3_rows({0: [True, True, False, False]})
+    rows = pd.concat(
+        [rows, pd.DataFrame([{"model": "ring_of_cliques", "seed": 1, "recovered": False}])]
+    )
+    verdict = results_tables.fig3_verdict(rows)
+    assert verdict.startswith("**Verdict: not yet judged: 1 of 3 seeds")
+    assert "seed 0: 2 of 4, seed 1: 0 of 1 read" in verdict
 
 
 def test_an_unknown_table_name_is_refused():
