@@ -290,12 +290,26 @@ def _mn_cell(runs: pd.DataFrame, experiment: str) -> str:
     return f"{runs.modules_used.mean():.1f} / {runs.test_error.mean():.3f}"
 
 
+def _mn_compute_control(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, float]:
+    """The toy's runs at 15 M-steps per E-step and at 1 with as many gradient steps (linear
+    controller, 10 samples), and Fisher's exact p on their specialised seeds."""
+    from scipy.stats import fisher_exact
+
+    toy = frame[
+        (frame.experiment == "toy") & (frame.controller == "linear") & (frame.samples == 10)
+    ]
+    steps = MN_E_STEPS["toy"] * 15
+    fifteen = toy[(toy.m_steps == 15) & (toy.steps == steps)]
+    one = toy[(toy.m_steps == 1) & (toy.steps == steps)]
+    a, b = int(fifteen.specialised.sum()), int(one.specialised.sum())
+    _, p = fisher_exact([[a, len(fifteen) - a], [b, len(one) - b]])
+    return fifteen, one, float(p)
+
+
 def mn_m_steps() -> str:
     """M-steps per E-step at equal E-steps, and the toy's 1 M-step at the gradient steps of 15:
     bench/results/mn_m_steps.csv (linear controller, 10 samples); the verdict from Fisher's
     exact test on the toy's specialised seeds."""
-    from scipy.stats import fisher_exact
-
     frame = pd.read_csv(RESULTS / "mn_m_steps.csv")
     frame = frame[(frame.controller == "linear") & (frame.samples == 10)]
     rows = []
@@ -308,9 +322,7 @@ def mn_m_steps() -> str:
         n = runs[runs.steps == e_steps].seed.nunique()
         rows.append({"E-steps fixed; M-steps per E-step": MN_TITLES[experiment].format(n=n)})
         rows[-1].update(cells)
-    toy = frame[frame.experiment == "toy"]
-    matched = toy[(toy.m_steps == 1) & (toy.steps == MN_E_STEPS["toy"] * 15)]
-    fifteen = toy[(toy.m_steps == 15) & (toy.steps == MN_E_STEPS["toy"] * 15)]
+    fifteen, matched, p = _mn_compute_control(frame)
     rows.append(
         {
             "E-steps fixed; M-steps per E-step": "toy, 1 M-step per E-step at 15's "
@@ -320,7 +332,6 @@ def mn_m_steps() -> str:
         }
     )
     a, b = int(fifteen.specialised.sum()), int(matched.specialised.sum())
-    _, p = fisher_exact([[a, len(fifteen) - a], [b, len(matched) - b]])
     separated = p < 0.05
     word = "separated from the compute" if separated else "not separated from the compute"
     return pipe(pd.DataFrame(rows)) + (
@@ -525,17 +536,9 @@ def _readme_ni() -> str:
 
 
 def _readme_mn() -> str:
-    from scipy.stats import fisher_exact
-
     frame = pd.read_csv(RESULTS / "mn_m_steps.csv")
-    toy = frame[
-        (frame.experiment == "toy") & (frame.controller == "linear") & (frame.samples == 10)
-    ]
-    steps = MN_E_STEPS["toy"] * 15
-    fifteen = toy[(toy.m_steps == 15) & (toy.steps == steps)]
-    one = toy[(toy.m_steps == 1) & (toy.steps == steps)]
+    fifteen, one, p = _mn_compute_control(frame)
     a, b = int(fifteen.specialised.sum()), int(one.specialised.sum())
-    _, p = fisher_exact([[a, len(fifteen) - a], [b, len(one) - b]])
     said = (
         "significant"
         if p < 0.05
