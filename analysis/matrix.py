@@ -13,9 +13,10 @@ import networkx as nx
 import numpy as np
 
 from circuitlab.circuit import Circuit
+from circuitlab.errors import CircuitlabError
 
 
-class LinkMatrixError(ValueError):
+class LinkMatrixError(CircuitlabError):
     """A link-probability or adjacency matrix that analysis cannot use, and why."""
 
 

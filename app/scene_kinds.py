@@ -15,6 +15,7 @@ from circuitlab.app.example_view import object_names, scene_svg, svg_data_uri
 from circuitlab.app.pair_view import pair_object_names, pair_scene_svg
 from circuitlab.data.nlvr import NLVRExample, NLVRFormatError, scene_from_json
 from circuitlab.data.pair_world import PairExample, PairScene, pair_scene_from_json
+from circuitlab.errors import CircuitlabError
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class SceneKind:
         return len(self.object_names(scene))
 
 
-class SceneFormatError(ValueError):
+class SceneFormatError(CircuitlabError):
     """A stored scene that cannot be read; the message says what is wrong."""
 
 

@@ -20,7 +20,7 @@ from circuitlab.analysis.layout import layout_is_cached, module_colors, module_l
 from circuitlab.analysis.prior_verdict import best_prior, read_matrix
 from circuitlab.circuit import Circuit, links_graph
 from circuitlab.prior_targets import sample_graph
-from circuitlab.store import CircuitStore, category_lists
+from circuitlab.store import CircuitStore, category_lists, row_of_id
 
 MAX_EDGES = 5000
 MAX_SENTENCE = 300  # characters of a typed sentence
@@ -69,17 +69,6 @@ def load_circuit_generator(checkpoint: str | os.PathLike) -> CircuitGenerator:
         tiny = {"pool_size": 1, "val_pool_size": 1, "held_out_pool_size": 1}
         return CircuitGenerator(model, PairWorldTask(**{**config.task_options, **tiny}))
     return CircuitGenerator(model, nlvr_task(config))
-
-
-def row_of_id(frame: pd.DataFrame, circuit_id: object) -> int | None:
-    """Position in ``frame`` of the row whose ``id`` is ``circuit_id`` (an int or its text),
-    else None."""
-    try:
-        wanted = int(str(circuit_id))
-    except ValueError:
-        return None
-    hits = np.flatnonzero(frame["id"].to_numpy() == wanted)
-    return int(hits[0]) if len(hits) else None
 
 
 def prepare_store(store: CircuitStore) -> None:

@@ -179,6 +179,17 @@ def far_object(record: dict) -> dict:
     return boxes(record, [[{**box[0], "x_loc": 10**9}], box, box])
 
 
+def moved_object(record: dict, x: object) -> dict:
+    box = record["structured_rep"][0]
+    return boxes(record, [[{**box[0], "x_loc": x}], *record["structured_rep"][1:]])
+
+
+def whole_coordinate(folder: Path) -> str:
+    """x_loc 12.0 (a whole number written as a float) reads as 12: DEFINED."""
+    read = read_nlvr(nlvr_line(folder, lambda r: moved_object(r, 12.0)))
+    return DEFINED if read[1].boxes[0][0].x == 12 else WRONG
+
+
 def app_resolve(folder: Path) -> str:
     from circuitlab.app.stores import AppStores
 
@@ -398,6 +409,70 @@ def link_edit(cut: object, batch: int, phrase: str | None) -> Callable[[Path], s
     return case
 
 
+def circuit_run(**given: object) -> Callable[[Path], str]:
+    """run_with_circuit with ``given`` (``signatures`` / ``codes`` as (B or 1, U, d) arrays,
+    ``inputs`` a batch's inputs): CLEAR when refused naming the argument given."""
+    import torch
+
+    from circuitlab.interventions import run_with_circuit
+    from circuitlab.tasks.base import Batch
+
+    def case(folder: Path) -> str:
+        model = small_nac(input_dim=5)
+        inputs = given.get("inputs", np.ones((4, 3, 5), np.float32))
+        data = Batch(torch.as_tensor(inputs), torch.zeros(4, dtype=torch.long))
+        tensors = {k: torch.as_tensor(v) for k, v in given.items() if k != "inputs"}
+        named = "batch.inputs" if "inputs" in given else next(iter(tensors))
+        return api(lambda: run_with_circuit(model, data, **tensors), named)
+
+    return case
+
+
+def with_entry(shape: tuple, value: float, at: tuple) -> np.ndarray:
+    array = np.ones(shape, np.float32)
+    array[at] = value
+    return array
+
+
+def token_ids(ids: list[list[int]], phrase: str) -> Callable[[Path], str]:
+    import torch
+
+    def case(folder: Path) -> str:
+        model = small_nac(conditional=True, cond_vocab=20, generator_dim=16).eval()
+        return api(lambda: model.generate(torch.tensor(ids)), "conditioning", phrase)
+
+    return case
+
+
+def id_as_text(folder: Path) -> str:
+    """store["2"] must be refused pointing to row_of; store.row_of("2") finds the id's row."""
+    opened = CircuitStore.open(store(folder))
+    refused = api(lambda: opened["2"], "index", "row_of")
+    return DEFINED if refused == CLEAR and opened.row_of("2") == 2 else WRONG
+
+
+def string_ids_in_the_app(folder: Path) -> str:
+    """A store whose ids are strings: the app's view finds each id's row."""
+    from circuitlab.app.store_view import StoreView
+
+    path = folder / "s"
+    CircuitStore.write(path, circuits(3), pd.DataFrame({"id": ["a", "b", "7"]}))
+    view = StoreView(CircuitStore.open(path))
+    return DEFINED if [view.index_of(i) for i in ("b", "7")] == [1, 2] else WRONG
+
+
+def zero_signature_file(path: Path) -> None:
+    signatures = np.load(path / "signatures.npy", mmap_mode="r+")
+    signatures[2, 1] = 0.0
+    signatures.flush()
+
+
+def fractional_module(folder: Path) -> str:
+    from circuitlab.interventions import LinkEdit
+
+    return api(lambda: LinkEdit(knocked_out=(1.5,)), "knocked_out")
+
+
 def bounded_batches(folder: Path) -> str:
     from circuitlab.store import P_BATCH_BYTES
 
@@ -426,7 +501,7 @@ def cut_gzip(folder: Path) -> str:
 CASES: dict[str, dict[str, Callable[[Path], str]]] = {
     "circuit": {
         "codes for another number of modules": lambda d: api(
-            lambda: Circuit(np.ones((3, 2)), ["processor"] * 3, np.ones((2, 4))), "codes must be"
+            lambda: Circuit(np.ones((3, 2)), ["processor"] * 3, np.ones((2, 4))), "codes: must be"
         ),
         "NaN signature": lambda d: api(
             lambda: Circuit(np.array([[1, np.nan]]), ["processor"]), "NaN or inf", "module 0"
@@ -614,6 +689,10 @@ CASES: dict[str, dict[str, Callable[[Path], str]]] = {
             "line 2",
         ),
         "x_loc 1e9": lambda d: api(lambda: read_nlvr(nlvr_line(d, far_object)), "line 2"),
+        "x_loc 12.7": lambda d: api(
+            lambda: read_nlvr(nlvr_line(d, lambda r: moved_object(r, 12.7))), "whole numbers"
+        ),
+        "x_loc 12.0": lambda d: whole_coordinate(d),
         "label maybe": lambda d: api(
             lambda: read_nlvr(nlvr_line(d, lambda r: {**r, "label": "maybe"})), "line 2"
         ),
@@ -784,6 +863,45 @@ CASES: dict[str, dict[str, Callable[[Path], str]]] = {
         "LinkEdit with a 1-d mask": link_edit(np.ones(8, bool), 4, "(U, U) or (B, U, U)"),
         "LinkEdit with text": link_edit("all", 4, "(U, U) or (B, U, U)"),
         "LinkEdit for another number of modules": link_edit(np.ones((5, 5), bool), 4, "(8, 8)"),
+    },
+    "API edges": {
+        "run_with_circuit: signatures holding NaN": circuit_run(
+            signatures=with_entry((4, 8, 4), np.nan, (1, 2, 0))
+        ),
+        "run_with_circuit: codes passed as signatures": circuit_run(
+            signatures=np.ones((4, 8, 8), np.float32)
+        ),
+        "run_with_circuit: codes of another width": circuit_run(
+            codes=np.ones((1, 8, 4), np.float32)
+        ),
+        "run_with_circuit: integer signatures": circuit_run(signatures=np.ones((1, 8, 4), int)),
+        "run_with_circuit: an all-zero signature": circuit_run(
+            signatures=with_entry((1, 8, 4), 0.0, (0, 3))
+        ),
+        "run_with_circuit: inputs holding inf": circuit_run(
+            inputs=with_entry((4, 3, 5), np.inf, (0, 1, 1))
+        ),
+        "token id at the vocabulary size": token_ids([[1, 20]], "vocabulary"),
+        "negative token id": token_ids([[-1, 2]], "vocabulary"),
+        "store['2'] (an id as text)": id_as_text,
+        "a store of string ids in the app": string_ids_in_the_app,
+        "ids of floats at write": lambda d: api(
+            lambda: CircuitStore.write(d / "s", circuits(2), pd.DataFrame({"id": [0.5, 1.5]})),
+            "frame['id']",
+        ),
+        "an all-zero signature in a Circuit": lambda d: api(
+            lambda: Circuit(np.array([[1.0, 0.0], [0.0, 0.0]]), ["processor"] * 2), "all-zero"
+        ),
+        "an all-zero signature in a store file": lambda d: api(
+            lambda: CircuitStore.open(edited(d, zero_signature_file)), "circuit 2, module 1"
+        ),
+        "to_networkx(threshold=nan)": lambda d: api(
+            lambda: circuits(1)[0].to_networkx(threshold=float("nan")), "threshold"
+        ),
+        "LinkEdit(knocked_out=(1.5,))": fractional_module,
+        "store.link_probabilities([99])": lambda d: api(
+            lambda: CircuitStore.open(store(d)).link_probabilities([99]), "row 99"
+        ),
     },
     "slips": {
         "evaluate --out a folder": lambda d: run_cli(

@@ -13,6 +13,8 @@ _EXPORTS = {
     "CircuitStore": "circuitlab.store",
     "CircuitEdit": "circuitlab.edits",
     "CircuitStoreError": "circuitlab.store",
+    "CircuitlabError": "circuitlab.errors",
+    "InputError": "circuitlab.errors",
     "prior_targets": "circuitlab.prior_targets",
     "untrained_link_probabilities": "circuitlab.untrained",
 }

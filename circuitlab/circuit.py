@@ -11,6 +11,9 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
+from circuitlab.checks import check_probability
+from circuitlab.errors import InputError
+
 PROCESSOR, READOUT = "processor", "readout"
 
 
@@ -22,6 +25,8 @@ def link_probabilities(
     ``signatures`` (..., U, d_sig) -> (..., U, U) float32; any leading batch dimensions are kept.
     The same maths as ``circuitlab.nn.kernel.link_probability`` (a test pins them together).
     """
+    if not (_is_real(eps) and np.isfinite(eps) and eps > 0):
+        raise InputError("eps", f"must be a positive number, got {eps!r:.40}")
     s = np.asarray(signatures, dtype=np.float32)
     norms = np.linalg.norm(s, axis=-1, keepdims=True)
     unit = s / np.maximum(norms, 1e-12)
@@ -89,26 +94,30 @@ class Circuit:
         self.signatures = np.asarray(self.signatures, dtype=np.float32)
         self.roles = np.asarray(self.roles, dtype=str)
         if self.signatures.ndim != 2:
-            raise ValueError(f"signatures must be (U, d_sig), got shape {self.signatures.shape}")
+            raise InputError("signatures", f"must be (U, d_sig), got shape {self.signatures.shape}")
         n_modules = self.signatures.shape[0]
         if self.roles.shape != (n_modules,):
-            raise ValueError(f"roles has shape {self.roles.shape}; expected ({n_modules},)")
+            raise InputError("roles", f"has shape {self.roles.shape}; expected ({n_modules},)")
         _check_finite("signatures", self.signatures)
+        zero = first_zero_vector(self.signatures)
+        if zero is not None:
+            raise zero_signature_error(f"module {zero[0]}")
         if self.codes is not None:
             self.codes = np.asarray(self.codes, dtype=np.float32)
             if self.codes.ndim != 2 or self.codes.shape[0] != n_modules:
-                raise ValueError(
-                    f"codes must be (U, d_code) with U = {n_modules} modules, "
-                    f"got shape {self.codes.shape}"
+                raise InputError(
+                    "codes",
+                    f"must be (U, d_code) with U = {n_modules} modules, "
+                    f"got shape {self.codes.shape}",
                 )
             _check_finite("codes", self.codes)
         if not (_is_real(self.eps) and np.isfinite(self.eps) and self.eps > 0):
-            raise ValueError(f"eps must be a positive number, got {self.eps!r}")
+            raise InputError("eps", f"must be a positive number, got {self.eps!r}")
         if self.truncation is not None and not (
             _is_real(self.truncation) and 0 < self.truncation <= 2
         ):
-            raise ValueError(
-                f"truncation is a cosine distance in (0, 2] or None, got {self.truncation!r}"
+            raise InputError(
+                "truncation", f"is a cosine distance in (0, 2] or None, got {self.truncation!r}"
             )
 
     @property
@@ -130,6 +139,7 @@ class Circuit:
         Nodes carry ``role``, ``signature`` (index into ``signatures``) and ``degree``; edges
         carry ``p``. P is symmetric, so the graph is undirected.
         """
+        threshold = check_probability("threshold", threshold)
         p = self.link_probability()
         return links_graph(p, p > threshold, self.roles)
 
@@ -140,8 +150,25 @@ def first_non_finite(array: np.ndarray) -> tuple[int, ...] | None:
     return tuple(int(i) for i in bad[0]) if len(bad) else None
 
 
+def first_zero_vector(signatures: np.ndarray) -> tuple[int, ...] | None:
+    """The index (all but the last axis) of the first all-zero vector of ``signatures`` (...,
+    d_sig), None if there is none."""
+    bad = np.argwhere(~np.asarray(signatures).any(axis=-1))
+    return tuple(int(i) for i in bad[0]) if len(bad) else None
+
+
+def zero_signature_error(where: str) -> InputError:
+    """The error for an all-zero signature vector at ``where`` (a module, a circuit)."""
+    return InputError(
+        "signatures",
+        f"{where} has an all-zero signature vector: a zero vector has no direction, so its "
+        "cosine with another signature, and P, are undefined",
+        "give every module a non-zero signature (the model never generates a zero one)",
+    )
+
+
 def _check_finite(name: str, array: np.ndarray) -> None:
     """Refuse NaN or inf entries, naming the first module that has one."""
     bad = first_non_finite(array)
     if bad is not None:
-        raise ValueError(f"{name} have NaN or inf entries (the first in module {bad[0]})")
+        raise InputError(name, f"has NaN or inf entries (the first in module {bad[0]})")

@@ -32,10 +32,12 @@ import numpy as np
 import pandas as pd
 import torch
 
+from circuitlab.checks import whole_number
 from circuitlab.circuit import Circuit
 from circuitlab.edits import CircuitEdit
 from circuitlab.model import NAC
 from circuitlab.tasks.base import Batch
+from circuitlab.tensor_checks import as_circuit_tensor, check_finite
 
 LINK_THRESHOLD = 0.5  # a link "is there" when P exceeds this
 
@@ -77,7 +79,8 @@ class LinkEdit:
                     f"LinkEdit.{name} must be (U, U) or (B, U, U), got shape {tuple(mask.shape)}"
                 )
             object.__setattr__(self, name, mask)  # frozen: normalised once, here
-        object.__setattr__(self, "knocked_out", tuple(int(m) for m in self.knocked_out))
+        modules = tuple(whole_number("LinkEdit.knocked_out", m) for m in self.knocked_out)
+        object.__setattr__(self, "knocked_out", modules)
 
     @classmethod
     def of(cls, edit: CircuitEdit, n_modules: int) -> LinkEdit:
@@ -210,15 +213,13 @@ def run_with_circuit(
     ``NAC.execute``); the run's own, so concurrent runs of one model never mix records.
     """
     device = next(model.parameters()).device
-    u_all = model.config.n_modules
-    for name, value in (("signatures", signatures), ("codes", codes)):
-        if value is not None and (
-            value.dim() != 3 or value.shape[1] != u_all or value.shape[0] not in (1, len(batch))
-        ):
-            raise ValueError(
-                f"{name} must be (B or 1, {u_all}, d) for a batch of {len(batch)} and this "
-                f"model's {u_all} modules, got {tuple(value.shape)}"
-            )
+    c = model.config
+    shape = {"batch": len(batch), "n_modules": c.n_modules}
+    if signatures is not None:
+        signatures = as_circuit_tensor("signatures", signatures, **shape, width=c.sig_dim)
+    if codes is not None:
+        codes = as_circuit_tensor("codes", codes, **shape, width=c.code_dim)
+    check_finite("batch.inputs", batch.inputs)
     if isinstance(edit, CircuitEdit):
         edit = LinkEdit.of(edit, model.config.n_modules)
     cut, force, silenced = (edit or LinkEdit()).tensors(model)

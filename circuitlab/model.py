@@ -23,6 +23,7 @@ from torch import nn
 
 from circuitlab.circuit import PROCESSOR, READOUT, Circuit
 from circuitlab.config import NACConfig
+from circuitlab.errors import InputError
 from circuitlab.nn.blocks import TokenEncoder
 from circuitlab.nn.generators import (
     ConditionalGenerator,
@@ -37,6 +38,7 @@ from circuitlab.nn.token_dropout import drop_tokens
 from circuitlab.nn.token_noise import add_token_noise
 from circuitlab.nn.tokenizers import ByteTokenizer, FeatureTokenizer, PatchTokenizer
 from circuitlab.prior_loss import GraphPriorRegularizer
+from circuitlab.tensor_checks import check_finite, check_token_ids
 
 
 def _tokenizer(config: NACConfig) -> nn.Module:
@@ -216,16 +218,30 @@ class NAC(nn.Module):
 
         ``conditioning``: (B, T, cond_dim) floats, or (B, T) token ids when ``cond_vocab`` is set.
         """
-        if not self.config.conditional:
+        c = self.config
+        if not c.conditional:
             if conditioning is not None:
-                raise ValueError("this NAC is unconditional; call it without conditioning")
+                raise InputError("conditioning", "this NAC is unconditional; call it without one")
             return self.generator()
         if conditioning is None:
-            raise ValueError("this NAC is conditional; pass conditioning tokens")
+            raise InputError("conditioning", "this NAC is conditional; pass conditioning tokens")
         if self.cond_embedding is not None:
-            if conditioning.dtype.is_floating_point:
-                raise ValueError("cond_vocab is set: conditioning must be integer token ids (B, T)")
+            if conditioning.dtype.is_floating_point or conditioning.dim() != 2:
+                raise InputError(
+                    "conditioning",
+                    f"must be integer token ids (B, T) as cond_vocab is set, got "
+                    f"{conditioning.dtype} of shape {tuple(conditioning.shape)}",
+                )
+            check_token_ids("conditioning", conditioning, c.cond_vocab)
             conditioning = self.cond_embedding(conditioning)
+        elif conditioning.dim() != 3 or conditioning.shape[-1] != c.cond_dim:
+            raise InputError(
+                "conditioning",
+                f"must be (B, T, {c.cond_dim}) vectors (cond_dim {c.cond_dim}), got "
+                f"{conditioning.dtype} of shape {tuple(conditioning.shape)}",
+            )
+        else:
+            check_finite("conditioning", conditioning)
         return self.generator(conditioning, conditioning_mask)
 
     def module_codes(self) -> torch.Tensor:

@@ -36,7 +36,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from circuitlab.circuit import PROCESSOR, READOUT, Circuit, first_non_finite, link_probabilities
+from circuitlab.checks import row_indices
+from circuitlab.circuit import (
+    PROCESSOR,
+    READOUT,
+    Circuit,
+    first_non_finite,
+    first_zero_vector,
+    link_probabilities,
+    zero_signature_error,
+)
+from circuitlab.errors import CircuitlabError, InputError
 from circuitlab.files import (
     DirectorySnapshot,
     being_replaced,
@@ -72,7 +82,7 @@ class _Replaced(Exception):
     """The store directory was replaced while it was being read: read it again."""
 
 
-class CircuitStoreError(ValueError):
+class CircuitStoreError(CircuitlabError):
     """A store file is missing, corrupt or inconsistent; the message names the file."""
 
     def __init__(self, path: Path, problem: str) -> None:
@@ -212,13 +222,26 @@ class CircuitStore:
                     path / META, f"array {spec['name']!r} lists {shape[0]} samples for {n} rows"
                 )
             arrays[spec["name"]] = _read_array(path, snapshot, spec["file"], shape, spec["dtype"])
+        if meta["kind"] == "nac":
+            zero = first_zero_vector(arrays["signatures"])
+            if zero is not None:
+                problem = str(zero_signature_error(f"circuit {zero[0]}, module {zero[1]}"))
+                raise CircuitStoreError(path / "signatures.npy", problem)
         return cls(path, meta, frame, arrays, meta_text)
 
     def __len__(self) -> int:
         return len(self.frame)
 
     def __getitem__(self, index: int) -> Circuit:
+        """The circuit in row ``index`` (a position, 0..len - 1, or negative from the end; not
+        an id: ``store.row_of(id)`` finds an id's row)."""
         self._require_nac("circuit per row")
+        if isinstance(index, bool) or not isinstance(index, int | np.integer):
+            raise InputError(
+                "index",
+                f"store[...] takes a row position (an int), got {index!r:.60}",
+                f"to open a circuit by its id, use store[store.row_of({index!r:.40})]",
+            )
         if not -len(self) <= index < len(self):
             raise IndexError(f"circuit {index} out of range for a store of {len(self)}")
         return Circuit(
@@ -229,10 +252,20 @@ class CircuitStore:
             truncation=self.truncation,
         )
 
+    def row_of(self, circuit_id: object) -> int:
+        """The row position of the circuit whose id is ``circuit_id``: an int id, or its text
+        as it arrives from a URL or a CSV ("3"), in a store of integer ids; a string in a store
+        of string ids. ``KeyError`` naming the id when no row has it."""
+        row = row_of_id(self.frame, circuit_id)
+        if row is None:
+            raise KeyError(f"no circuit with id {circuit_id!r:.60} in {self.path}")
+        return row
+
     def link_probabilities(self, indices: Sequence[int] | np.ndarray | slice) -> np.ndarray:
         """P for many circuits at once: (len(indices), U, U) float32."""
         self._require_nac("link probabilities")
-        return link_probabilities(np.asarray(self.signatures[indices]), self.eps, self.truncation)
+        rows = row_indices("indices", indices, len(self))
+        return link_probabilities(np.asarray(self.signatures[rows]), self.eps, self.truncation)
 
     def link_probability_batches(
         self, indices: Sequence[int] | np.ndarray | None = None, batch: int = 512
@@ -241,7 +274,7 @@ class CircuitStore:
         ``batch``, and fewer for large U, so that one batch of P (b, U, U) float32 stays within
         ``P_BATCH_BYTES`` (a 1,024-module store: 16 circuits at a time): P (b, U, U) holds
         circuits ``indices[start : start + b]``."""
-        rows = np.arange(len(self)) if indices is None else np.asarray(indices)
+        rows = row_indices("indices", slice(None) if indices is None else indices, len(self))
         u = self.meta["n_modules"]
         batch = max(1, min(batch, P_BATCH_BYTES // (4 * u * u)))
         for start in range(0, len(rows), batch):
@@ -447,7 +480,17 @@ class CircuitStore:
             frame.insert(0, "id", np.arange(len(frame)))
         if not frame["id"].is_unique:
             duplicated = frame["id"][frame["id"].duplicated()].iloc[0]
-            raise ValueError(f"frame column 'id' must be unique; {duplicated} repeats")
+            raise InputError("frame['id']", f"must be unique; {duplicated} repeats")
+        if not _ids_readable(frame["id"]):
+            raise InputError(
+                "frame['id']",
+                f"holds {frame['id'].dtype} values ({frame['id'].iloc[0]!r:.40}, ...)",
+                "ids are all integers or all strings",
+            )
+        if kind == "nac" and "signatures" in arrays:
+            zero = first_zero_vector(arrays["signatures"][0])
+            if zero is not None:
+                raise zero_signature_error(f"circuit {zero[0]}, module {zero[1]}")
         specs = [array_spec(name, array, axes) for name, (array, axes) in arrays.items()]
         for spec in specs:
             if spec["axes"][0] == SAMPLE_AXIS and spec["shape"][0] != len(frame):
@@ -483,6 +526,23 @@ class CircuitStore:
         # store returned is the one written even if another writer replaces it next
         written.path = path
         return written
+
+
+def row_of_id(frame: pd.DataFrame, circuit_id: object) -> int | None:
+    """Position in ``frame`` of the row whose ``id`` is ``circuit_id``, else None. Integer ids
+    match an int or its text ("3", " 3"); string ids match the same string."""
+    ids = frame["id"]
+    if pd.api.types.is_integer_dtype(ids):
+        if isinstance(circuit_id, bool):
+            return None
+        try:
+            wanted: object = int(str(circuit_id).strip())
+        except ValueError:
+            return None
+    else:
+        wanted = str(circuit_id)
+    hits = np.flatnonzero(ids.to_numpy() == wanted)
+    return int(hits[0]) if len(hits) else None
 
 
 def _check_alike(circuits: Sequence[Circuit]) -> None:
@@ -711,11 +771,14 @@ def _read_frame(path: Path, snapshot: DirectorySnapshot) -> pd.DataFrame:
     ids = frame["id"]
     if not ids.is_unique:
         raise CircuitStoreError(path, f"id {ids[ids.duplicated()].iloc[0]} repeats")
-    integer = pd.api.types.is_integer_dtype(ids)
-    text = ids.map(lambda v: isinstance(v, str)).all()
-    if not (integer or text):
+    if not _ids_readable(ids):
         raise CircuitStoreError(path, f"ids must be all integers or all strings, got {ids.dtype}")
     return frame
+
+
+def _ids_readable(ids: pd.Series) -> bool:
+    """Ids a store can hold: all integers, or all strings."""
+    return pd.api.types.is_integer_dtype(ids) or bool(ids.map(lambda v: isinstance(v, str)).all())
 
 
 def _read_array(

@@ -252,7 +252,7 @@ def test_a_knocked_out_readout_leaves_the_vote():
 
 def test_bad_interventions_are_refused_with_the_shape():
     model, batch = _model(), _batch()
-    with pytest.raises(ValueError, match=r"signatures must be \(B or 1, 8, d\)"):
+    with pytest.raises(ValueError, match=r"signatures: must be \(B or 1, 8, "):
         run_with_circuit(model, batch, signatures=torch.zeros(len(batch), 5, 4))
     with pytest.raises(ValueError, match=r"LinkEdit.cut must be \(8, 8\)"):
         run_with_circuit(model, batch, edit=LinkEdit(cut=torch.zeros(5, 5, dtype=torch.bool)))

@@ -28,6 +28,7 @@ def circuit_sets(draw):
     circuits = []
     for _ in range(n):
         signatures = draw(arrays(np.float32, (u, d_sig), elements=finite))
+        signatures[~signatures.any(axis=1), 0] = 1.0  # a zero vector has no cosine: refused
         codes = None if d_code is None else draw(arrays(np.float32, (u, d_code), elements=finite))
         circuits.append(Circuit(signatures, roles, codes, eps=eps, truncation=truncation))
     return circuits

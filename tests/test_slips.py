@@ -141,7 +141,7 @@ def test_a_circuit_refuses_eps_that_is_not_a_number(value):
 
     from circuitlab import Circuit
 
-    with pytest.raises(ValueError, match="eps must be a positive number"):
+    with pytest.raises(ValueError, match="eps: must be a positive number"):
         Circuit(np.ones((2, 2)), ["processor"] * 2, eps=value)
-    with pytest.raises(ValueError, match="truncation is a cosine distance"):
+    with pytest.raises(ValueError, match="truncation: is a cosine distance"):
         Circuit(np.ones((2, 2)), ["processor"] * 2, truncation="0.5")

@@ -115,7 +115,7 @@ def test_write_is_atomic_and_refuses_to_clobber(tmp_path):
     circuits, _ = _write(tmp_path)
     with pytest.raises(FileExistsError, match="overwrite"):
         CircuitStore.write(tmp_path / "store", circuits)
-    bad = circuits[:2] + [Circuit(np.zeros((3, 4)), ["processor"] * 3)]
+    bad = circuits[:2] + [Circuit(np.ones((3, 4)), ["processor"] * 3)]
     with pytest.raises(ValueError, match="circuit 2"):
         CircuitStore.write(tmp_path / "store", bad, overwrite=True)
     # the failed overwrite left the old store intact and no temporary directory behind
@@ -163,18 +163,18 @@ def test_link_probability_batches_and_mean_match_the_direct_computation(tmp_path
 
 def test_circuit_refuses_what_would_give_wrong_numbers():
     roles = ["processor"] * 3
-    with pytest.raises(ValueError, match=r"codes must be \(U, d_code\) with U = 3"):
+    with pytest.raises(ValueError, match=r"codes: must be \(U, d_code\) with U = 3"):
         Circuit(np.ones((3, 2)), roles, codes=np.ones((2, 4)))
     broken = np.ones((3, 2))
     broken[2, 1] = np.inf
-    with pytest.raises(ValueError, match="signatures have NaN or inf entries .* module 2"):
+    with pytest.raises(ValueError, match="signatures: has NaN or inf entries .* module 2"):
         Circuit(broken, roles)
-    with pytest.raises(ValueError, match="codes have NaN"):
+    with pytest.raises(ValueError, match="codes: has NaN"):
         Circuit(np.ones((3, 2)), roles, codes=np.full((3, 4), np.nan))
     for eps in (0.0, -1.0, float("nan")):
-        with pytest.raises(ValueError, match="eps must be a positive number"):
+        with pytest.raises(ValueError, match="eps: must be a positive number"):
             Circuit(np.ones((3, 2)), roles, eps=eps)
-    with pytest.raises(ValueError, match="truncation is a cosine distance"):
+    with pytest.raises(ValueError, match="truncation: is a cosine distance"):
         Circuit(np.ones((3, 2)), roles, truncation=3.0)
 
 
@@ -193,7 +193,7 @@ def test_duplicate_ids_are_refused_before_anything_is_written(tmp_path):
     circuits, store = _write(tmp_path)
     before = (tmp_path / "store" / META).read_text()
     frame = pd.DataFrame({"id": [0, 1, 1, 2, 3]})
-    with pytest.raises(ValueError, match="'id' must be unique; 1 repeats"):
+    with pytest.raises(ValueError, match=r"frame\['id'\]: must be unique; 1 repeats"):
         CircuitStore.write(tmp_path / "store", circuits, frame, overwrite=True)
     assert (tmp_path / "store" / META).read_text() == before
 

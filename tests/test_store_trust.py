@@ -184,7 +184,7 @@ def circuits(value):
 warnings.simplefilter("ignore", UserWarning)  # "changed since it was read": expected
 deadline, k = time.monotonic() + seconds, 0
 while time.monotonic() < deadline:
-    version = float(writer * 1_000_000 + k)
+    version = float(writer * 1_000_000 + k + 1)
     frame = pd.DataFrame({"version": [version] * 8})
     config = {"version": version}
     store = CircuitStore.write(path, circuits(version), frame, config, overwrite=True)
@@ -209,7 +209,7 @@ def _version_of(store: CircuitStore) -> set[float]:
 @pytest.mark.slow(22)
 def test_two_writers_and_a_reader_never_see_a_mixed_store(tmp_path):
     path = tmp_path / "store"
-    _versioned_store(path, 0.0)
+    _versioned_store(path, 0.5)  # never 0: module 0's signature holds the version
     seconds = 20.0
     writers = [
         subprocess.Popen(

@@ -22,6 +22,8 @@ from typing import IO, Any
 
 import pandas as pd
 
+from circuitlab.errors import CircuitlabError
+
 SHAPES = ("circle", "square", "triangle")
 COLOURS = ("Black", "Yellow", "#0099ff")
 SIZES = (10, 20, 30)
@@ -53,7 +55,7 @@ CATEGORIES = (
 )
 
 
-class NLVRFormatError(ValueError):
+class NLVRFormatError(CircuitlabError):
     """A line of an NLVR/NLVR2 file is not in the official format; says which file and line."""
 
 
@@ -154,16 +156,30 @@ def _require(record: dict[str, Any], keys: tuple[str, ...], where: str) -> None:
         raise NLVRFormatError(f"{where}: the sentence is empty or not a string")
 
 
+def _whole(value: Any) -> int | None:
+    """``value`` as an int when it is a whole number (an int, a float such as 12.0, or its
+    text), else None: 12.7 is never cut to 12, nor True taken as 1."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return int(number) if number.is_integer() else None
+
+
 def _scene_object(raw: dict[str, Any], where: str) -> SceneObject:
     if not isinstance(raw, dict):
         raise NLVRFormatError(f"{where}: an object must be a JSON object, got {raw!r}")
     _require(raw, ("x_loc", "y_loc", "size", "type", "color"), where)
-    try:
-        obj = SceneObject(
-            int(raw["x_loc"]), int(raw["y_loc"]), int(raw["size"]), raw["type"], raw["color"]
+    x, y, size = (_whole(raw[key]) for key in ("x_loc", "y_loc", "size"))
+    if None in (x, y, size):
+        raise NLVRFormatError(
+            f"{where}: x_loc, y_loc and size must be whole numbers (12 or 12.0, not 12.7): {raw}"
         )
-    except (TypeError, ValueError) as err:
-        raise NLVRFormatError(f"{where}: x_loc, y_loc and size must be integers: {raw}") from err
+    obj = SceneObject(x, y, size, raw["type"], raw["color"])
     if obj.shape not in SHAPES or obj.colour not in COLOURS or obj.size not in SIZES:
         raise NLVRFormatError(
             f"{where}: unknown object {raw}; type must be one of {SHAPES}, color one of "
