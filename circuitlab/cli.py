@@ -671,7 +671,20 @@ def serve_app(
     store_path: Annotated[
         Path, typer.Argument(help="A circuit store, or a folder of stores (its first is shown).")
     ],
-    port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8050,
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8050,
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on: 127.0.0.1 serves this machine only; 0.0.0.0 serves the "
+            "lab's network (every interface)."
+        ),
+    ] = "127.0.0.1",
+    threads: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Threads of the server (waitress): visitors answered at the same time."
+        ),
+    ] = 8,
     root: Annotated[
         Path | None,
         typer.Option(
@@ -686,10 +699,18 @@ def serve_app(
             "store gets the one it was exported from."
         ),
     ] = None,
-    debug: Annotated[bool, typer.Option(help="Dash debug mode (reloads, dev tools).")] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            help="Flask's development server in Dash debug mode (reloads, dev tools) instead "
+            "of waitress; for working on the app, never for serving it."
+        ),
+    ] = False,
 ) -> None:
-    """Browse circuit stores in the Dash app at http://127.0.0.1:PORT/."""
+    """Browse circuit stores in the Dash app at http://HOST:PORT/ (served by waitress, a
+    production WSGI server, with THREADS threads)."""
     from circuitlab.app.factory import create_app
+    from circuitlab.app.serving import serve
     from circuitlab.store import CircuitStoreError
 
     try:
@@ -697,10 +718,14 @@ def serve_app(
     except (CircuitStoreError, ValueError, OSError) as err:
         _exit_with(err)
     stores = dash_app.circuit_stores
-    typer.echo(f"circuitlab app: http://127.0.0.1:{port}/  (Ctrl-C to stop)")
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    server = "Flask's development server, debug" if debug else f"waitress, {threads} threads"
+    typer.echo(f"circuitlab app: http://{shown}:{port}/  ({server}; Ctrl-C to stop)")
+    if host in ("0.0.0.0", "::"):
+        typer.echo("  listening on every interface: others reach it at this machine's address")
     if len(stores.keys) > 1:
         typer.echo(f"  stores under {stores.root}: {', '.join(stores.keys)} (?store=KEY)")
-    dash_app.run(host="127.0.0.1", port=port, debug=debug)
+    serve(dash_app, host=host, port=port, threads=threads, debug=debug)
 
 
 if __name__ == "__main__":

@@ -164,14 +164,14 @@ def test_with_several_models_each_store_gets_the_model_it_was_exported_from(
 
 
 def test_the_app_command_takes_several_checkpoints(tiny_pairs_export, monkeypatch):
-    import dash
     from typer.testing import CliRunner
 
+    from circuitlab.app import serving
     from circuitlab.cli import app
 
     checkpoint, out = tiny_pairs_export
     served = []
-    monkeypatch.setattr(dash.Dash, "run", lambda self, **kwargs: served.append(self))
+    monkeypatch.setattr(serving, "serve", lambda dash_app, **kwargs: served.append(dash_app))
     args = ["app", str(out / "nlvr2"), "--root", str(out), "--checkpoint", "checkpoints/nlvr"]
     result = CliRunner().invoke(app, [*args, "--checkpoint", str(checkpoint)])
     assert result.exit_code == 0, result.output
