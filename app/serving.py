@@ -12,6 +12,7 @@ under locks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_THREADS", "make_server", "serve"]
@@ -42,13 +43,23 @@ def serve(
     port: int = 8050,
     threads: int = DEFAULT_THREADS,
     debug: bool = False,
+    announce: Callable[[str], None] = print,
 ) -> None:
     """Serve ``dash_app`` (a ``dash.Dash``) on ``host``:``port`` until interrupted: waitress
-    with ``threads`` worker threads, or Flask's development server with ``debug``."""
+    with ``threads`` worker threads, or Flask's development server with ``debug``. Once the
+    address is bound (a bad host or a port in use fails before), ``announce`` gets the line
+    that says where and how it is served."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    how = "Flask's development server, debug" if debug else f"waitress, {threads} threads"
+    line = f"circuitlab app: http://{shown}:{port}/  ({how}; Ctrl-C to stop)"
+    if host in ("0.0.0.0", "::"):
+        line += "\n  listening on every interface: others reach it at this machine's address"
     if debug:
+        announce(line)
         dash_app.run(host=host, port=port, debug=True)
         return
     server = make_server(dash_app, host=host, port=port, threads=threads)
+    announce(line)
     try:
         server.run()
     except KeyboardInterrupt:  # Ctrl-C: stop quietly, as the development server does

@@ -99,7 +99,9 @@ class Visitor:
         ]
 
     def session(self, store: str) -> None:
-        """One pass of what a person does on a store's page."""
+        """One pass of what a person does on a store's page: open it, draw three circuits,
+        move the threshold, cut a link and colour by attribution (on a stored circuit, whose
+        scene the model can run), compare, type a sentence."""
         rng, page, log = self.rng, self.page, self.timed.append
         opened = page.open(f"store={store}")
         log(Timed("switch stores" if self.timed else "open a store", *_rest(opened)))
@@ -110,10 +112,6 @@ class Visitor:
                 cell = {"row": row, "column": 0, "column_id": "text", "row_id": rows[row]["id"]}
                 log(page.act("draw a circuit", {("results", "active_cell"): cell}))
         log(page.act("threshold", {("threshold", "value"): rng.choice([0.3, 0.4, 0.6, 0.7])}))
-        self.typed += 1
-        sentence = rng.choice(SENTENCES)
-        typed = {("typed", "value"): sentence, ("typed", "n_submit"): self.typed}
-        log(page.act("type a sentence", typed))
         links = self._drawn_links()
         if links:
             cut = [["cut", *rng.choice(links)]]
@@ -123,6 +121,10 @@ class Visitor:
         if rows:
             other = rows[rng.randrange(len(rows))]["id"]
             log(page.act("compare", {("compare-id", "value"): str(other)}))
+        self.typed += 1
+        sentence = rng.choice(SENTENCES)
+        typed = {("typed", "value"): sentence, ("typed", "n_submit"): self.typed}
+        log(page.act("type a sentence", typed))
 
     def run(self, deadline: float) -> None:
         while time.perf_counter() < deadline:
@@ -206,8 +208,10 @@ def main() -> None:
             end = resident_mb(server.pid)
             memory.append({"when": "after the soak", "rss_mb": end})
             growth = (end - start) / start
-            print(f"soak memory: {start:.0f} MB -> {end:.0f} MB ({100 * growth:+.1f} %; goal < "
-                  f"{100 * SOAK_GROWTH:.0f} %: {'met' if growth < SOAK_GROWTH else 'NOT met'})")
+            print(
+                f"soak memory: {start:.0f} MB -> {end:.0f} MB ({100 * growth:+.1f} %; goal < "
+                f"{100 * SOAK_GROWTH:.0f} %: {'met' if growth < SOAK_GROWTH else 'NOT met'})"
+            )
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -215,9 +219,8 @@ def main() -> None:
         tracebacks = log.read().count("Traceback")
         log.close()
     write_table(rows, "app_load", "the app under concurrent visitors (seconds until settled)")
-    for row in memory:
-        print(f"server memory {row['when']}: {row['rss_mb']:.0f} MB")
-    print(f"tracebacks in the server log: {tracebacks}")
+    memory.append({"when": "tracebacks in the server log", "rss_mb": tracebacks})
+    write_table(memory, "app_load_memory", "the server's resident memory (MB)")
 
 
 if __name__ == "__main__":

@@ -154,17 +154,19 @@ class DashPage:
                 break
             # a callback whose input another fired callback writes waits for it (next round)
             written = {o for c in fired for o in c.outputs}
-            now = [c for c in fired if not any(i in written and i not in c.outputs for i in c.inputs)]
+            now = [
+                c for c in fired if not any(i in written and i not in c.outputs for i in c.inputs)
+            ]
             now = now or fired
             pending = [c for c in fired if c not in now]
-            changed = set()
+            trigger, changed = changed, set()
             for callback in now:
                 if callback.clientside:
                     changed |= self._clientside(callback)
                     continue
                 requests += 1
                 try:
-                    answer = self._post(self._body(callback, changed_ids(callback, changed, now)))
+                    answer = self._post(self._body(callback, changed_ids(callback, trigger)))
                 except (CallbackFailed, OSError):
                     errors += 1
                     continue
@@ -210,6 +212,6 @@ class DashPage:
         return set(slots)
 
 
-def changed_ids(callback: Callback, changed: set[Prop], now: list[Callback]) -> list[str]:
+def changed_ids(callback: Callback, changed: set[Prop]) -> list[str]:
     """The renderer's changedPropIds for ``callback``: its inputs that changed ("id.prop")."""
     return [f"{i}.{p}" for i, p in callback.inputs if (i, p) in changed]

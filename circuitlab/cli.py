@@ -369,7 +369,8 @@ def causality(
         ),
     ] = None,
     world: Annotated[
-        int, typer.Option(help="Held-out world examples (new sentences, new scenes); 0: none.")
+        int,
+        typer.Option(min=0, help="Held-out world examples (new sentences, new scenes); 0: none."),
     ] = 4000,
     seed: Annotated[int, typer.Option(help="Seed of the swap partners.")] = 0,
     device: Annotated[str, typer.Option(help="auto, cpu, cuda, cuda:1.")] = "auto",
@@ -428,10 +429,12 @@ def attribute(
         Path, typer.Option(help="The run (or checkpoint.pt) that wrote the store.")
     ],
     threshold: Annotated[
-        float, typer.Option(help="Links with P above this are attributed exactly.")
+        float,
+        typer.Option(min=0.0, max=1.0, help="Links with P above this are attributed exactly."),
     ] = 0.5,
     limit: Annotated[
-        int | None, typer.Option(help="Attribute only the first N examples with scenes.")
+        int | None,
+        typer.Option(min=1, help="Attribute only the first N examples with scenes."),
     ] = None,
 ) -> None:
     """Which links and modules decide each answer: the exact drop of p(answer) when each link
@@ -467,7 +470,7 @@ def nlvr2_features(
     ],
     out: Annotated[Path, typer.Option(help="Feature folder to write (or complete).")],
     device: Annotated[str, typer.Option(help="auto, cpu, cuda, cuda:1.")] = "auto",
-    batch_size: Annotated[int, typer.Option(help="Image pairs per CLIP batch.")] = 16,
+    batch_size: Annotated[int, typer.Option(min=1, help="Image pairs per CLIP batch.")] = 16,
 ) -> None:
     """Compute and cache frozen CLIP image and text features for an NLVR2 file."""
     from circuitlab.data.clip_features import compute_features
@@ -509,7 +512,9 @@ def config_show(
 @app.command()
 def info(
     store_path: Annotated[Path, typer.Argument(help="A circuit store directory.")],
-    threshold: Annotated[float, typer.Option(help="Link threshold on P for the graph.")] = 0.5,
+    threshold: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Link threshold on P for the graph.")
+    ] = 0.5,
 ) -> None:
     """Summarise a circuit store: size, modules, and the graph of its first circuit (a
     Neural Interpreter's store: its arrays and the routing of its first input; a Modular
@@ -600,7 +605,10 @@ def _ni_summary(store: CircuitStore) -> str:
 def analyze(
     store_path: Annotated[Path, typer.Argument(help="A circuit store directory.")],
     threshold: Annotated[
-        float, typer.Option(help="Link threshold on P for the graph statistics (not the priors).")
+        float,
+        typer.Option(
+            min=0.0, max=1.0, help="Link threshold on P for the graph statistics (not the priors)."
+        ),
     ] = 0.5,
     check: Annotated[
         bool, typer.Option("--check/--no-check", help="Goodness-of-fit check of each verdict.")
@@ -649,7 +657,9 @@ def figures(
         typer.Option(help="CSV of model, dropped, accuracy, throughput (bench/dropping.py)."),
     ] = None,
     method: Annotated[str, typer.Option(help="Embedding: tsne, pca or umap.")] = "tsne",
-    threshold: Annotated[float, typer.Option(help="Link threshold on P for drawn graphs.")] = 0.5,
+    threshold: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Link threshold on P for drawn graphs.")
+    ] = 0.5,
 ) -> None:
     """Write the publication figures of a store (prior samples, degree distribution with its
     fit, embedding by category with example circuits, and module dropping if given)."""
@@ -671,7 +681,7 @@ def serve_app(
     store_path: Annotated[
         Path, typer.Argument(help="A circuit store, or a folder of stores (its first is shown).")
     ],
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8050,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8050,
     host: Annotated[
         str,
         typer.Option(
@@ -718,14 +728,15 @@ def serve_app(
     except (CircuitStoreError, ValueError, OSError) as err:
         _exit_with(err)
     stores = dash_app.circuit_stores
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    server = "Flask's development server, debug" if debug else f"waitress, {threads} threads"
-    typer.echo(f"circuitlab app: http://{shown}:{port}/  ({server}; Ctrl-C to stop)")
-    if host in ("0.0.0.0", "::"):
-        typer.echo("  listening on every interface: others reach it at this machine's address")
-    if len(stores.keys) > 1:
-        typer.echo(f"  stores under {stores.root}: {', '.join(stores.keys)} (?store=KEY)")
-    serve(dash_app, host=host, port=port, threads=threads, debug=debug)
+    under = f"\n  stores under {stores.root}: {', '.join(stores.keys)} (?store=KEY)"
+
+    def announce(line: str) -> None:
+        typer.echo(line + (under if len(stores.keys) > 1 else ""))
+
+    try:
+        serve(dash_app, host=host, port=port, threads=threads, debug=debug, announce=announce)
+    except (OSError, ValueError) as err:  # a host that does not resolve, a port in use
+        _exit_with(ValueError(f"cannot serve on {host}:{port}: {err}"))
 
 
 if __name__ == "__main__":

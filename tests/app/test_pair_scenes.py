@@ -171,7 +171,12 @@ def test_the_app_command_takes_several_checkpoints(tiny_pairs_export, monkeypatc
 
     checkpoint, out = tiny_pairs_export
     served = []
-    monkeypatch.setattr(serving, "serve", lambda dash_app, **kwargs: served.append(dash_app))
+
+    def serve(dash_app, *, announce, **options):
+        served.append(dash_app)
+        announce("served")  # what the command prints once the address is bound
+
+    monkeypatch.setattr(serving, "serve", serve)
     args = ["app", str(out / "nlvr2"), "--root", str(out), "--checkpoint", "checkpoints/nlvr"]
     result = CliRunner().invoke(app, [*args, "--checkpoint", str(checkpoint)])
     assert result.exit_code == 0, result.output
