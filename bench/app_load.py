@@ -218,8 +218,9 @@ def main() -> None:
         log.seek(0)
         tracebacks = log.read().count("Traceback")
         log.close()
+    for row in rows:
+        row["server_tracebacks"] = tracebacks  # of the whole run, in the server's log
     write_table(rows, "app_load", "the app under concurrent visitors (seconds until settled)")
-    memory.append({"when": "tracebacks in the server log", "rss_mb": tracebacks})
     write_table(memory, "app_load_memory", "the server's resident memory (MB)")
 
 
