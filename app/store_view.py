@@ -28,6 +28,10 @@ LAYOUT_SCALE = 260  # cytoscape pixels per layout unit
 FILTER_COLUMNS = ("split", "label", "correct")
 
 
+# the data keys an edit or the attribution view sets on a drawn element, at their "none" value
+UNEDITED = {"edit": None, "effect": None}
+
+
 def within_z(p: np.ndarray) -> np.ndarray:
     """(U, U) link probabilities z-scored over the circuit's own off-diagonal links (its
     density and spread factored out; the diagonal set to 0)."""
@@ -295,6 +299,10 @@ class StoreView:
                     "target": str(j),
                     "p": round(d["p"], 4),
                     "width": 0.5 + 4 * d["p"],
+                    # cytoscape merges an update into an element's data, keeping keys the update
+                    # lacks: without these, a link restored by undo would still hover "(cut)"
+                    # and one drawn after the attribution view its old effect
+                    **UNEDITED,
                 },
                 # a base class on every link: cytoscape keeps an element's old classes when an
                 # update carries none, so a reset would leave a cut link drawn as cut
@@ -313,6 +321,7 @@ class StoreView:
                     "role": d["role"],
                     "color": colors[i],
                     "degree": d["degree"],
+                    **UNEDITED,
                 },
                 "position": {
                     "x": float(self.positions[i, 0] * LAYOUT_SCALE),

@@ -12,6 +12,7 @@ from dash import Input, Output, State, html
 
 from circuitlab.app.attribution_view import ExampleAttribution
 from circuitlab.app.callbacks.intervene import scene_intervener
+from circuitlab.app.store_view import UNEDITED
 from circuitlab.app.stores import AppStores
 
 SUPPORTS, OPPOSES = (214, 39, 40), (31, 119, 180)  # red, blue
@@ -45,6 +46,7 @@ def attribution_elements(
                 "source": str(i),
                 "target": str(j),
                 "p": round(float(p[i, j]), 4),
+                **UNEDITED,
             }
             edges.append({"data": data, "classes": "link"})
     else:

@@ -210,3 +210,30 @@ def test_another_circuit_swapped_in_matches_the_library(nlvr_stores):
     assert len(set(same.values())) == 1
     text = swap_text(p, "17")
     assert text.startswith("this scene with circuit #17: p(true) ") and "with both" in text
+
+
+def _cytoscape_update(drawn: dict[str, dict], elements: list[dict]) -> dict[str, dict]:
+    """What cytoscape.js keeps after an update: each element's data merged into the old (keys
+    the update lacks survive), as dash-cytoscape applies new elements by id."""
+    return {e["data"]["id"]: {**drawn.get(e["data"]["id"], {}), **e["data"]} for e in elements}
+
+
+def test_a_link_restored_by_undo_hovers_as_unedited(nlvr2_store):
+    from circuitlab.app.callbacks.circuit import edge_text, node_text
+    from circuitlab.app.store_view import StoreView
+    from circuitlab.store import CircuitStore
+
+    view = StoreView(CircuitStore.open(nlvr2_store))
+    elements, _ = view.graph_elements({"index": 0}, 0.5, None, "community")
+    link = next(e["data"] for e in elements if "source" in e["data"])
+    ends = (int(link["source"]), int(link["target"]))
+    module = int(link["source"])
+    drawn = _cytoscape_update({}, elements)
+    drawn = _cytoscape_update(
+        drawn, mark_edits(elements, CircuitEdit(cut=(tuple(sorted(ends)),), knocked_out=(module,)))
+    )
+    assert edge_text(drawn[link["id"]]).endswith("(cut)")
+    drawn = _cytoscape_update(drawn, elements)  # undo: the unedited drawing again
+    assert "(cut)" not in edge_text(drawn[link["id"]])
+    assert drawn[link["id"]]["edit"] is None and drawn[str(module)]["edit"] is None
+    assert "knocked out" not in node_text(drawn[str(module)])
