@@ -1,11 +1,13 @@
 """The export buttons: the shown circuit as PNG/SVG (drawn by the browser), as a CSV of links,
 as JSON (modules and links), or as the analysis layer's figure (PNG, ``-figure.png``). File
-names carry the store, the circuit and, when there is one, the edit; the CSV and JSON mark cut
+names carry the store, the circuit and a short hash of what is drawn (the view and the edit),
+so two exports of different states never share a name; the CSV and JSON mark cut
 and forced links and knocked-out modules; the figure numbers the modules and names the
 threshold and the edit."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import IO
 
@@ -49,19 +51,40 @@ def store_label(view: StoreView, key: str | None) -> str:
     return key if key not in (None, "", ".") else view.store.path.name
 
 
-def file_stem(view: StoreView, circuit: dict | None, key: str | None, edit: CircuitEdit) -> str:
+def state_hash(edit: CircuitEdit, view: str) -> str:
+    """8 hex digits naming a drawn state: the edit (cut, forced links and knocked-out modules,
+    in any order) and the view (``"P > 0.7"``, ``"top-3 per module"``)."""
+    state = {
+        "cut": sorted(sorted(link) for link in edit.cut),
+        "forced": sorted(sorted(link) for link in edit.forced),
+        "knocked_out": sorted(edit.knocked_out),
+        "view": view,
+    }
+    return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:8]
+
+
+def file_stem(
+    view: StoreView, circuit: dict | None, key: str | None, edit: CircuitEdit, setting: str
+) -> str:
     """The download's name: the store, the circuit's id (or the typed sentence's number) and
-    the edit, e.g. ``nlvr_nlvr-circuit-3-cut2-knock1``: exports of other stores or edits of one
-    circuit never overwrite each other."""
+    the hash of the drawn state (``state_hash``), e.g. ``nlvr_nlvr-circuit-3-1f0c9a2e``: exports
+    of other stores, circuits, views or edits never overwrite each other (knocking out modules
+    1 and 9, then 3 and 4, gives two names)."""
     store = "".join(c if c.isalnum() or c in "-." else "_" for c in store_label(view, key))
     if circuit and "typed" in circuit:
         stem = f"{store}-circuit-typed-{circuit['typed']}"
     elif circuit and "index" in circuit:
-        stem = f"{store}-circuit-{int(view.frame['id'].iloc[circuit['index']])}"
+        stem = f"{store}-circuit-{view.frame['id'].iloc[[circuit['index']]].tolist()[0]}"
     else:
         stem = f"{store}-circuit"
-    counts = (("cut", edit.cut), ("knock", edit.knocked_out), ("force", edit.forced))
-    return stem + "".join(f"-{name}{len(items)}" for name, items in counts if items)
+    return f"{stem}-{state_hash(edit, setting)}"
+
+
+def view_setting(threshold: float | None, mode: str | None, top_k: int | None) -> str:
+    """The view in words, as the export's figure and JSON name it: ``"P > 0.7"`` or
+    ``"top-3 per module"``."""
+    k = top_k if mode == "top-k" and isinstance(top_k, int) else None
+    return f"top-{k} per module" if k else f"P > {threshold_of(threshold):g}"
 
 
 def circuit_figure(
@@ -113,13 +136,15 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Input("export-png", "n_clicks"),
         Input("export-svg", "n_clicks"),
         State("circuit", "data"),
+        *[State(control, "value") for control in DRAWING_CONTROLS],
         State("edits", "data"),
         State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def export_image(_png, _svg, circuit, actions, key):
+    def export_image(_png, _svg, circuit, threshold, mode, top_k, actions, key):
         kind = "png" if ctx.triggered_id == "export-png" else "svg"
-        stem = file_stem(store_view(stores, key), circuit, key, edit_of(actions))
+        setting = view_setting(threshold, mode, top_k)
+        stem = file_stem(store_view(stores, key), circuit, key, edit_of(actions), setting)
         return {"type": kind, "action": "download", "filename": stem}
 
     @app.callback(
@@ -141,8 +166,8 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         except ValueError:  # a typed sentence this view cannot take (a forged page state)
             return no_update
         edit = edit_of(actions)
-        stem = file_stem(view, circuit, key, edit)
-        setting = f"top-{k} per module" if k else f"P > {threshold_of(threshold):g}"
+        setting = view_setting(threshold, mode, top_k)
+        stem = file_stem(view, circuit, key, edit, setting)
         if ctx.triggered_id == "export-figure":
             # its own name: the PNG button's STEM.png is the browser's drawing
             title = f"{stem}: {setting}" + (f"; {edit_words(edit)}" if edit else "")

@@ -384,7 +384,11 @@ def test_export_csv_json_png_svg_and_figure(dash_duo, nlvr2_store):
     dash_duo.wait_for_contains_text("#edge-count", "P > 0.7")
     links = edge_count(dash_duo)
     folder = Path(dash_duo.download_path)
-    stem = f"{store}-circuit-2"  # the store in the name: another store's #2 never overwrites it
+    from circuitlab.app.callbacks.export import state_hash
+    from circuitlab.edits import CircuitEdit
+
+    # the store in the name (another store's #2 never overwrites it), and the drawn state's hash
+    stem = f"{store}-circuit-2-{state_hash(CircuitEdit(), 'P > 0.7')}"
     dash_duo.find_element("#export-csv").click()
     table = pd.read_csv(wait_for_file(folder, f"{stem}.csv"))
     assert list(table.columns) == ["source", "target", "p", "source_role", "target_role", "edit"]
@@ -409,14 +413,17 @@ def test_export_csv_json_png_svg_and_figure(dash_duo, nlvr2_store):
     dash_duo.wait_for_page(url=f"{dash_duo.server_url}/?id=2&threshold=0.7&cut={i}-{j}&knock=5")
     dash_duo.wait_for_text_to_equal("#edit-summary", "cut 1 links, knocked out 1 modules")
     dash_duo.find_element("#export-csv").click()
-    edited = pd.read_csv(wait_for_file(folder, f"{stem}-cut1-knock1.csv"))
+    edited_stem = (
+        f"{store}-circuit-2-{state_hash(CircuitEdit(cut=((i, j),), knocked_out=(5,)), 'P > 0.7')}"
+    )
+    edited = pd.read_csv(wait_for_file(folder, f"{edited_stem}.csv"))
     marked = edited[edited["edit"] == "cut"]
     assert len(marked) == 1 and {int(marked["source"].iloc[0]), int(marked["target"].iloc[0])} == {
         i,
         j,
     }
     dash_duo.find_element("#export-json").click()
-    payload = json.loads(wait_for_file(folder, f"{stem}-cut1-knock1.json").read_text())
+    payload = json.loads(wait_for_file(folder, f"{edited_stem}.json").read_text())
     assert payload["edit"]["knocked_out"] == [5]
     assert [n["module"] for n in payload["nodes"] if n["knocked_out"]] == [5]
     no_console_errors(dash_duo)

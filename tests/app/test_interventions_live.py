@@ -237,3 +237,15 @@ def test_a_link_restored_by_undo_hovers_as_unedited(nlvr2_store):
     assert "(cut)" not in edge_text(drawn[link["id"]])
     assert drawn[link["id"]]["edit"] is None and drawn[str(module)]["edit"] is None
     assert "knocked out" not in node_text(drawn[str(module)])
+
+
+def test_exports_of_different_states_never_share_a_name():
+    from circuitlab.app.callbacks.export import state_hash
+
+    one, other = CircuitEdit(knocked_out=(1, 9)), CircuitEdit(knocked_out=(3, 4))
+    assert state_hash(one, "P > 0.5") != state_hash(other, "P > 0.5")  # both "knock2" before
+    assert state_hash(one, "P > 0.5") != state_hash(one, "P > 0.7")
+    assert state_hash(one, "P > 0.5") != state_hash(one, "top-3 per module")
+    reordered = CircuitEdit(cut=((4, 2), (1, 0)), knocked_out=(9, 1))
+    same = CircuitEdit(cut=((0, 1), (2, 4)), knocked_out=(1, 9))
+    assert state_hash(reordered, "P > 0.5") == state_hash(same, "P > 0.5")
