@@ -228,16 +228,18 @@ def _view_controls() -> list:
             id="top-k-box",
             style={"display": "none"},
         ),
-        dbc.InputGroup(
+        dbc.InputGroup(  # hidden on a store no model of the app made (``show_typing``)
             [
                 # no maxLength: the browser would cut a pasted sentence without a word; the
                 # server says how long it is and the limit (``StoreView.checked_sentence``)
                 dbc.Input(id="typed", placeholder="type a new sentence"),
                 dbc.Button("circuit", id="generate", n_clicks=0, color="secondary"),
             ],
+            id="typed-group",
             size="sm",
             className="my-1",
         ),
+        html.Div(id="typed-unavailable", className="small text-muted"),
         _loading(html.Div(id="typed-message", className="small text-danger"), "typed-loading"),
     ]
 

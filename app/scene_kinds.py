@@ -103,8 +103,11 @@ def example_summary(row: pd.Series) -> tuple[str | None, str]:
         facts.append(f"over {int(row['n_pairs'])} image pairs")
     scene = row.get("scene")
     if not isinstance(scene, str):
-        reason = "no scene stored with this circuit (NLVR2 images are not shipped)"
-        if row.get("dataset") in ("nlvr", "pairs"):
+        dataset = row.get("dataset")
+        reason = "no scene: this store's circuits are not conditioned on examples"
+        if dataset == "nlvr2":
+            reason = "no scene stored with this circuit (NLVR2 images are not shipped)"
+        elif dataset in ("nlvr", "pairs"):
             reason = "no scene stored: export the store again to draw it"
         return None, " · ".join([*facts, reason])
     kind = scene_kind(row.get("dataset"))

@@ -146,6 +146,21 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         return view.table_rows(view.nearest(circuit["index"])).to_dict("records"), options
 
     @app.callback(
+        Output("typed-group", "style"),
+        Output("typed-unavailable", "children"),
+        Input("store-key", "data"),
+    )
+    def show_typing(key):
+        """The sentence box on a store a model of the app made; elsewhere why there is none
+        (a store of unconditional models has no sentences at all)."""
+        if key is None or stores.kind(key) != "nac":
+            raise PreventUpdate
+        view = store_view(stores, key)
+        if view.generate_circuit is not None:
+            return {}, ""
+        return {"display": "none"}, f"no typed sentences here: {view.no_model_reason}"
+
+    @app.callback(
         Output("circuit", "data", allow_duplicate=True),
         Output("typed-message", "children"),
         Output("typed-sentences", "data"),

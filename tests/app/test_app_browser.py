@@ -753,3 +753,10 @@ def test_the_map_marks_the_circuit_its_neighbours_and_the_search(dash_duo, nlvr2
     shown = map_trace(dash_duo.driver, "shown")
     assert shown["x"][0] == pytest.approx(view.map_frame("pca")["x"].iloc[nearest[0]], rel=1e-5)
     no_console_errors(dash_duo)
+
+
+def test_a_store_no_model_made_offers_no_sentence_box_and_says_why(dash_duo, nlvr2_store):
+    start(dash_duo, nlvr2_store)  # no --checkpoint: nothing can read a typed sentence
+    dash_duo.wait_for_contains_text("#typed-unavailable", "start the app with --checkpoint")
+    assert not dash_duo.find_element("#typed-group").is_displayed()
+    no_console_errors(dash_duo)

@@ -254,6 +254,10 @@ def test_the_example_panel_says_what_it_knows(nlvr2_store):
     nlvr2_row = CircuitStore.open(nlvr2_store).frame.iloc[0]
     uri, facts = example_summary(nlvr2_row)
     assert uri is None and "NLVR2 images are not shipped" in facts
+    prior_row = nlvr2_row.drop("scene", errors="ignore").copy()
+    prior_row["dataset"] = "object-images"  # one circuit per model: no example behind it
+    uri, facts = example_summary(prior_row)
+    assert uri is None and "not conditioned on examples" in facts and "NLVR2" not in facts
 
 
 def test_relative_strength_factors_out_each_circuits_density(nlvr2_store):
