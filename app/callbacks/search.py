@@ -79,6 +79,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     @app.callback(
         Output("results", "data"),
         Output("result-count", "children"),
+        # a new list drops the old selection: a click on the cell left active would change
+        # nothing, so the row clicked would be highlighted and the old circuit left drawn
+        Output("results", "active_cell"),
+        Output("results", "selected_cells"),
         Input("search", "value"),
         Input("category", "value"),
         Input("filter-split", "value"),
@@ -91,4 +95,4 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         rows, total = view.search(
             text or "", category, {"split": split, "label": label, "correct": correct}
         )
-        return rows.to_dict("records"), result_count(len(rows), total)
+        return rows.to_dict("records"), result_count(len(rows), total), None, []

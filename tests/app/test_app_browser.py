@@ -760,3 +760,29 @@ def test_a_store_no_model_made_offers_no_sentence_box_and_says_why(dash_duo, nlv
     dash_duo.wait_for_contains_text("#typed-unavailable", "start the app with --checkpoint")
     assert not dash_duo.find_element("#typed-group").is_displayed()
     no_console_errors(dash_duo)
+
+
+def test_a_row_of_a_new_search_opens_its_circuit_even_if_that_cell_was_active(
+    dash_duo, nlvr2_store
+):
+    store = CircuitStore.open(nlvr2_store)
+    word = store.frame["text"].iloc[7].split()[2]
+    start(dash_duo, nlvr2_store)
+    open_first_result(dash_duo, word)
+    first = dash_duo.find_element("#circuit-title").text
+    # another circuit opened another way: a neighbour
+    dash_duo.wait_for_element("#neighbours td[data-dash-column='text']", timeout=WAIT).click()
+    WebDriverWait(dash_duo.driver, WAIT).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "#circuit-title").text != first
+    )
+    # the same rows again from a new search (another spelling): the first row's cell, active
+    # before, must open its circuit again
+    search = dash_duo.find_element("#search")
+    search.send_keys(Keys.CONTROL, "a")
+    search.send_keys(word.upper() + "\n")
+    time.sleep(1.0)  # the new list lands
+    dash_duo.find_element("#results td[data-dash-column='text']").click()
+    WebDriverWait(dash_duo.driver, WAIT).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "#circuit-title").text == first
+    )
+    no_console_errors(dash_duo)
