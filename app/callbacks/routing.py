@@ -39,13 +39,18 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         Input("ni-input", "data"),
         Input("ni-step", "value"),
         State("ni-key", "data"),
+        State("ni-map", "figure"),
         prevent_initial_call=True,
     )
-    def show_input(index, step, key):
+    def show_input(index, step, key, shown_map):
         if index is None or step is None or key is None:
             raise PreventUpdate
         view = stores.routing_view(key)
-        figure = view.map_figure(index) if ctx.triggered_id == "ni-input" else no_update
+        # the map follows the input, not the step; but on a first open the step may land with
+        # (or after) the input, and the map must be drawn then too (it stayed blank)
+        new_input = "ni-input.data" in ctx.triggered_prop_ids
+        drawn = bool(shown_map and shown_map.get("data"))
+        figure = view.map_figure(index) if new_input or not drawn else no_update
         title = routing_title(view, index)
         return view.heatmap(index, step), view.transition_elements(index), title, figure
 

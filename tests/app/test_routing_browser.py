@@ -5,6 +5,7 @@ import shutil
 
 import numpy as np
 import pytest
+from selenium.webdriver.support.wait import WebDriverWait
 from test_app_browser import no_console_errors, wait_for_url
 
 from circuitlab.app.factory import create_app
@@ -44,6 +45,12 @@ def test_a_neural_interpreter_store_shows_routing_per_step_and_transitions(dash_
         "return document.getElementById('ni-transitions')._cyreg.cy.nodes().length"
     )
     assert nodes == 3  # one per function
+    # the map of the inputs is drawn on the first open, before any input is clicked
+    drawn_map = (
+        "const p = document.getElementById('ni-map').querySelector('.js-plotly-plot');"
+        "return Boolean(p && p.data && p.data.length && p.data[0].x.length);"
+    )
+    WebDriverWait(dash_duo.driver, 30).until(lambda d: d.execute_script(drawn_map))
 
     # another step, then another input: the heatmap follows
     dash_duo.select_dcc_dropdown("#ni-step", value="script 1, iteration 1")
