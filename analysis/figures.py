@@ -66,22 +66,26 @@ def draw_circuit(
     labels: bool = False,
     cut: Iterable[tuple[int, int]] = (),
     knocked: Iterable[int] = (),
+    forced: Iterable[tuple[int, int]] = (),
 ) -> None:
     """Draw ``graph`` on ``ax`` at ``positions`` (U, 2), edge width and alpha by ``p``.
     ``labels``: each module's number on it; ``cut`` (undirected pairs, drawn whether or not
-    the graph has them) dashed red, ``knocked`` modules hollow and dashed: an edited circuit."""
+    the graph has them) dashed red, ``forced`` (the same; a cut wins) dashed green, as the app
+    draws them, ``knocked`` modules hollow and dashed: an edited circuit."""
     colors = colors or module_colors(graph.number_of_nodes())
     pos = {i: positions[i] for i in graph.nodes}
     cut = {(min(i, j), max(i, j)) for i, j in cut}
-    kept = [(u, v) for u, v in graph.edges if (min(u, v), max(u, v)) not in cut]
+    forced = {(min(i, j), max(i, j)) for i, j in forced} - cut
+    kept = [(u, v) for u, v in graph.edges if (min(u, v), max(u, v)) not in cut | forced]
     p = np.array([graph.edges[u, v].get("p", 1.0) for u, v in kept])
     nx.draw_networkx_edges(
         graph, pos, edgelist=kept, ax=ax, width=0.3 + 1.5 * p, alpha=0.25, edge_color="#555"
     )
-    if cut:
-        nx.draw_networkx_edges(
-            nx.Graph(list(cut)), pos, ax=ax, width=1.2, edge_color="#d62728", style="dashed"
-        )
+    for edited, color in ((cut, "#d62728"), (forced, "#2ca02c")):
+        if edited:
+            nx.draw_networkx_edges(
+                nx.Graph(list(edited)), pos, ax=ax, width=1.2, edge_color=color, style="dashed"
+            )
     knocked = set(knocked)
     shapes = {"processor": "o", "readout": "s"}
     for role, marker in shapes.items():

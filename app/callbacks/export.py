@@ -103,6 +103,7 @@ def circuit_figure(
         labels=True,
         cut=edit.cut,
         knocked=edit.knocked_out,
+        forced=edit.forced,
     )
     return fig
 

@@ -421,3 +421,23 @@ def test_another_kinds_panels_never_run_on_a_nac_page(nlvr2_store):
             assert "store-key" not in inputs
             assert all(i.startswith(f"{kind}-") for i in inputs), inputs
             assert callback["prevent_initial_call"], inputs
+
+
+def test_the_exported_figure_draws_forced_and_cut_links_as_the_app_does(nlvr2_store):
+    from matplotlib.collections import LineCollection
+    from matplotlib.colors import to_hex
+
+    from circuitlab.edits import CircuitEdit
+
+    view = AppStores(nlvr2_store).view(".")
+    graph = view.visible_graph({"index": 0}, 0.9, None)  # few links: forced ones are not drawn
+    absent = [(i, j) for i in range(6) for j in range(i + 1, 6) if not graph.has_edge(i, j)]
+    edit = CircuitEdit(forced=tuple(absent[:2]), cut=(absent[2],))
+    figure = circuit_figure(view, graph, edit)
+    by_colour = {}
+    for collection in figure.axes[0].collections:
+        if isinstance(collection, LineCollection):
+            colour = to_hex(collection.get_edgecolor()[0])
+            by_colour[colour] = by_colour.get(colour, 0) + len(collection.get_segments())
+    assert by_colour.get("#2ca02c") == 2  # the forced links, green as on screen
+    assert by_colour.get("#d62728") == 1  # the cut one, red
