@@ -306,7 +306,7 @@ def concurrent_writers(folder: Path, seconds: float = 3.0) -> str:
     from test_store_trust import WRITER, _version_of, _versioned_store
 
     path = folder / "store"
-    _versioned_store(path, 0.0)
+    _versioned_store(path, 0.5)  # never 0: module 0's signature holds the version
     writers = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER, str(path), str(w), str(seconds), "6", "4"],
