@@ -31,7 +31,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
-DOCUMENTS = [ROOT / "docs" / "results.md", ROOT / "README.md"]
+DOCUMENTS = [ROOT / "docs" / "results.md", ROOT / "README.md", ROOT / "docs" / "user-guide.md"]
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end table -->)", re.S)
 
 PRIOR_NAMES = {
@@ -716,6 +716,70 @@ def pair_world() -> str:
     )
 
 
+def reliability() -> str:
+    """docs/results.md's reliability line: bench/reliability.py's cases by outcome; the goal
+    (issue 83): no traceback, no silent wrong result, no data lost."""
+    cases = pd.read_csv(RESULTS / "reliability.csv")
+    counts = cases["outcome"].value_counts()
+    bad = ["traceback", "silent wrong result", "data lost"]
+    said = ", ".join(f"{counts.get(o, 0)} {o}" for o in ["clear error", "defined result", *bad])
+    met = all(counts.get(o, 0) == 0 for o in bad)
+    return (
+        f"`python bench/reliability.py`: {len(cases)} bad-input and fault cases in "
+        f"{cases['area'].nunique()} areas: {said} (`bench/results/reliability.csv`). "
+        f"**Goal (0 tracebacks, 0 silent, 0 lost): {'met' if met else 'not met'}.**"
+    )
+
+
+def app_load(verdict_only: bool = False) -> str:
+    """The app under concurrent visitors (bench/app_load.py): the burst's actions, the soak's
+    draw and typed-sentence p95 and its memory growth, against issue 83's goals (the user
+    guide's table; docs/results.md has the verdict line alone)."""
+    bench = _bench("app_load")
+    load = pd.read_csv(RESULTS / "app_load.csv")
+    memory = pd.read_csv(RESULTS / "app_load_memory.csv").set_index("when")["rss_mb"]
+    phases = list(dict.fromkeys(load["phase"]))
+    burst = load[load["phase"] == phases[1]]
+    table = burst[["action", "count", "errors", "p50_s", "p95_s", "max_s"]].copy()
+    table.columns = ["action", "done", "errors", "p50 s", "p95 s", "max s"]
+    lines = [f"{phases[1]} (`bench/results/app_load.csv`):", "", pipe(table), ""]
+    verdicts = []
+    for phase, rows in load[load["phase"].isin(phases[1:])].groupby("phase", sort=False):
+        errors = int(rows["errors"].sum())
+        timed = rows.dropna(subset=["goal_p95_s"])
+        p95 = {r.action: r.p95_s for r in timed.itertuples()}
+        ok = errors == 0 and all(p95[a] < g for a, g in bench.GOALS_S.items() if a in p95)
+        said = ", ".join(f"{a} p95 {p95.get(a, float('nan')):.2f} s" for a in bench.GOALS_S)
+        verdicts.append((phase, ok, f"{phase}: {errors} errors, {said}"))
+    growth = (
+        memory["after the soak"] / memory["after the burst"] - 1
+        if "after the soak" in memory
+        else None
+    )
+    tracebacks = int(load["server_tracebacks"].max())
+    met = all(ok for _, ok, _ in verdicts) and tracebacks == 0
+    if growth is not None:
+        met = met and growth < bench.SOAK_GROWTH
+        verdicts.append(
+            (
+                "",
+                True,
+                f"soak memory {memory['after the burst']:.0f} -> "
+                f"{memory['after the soak']:.0f} MB ({100 * growth:+.1f} %)",
+            )
+        )
+    else:
+        met = False
+        verdicts.append(("", True, "no soak measured"))
+    said = "; ".join(v for _, _, v in verdicts)
+    verdict = (
+        f"{said}; {tracebacks} tracebacks in the server's log. **Goals (0 errors, p95 of a draw "
+        f"< 2 s and of a typed sentence < 3 s, soak memory growth < 10 %): "
+        f"{'met' if met else 'not met'}.**"
+    )
+    return verdict if verdict_only else "\n".join(lines) + "\n" + verdict
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "fig3-priors": fig3_priors,
     "prior-graphons": prior_graphons,
@@ -727,6 +791,9 @@ TABLES: dict[str, Callable[[], str]] = {
     "readme-results": readme_results,
     "graph-claims": graph_claims,
     "pair-world": pair_world,
+    "reliability": reliability,
+    "app-load": app_load,
+    "app-load-verdict": lambda: app_load(verdict_only=True),
 }
 
 
