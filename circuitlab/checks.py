@@ -25,7 +25,8 @@ def whole_number(name: str, value: object) -> int:
 
 def row_indices(name: str, indices: object, n: int) -> np.ndarray:
     """``indices`` (a sequence of ints, an integer array, a bool mask over the rows or a
-    slice) as positions into ``n`` rows; negative ones count from the end, as in numpy."""
+    slice; or one int, kept 0-d so that indexing with it drops the axis, as numpy does) as
+    positions into ``n`` rows; negative ones count from the end, as in numpy."""
     if isinstance(indices, slice):
         return np.arange(n)[indices]
     rows = np.asarray(indices)
@@ -33,7 +34,7 @@ def row_indices(name: str, indices: object, n: int) -> np.ndarray:
         return np.flatnonzero(rows)
     if rows.size == 0:
         return rows.astype(int).reshape(-1)
-    if rows.dtype.kind not in "iu" or rows.ndim != 1:
+    if rows.dtype.kind not in "iu" or rows.ndim > 1:
         raise InputError(
             name, f"must be a list of row positions (ints), got {rows.dtype} of shape {rows.shape}"
         )

@@ -434,7 +434,7 @@ def attribute(
     ] = 0.5,
     limit: Annotated[
         int | None,
-        typer.Option(min=1, help="Attribute only the first N examples with scenes."),
+        typer.Option(help="Attribute only the first N examples with scenes."),
     ] = None,
 ) -> None:
     """Which links and modules decide each answer: the exact drop of p(answer) when each link

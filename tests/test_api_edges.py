@@ -248,3 +248,12 @@ def test_numbers_that_would_be_cut_or_compare_false_are_refused(tmp_path):
     np.testing.assert_array_equal(
         store.link_probabilities(slice(1, None)), store.link_probabilities([1, 2])
     )
+
+
+def test_one_row_position_gives_one_matrix(tmp_path):
+    store = _store(tmp_path, [0, 1, 2])
+    np.testing.assert_array_equal(
+        store.link_probabilities(np.int64(1)), store[1].link_probability()
+    )
+    with pytest.raises(InputError, match="row 5 is out of range"):
+        store.link_probabilities(5)
