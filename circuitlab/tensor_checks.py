@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from circuitlab.circuit import zero_signature_error
 from circuitlab.errors import InputError
 
 __all__ = ["as_circuit_tensor", "check_finite", "check_token_ids"]
@@ -46,12 +47,7 @@ def as_circuit_tensor(
     check_finite(name, value)
     if name == "signatures" and not bool(value.abs().sum(-1).gt(0).all()):
         first = tuple(int(i) for i in torch.nonzero(value.abs().sum(-1) == 0)[0])
-        raise InputError(
-            name,
-            f"circuit {first[0]}, module {first[1]} has an all-zero signature vector: a zero "
-            "vector has no direction, so its cosine with another signature, and P, are undefined",
-            "give every module a non-zero signature",
-        )
+        raise zero_signature_error(f"circuit {first[0]}, module {first[1]}")
     return value
 
 
