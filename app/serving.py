@@ -49,10 +49,11 @@ def serve(
     with ``threads`` worker threads, or Flask's development server with ``debug``. Once the
     address is bound (a bad host or a port in use fails before), ``announce`` gets the line
     that says where and how it is served."""
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    everywhere = host in ("0.0.0.0", "::")
+    shown = "127.0.0.1" if everywhere else host
     how = "Flask's development server, debug" if debug else f"waitress, {threads} threads"
     line = f"circuitlab app: http://{shown}:{port}/  ({how}; Ctrl-C to stop)"
-    if host in ("0.0.0.0", "::"):
+    if everywhere:
         line += "\n  listening on every interface: others reach it at this machine's address"
     if debug:
         announce(line)

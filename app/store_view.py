@@ -168,6 +168,11 @@ class StoreView:
         """Row of the circuit whose ``id`` is ``circuit_id`` (an int or its text), else None."""
         return row_of_id(self.frame, circuit_id)
 
+    def id_of(self, index: int) -> int | str:
+        """The id of the circuit in row ``index``, as a plain int or str (``index_of``'s
+        inverse)."""
+        return self.frame["id"].iloc[[index]].tolist()[0]
+
     # ----------------------------------------------------------------------------- typed sentences
     def typed_circuit(self, text: str | None) -> Circuit:
         """The circuit of a typed sentence (generated once per text, then cached).

@@ -66,18 +66,20 @@ class Callback:
         )
 
 
-def _components(node: Any, props: dict[Prop, Any]) -> None:
-    """Every component's props under ``node`` (a layout in Dash's JSON form), by (id, prop)."""
+def _components(node: Any, props: dict[Prop, Any], types: dict[str, str]) -> None:
+    """Every component's props under ``node`` (a layout in Dash's JSON form), by (id, prop),
+    and each id's component type."""
     if isinstance(node, list):
         for child in node:
-            _components(child, props)
+            _components(child, props, types)
     elif isinstance(node, dict) and "props" in node and "type" in node:
         own = node["props"]
         if isinstance(own.get("id"), str):
+            types[own["id"]] = node["type"]
             for name, value in own.items():
                 if name not in ("children", "id"):
                     props[(own["id"], name)] = value
-        _components(own.get("children"), props)
+        _components(own.get("children"), props, types)
 
 
 @dataclass
@@ -123,11 +125,12 @@ class DashPage:
         """Load the page at ``?search`` (without its "?"): layout, callbacks, the initial
         callbacks and what they feed."""
         start = time.perf_counter()
-        self.props = {}
-        _components(self._get("/_dash-layout"), self.props)
+        self.props, types = {}, {}
+        _components(self._get("/_dash-layout"), self.props, types)
         self.callbacks = [Callback.of(spec) for spec in self._get("/_dash-dependencies")]
+        # what the browser's dcc.Location components report of the page's address
         location = {"pathname": "/", "search": f"?{search}" if search else "", "hash": ""}
-        for ident in [i for (i, p) in self.props if p == "refresh"] + ["url-read", "url-write"]:
+        for ident in [i for i, kind in types.items() if kind == "Location"]:
             for name, value in location.items():
                 self.props[(ident, name)] = value
         first = [c for c in self.callbacks if c.initial and not c.clientside]

@@ -25,8 +25,7 @@ def link_probabilities(
     ``signatures`` (..., U, d_sig) -> (..., U, U) float32; any leading batch dimensions are kept.
     The same maths as ``circuitlab.nn.kernel.link_probability`` (a test pins them together).
     """
-    if not (_is_real(eps) and np.isfinite(eps) and eps > 0):
-        raise InputError("eps", f"must be a positive number, got {eps!r:.40}")
+    _check_eps(eps)
     s = np.asarray(signatures, dtype=np.float32)
     norms = np.linalg.norm(s, axis=-1, keepdims=True)
     unit = s / np.maximum(norms, 1e-12)
@@ -111,8 +110,7 @@ class Circuit:
                     f"got shape {self.codes.shape}",
                 )
             _check_finite("codes", self.codes)
-        if not (_is_real(self.eps) and np.isfinite(self.eps) and self.eps > 0):
-            raise InputError("eps", f"must be a positive number, got {self.eps!r}")
+        _check_eps(self.eps)
         if self.truncation is not None and not (
             _is_real(self.truncation) and 0 < self.truncation <= 2
         ):
@@ -165,6 +163,12 @@ def zero_signature_error(where: str) -> InputError:
         "cosine with another signature, and P, are undefined",
         "give every module a non-zero signature (the model never generates a zero one)",
     )
+
+
+def _check_eps(eps: object) -> None:
+    """Refuse a kernel temperature that is not a positive finite number."""
+    if not (_is_real(eps) and np.isfinite(eps) and eps > 0):
+        raise InputError("eps", f"must be a positive number, got {eps!r:.40}")
 
 
 def _check_finite(name: str, array: np.ndarray) -> None:

@@ -433,8 +433,7 @@ def attribute(
         typer.Option(min=0.0, max=1.0, help="Links with P above this are attributed exactly."),
     ] = 0.5,
     limit: Annotated[
-        int | None,
-        typer.Option(help="Attribute only the first N examples with scenes."),
+        int | None, typer.Option(help="Attribute only the first N examples with scenes.")
     ] = None,
 ) -> None:
     """Which links and modules decide each answer: the exact drop of p(answer) when each link

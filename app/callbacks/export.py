@@ -74,7 +74,7 @@ def file_stem(
     if circuit and "typed" in circuit:
         stem = f"{store}-circuit-typed-{circuit['typed']}"
     elif circuit and "index" in circuit:
-        stem = f"{store}-circuit-{view.frame['id'].iloc[[circuit['index']]].tolist()[0]}"
+        stem = f"{store}-circuit-{view.id_of(circuit['index'])}"
     else:
         stem = f"{store}-circuit"
     return f"{stem}-{state_hash(edit, setting)}"

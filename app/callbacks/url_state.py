@@ -89,7 +89,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         if map_color and map_color != default_map_color(map_colors or []):
             query["map"] = map_color
         if circuit and "index" in circuit:
-            query["id"] = view.frame["id"].iloc[[circuit["index"]]].tolist()[0]  # int or str
+            query["id"] = view.id_of(circuit["index"])
         elif circuit and "typed" in circuit:
             query["typed"] = circuit["text"]
         if module is not None:
