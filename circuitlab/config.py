@@ -109,6 +109,10 @@ class NACConfig:
     prior_loss: str = "matched_mse"
     prior_rematch_every: int = 50
     prior_params: dict[str, Any] = field(default_factory=dict)
+    # before a fresh run's first step, fit an unconditional NAC's processor signatures to the
+    # prior's target alone for this many Adam steps (the authors' code can seed signatures from
+    # a preset graph; circuitlab.prior_seeding); 0: signatures start at random
+    prior_seed_steps: int = 0
     # conditional circuit generator (one circuit per conditioning sequence)
     conditional: bool = False
     cond_dim: int = 64  # width of conditioning tokens (or of their embedding if cond_vocab)
@@ -186,6 +190,15 @@ class NACConfig:
         if self.prior is not None and self.prior not in PRIOR_NAMES:
             raise ValueError(
                 f"NACConfig.prior must be None or one of {PRIOR_NAMES}, got {self.prior!r}"
+            )
+        if self.prior_seed_steps < 0:
+            raise ValueError(
+                f"NACConfig.prior_seed_steps must be >= 0, got {self.prior_seed_steps}"
+            )
+        if self.prior_seed_steps and (self.prior is None or self.conditional):
+            raise ValueError(
+                "NACConfig.prior_seed_steps seeds the signatures of an unconditional NAC from its "
+                "prior: set prior, and conditional false, or prior_seed_steps 0"
             )
         if self.prior is not None and self.graph == "dense":
             raise ValueError("a graph prior needs signatures: set graph='learned', not 'dense'")

@@ -43,6 +43,7 @@ from circuitlab.files import write_atomic
 from circuitlab.loading import build_model, load_model
 from circuitlab.mn import ModularNetwork
 from circuitlab.mn.training import training_losses
+from circuitlab.model import NAC
 from circuitlab.nfm import NFMNetwork
 from circuitlab.ni import NeuralInterpreter
 from circuitlab.predict import (
@@ -55,6 +56,7 @@ from circuitlab.predict import (
     task_score,
     validation_batch,
 )
+from circuitlab.prior_seeding import seed_signatures_from_prior
 from circuitlab.run_config import (
     CONFIG,
     METRICS,
@@ -369,6 +371,8 @@ def train(
         start_step, elapsed_before = restore_training(state, model, optimizer, scheduler)
     elif config.init_from is not None:
         warm_start(model, config.init_from, device)
+    elif isinstance(model, NAC) and model.config.prior_seed_steps:
+        seed_signatures_from_prior(model, model.config.prior_seed_steps)
     average = None if config.ema_decay is None else WeightAverage(model, config.ema_decay)
     if average is not None and resume:
         average.load_state_dict(state["averaged_model"])
