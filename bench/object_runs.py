@@ -25,8 +25,9 @@ from circuitlab.train import TrainConfig
 
 # model name -> recipe under configs/; "none" is the NAC with no prior (the Fig. 3 control);
 # modfc and frozen_graph are the middle rungs of the ablation ladder (Table 1); processors_U the
-# no-prior NAC with U processors instead of 128 (object_scaling); ring_of_cliques_w30 and _w100
-# levers for Fig. 3's ring (its prior at weight 30, 100)
+# no-prior NAC with U processors instead of 128 (object_scaling); ring_of_cliques_w10 and _w100
+# the ring's prior at weight 10 (its first recipe) and 100, beside the recipe's 30;
+# ring_of_cliques_seeded its signatures seeded from the prior before training
 OBJECTS = RunSet(
     Path("runs/objects"),
     {
@@ -41,8 +42,9 @@ OBJECTS = RunSet(
         "processors_32": "experiments/object-images/processors-32.yaml",
         "processors_64": "experiments/object-images/processors-64.yaml",
         "processors_256": "experiments/object-images/processors-256.yaml",
-        "ring_of_cliques_w30": "experiments/object-images/ring-of-cliques-w30.yaml",
+        "ring_of_cliques_w10": "experiments/object-images/ring-of-cliques-w10.yaml",
         "ring_of_cliques_w100": "experiments/object-images/ring-of-cliques-w100.yaml",
+        "ring_of_cliques_seeded": "experiments/object-images/ring-of-cliques-seeded.yaml",
     },
     how_to_train="python bench/object_runs.py --models NAME --seeds SEED",
 )

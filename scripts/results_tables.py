@@ -94,19 +94,26 @@ def fig3_priors() -> str:
 
 def fig3_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows of object_priors.csv read with the null (a ``verdict``) of Fig. 3's five
-    models: the levers tried beside them (e.g. ``ring_of_cliques_w30``) are not Fig. 3."""
+    models: the levers tried beside them (e.g. ``ring_of_cliques_w10``) are not Fig. 3."""
     return frame[frame["verdict"].notna() & frame["model"].isin(PRIOR_NAMES)]
+
+
+def fig3_counts(read: pd.DataFrame) -> str:
+    """Families recovered with their parameters per seed, of those read: "seed 0: 3 of 4, seed
+    1: 0 of 1 read", from Fig. 3's rows read with the null (``fig3_rows``)."""
+    imposed = read[read["model"] != "none"]
+    per_seed = imposed.groupby("seed")["recovered"].agg(["sum", "size"]).astype(int)
+    return ", ".join(
+        f"seed {s}: {r['sum']} of {r['size']}" + ("" if r["size"] == 4 else " read")
+        for s, r in per_seed.iterrows()
+    )
 
 
 def fig3_verdict(read: pd.DataFrame) -> str:
     """The verdict of Fig. 3's goal on the rows read with the null: decided once every seed is
     read, or earlier when too few families can still reach the seeds they need."""
     imposed = read[read["model"] != "none"]
-    per_seed = imposed.groupby("seed")["recovered"].agg(["sum", "size"]).astype(int)
-    counts = ", ".join(
-        f"seed {s}: {r['sum']} of {r['size']}" + ("" if r["size"] == 4 else " read")
-        for s, r in per_seed.iterrows()
-    )
+    counts = fig3_counts(read)
     complete = [s for s, r in read.groupby("seed") if r["model"].nunique() == len(PRIOR_NAMES)]
     control = read[read["model"] == "none"]["recovered"].all()
     families = imposed["model"].unique()
@@ -582,9 +589,7 @@ def _readme_objects() -> str:
     none = priors[priors.model == "none"].set_index("seed").val_acc
     imposed = priors[priors.model != "none"]
     lost = max(100 * (none[r.seed] - r.val_acc) for r in imposed.itertuples() if r.seed in none)
-    read = priors[priors["verdict"].notna()]
-    per_seed = read[read.model != "none"].groupby("seed").recovered.sum().astype(int)
-    recovered = ", ".join(f"seed {s}: {n} of 4" for s, n in per_seed.items())
+    recovered = fig3_counts(fig3_rows(priors))
     summary = pd.read_csv(RESULTS / "object_dropping_summary.csv")
     ranked = summary[summary.order == "connectivity"]
     return (
@@ -611,8 +616,7 @@ def graph_claims() -> str:
     model "beats" another when its mean is above by more than the larger of the two seed sds."""
     read = fig3_rows(pd.read_csv(RESULTS / "object_priors.csv"))
     fig3 = fig3_verdict(read).split("**")[1].removeprefix("Verdict: ")
-    per_seed = read[read.model != "none"].groupby("seed").recovered.sum().astype(int)
-    fig3 += " (" + ", ".join(f"seed {s}: {n} of 4" for s, n in per_seed.items()) + ")"
+    fig3 += f" ({fig3_counts(read)})"
     fig5 = fig5_dropping().split("**Verdict: ")[1]
     fig5 = fig5.replace("**", "").split(" (goal")[0].removeprefix("the ")
 
