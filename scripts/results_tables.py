@@ -25,6 +25,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -251,22 +252,31 @@ def _bench(module: str):
     return importlib.import_module(module)
 
 
+def _nfm_gain(frame: pd.DataFrame, split: str, kind: str) -> tuple[float, float, float, float]:
+    """NFM over the CNN-MLP matched in parameters on one split and kind of nfm_clevr.csv:
+    (gain, half-width of its Welch 95 % interval, NFM's mean, the CNN-MLP's mean)."""
+    bench = _bench("nfm_clevr")
+    nfm, matched = frame[frame.model == bench.FULL_MODEL], frame[frame.model == bench.REFERENCE]
+    a, b = bench._accuracies(nfm, split, kind), bench._accuracies(matched, split, kind)
+    gain, half = bench.gain_interval(a, b)
+    return gain, half, float(a.mean()), float(b.mean())
+
+
+def _points(gain: float, half: float) -> str:
+    """A gain and its interval's half-width in points: '+1.4 +- 1.4'."""
+    return f"{100 * gain:+.1f} +- {100 * half:.1f}"
+
+
 def nfm_clevr() -> str:
     """NFM on Sort-of-CLEVR: bench/results/nfm_clevr.csv through the bench's own table, the
     verdict from the Welch 95 % intervals of NFM over the CNN-MLP matched in parameters."""
     bench = _bench("nfm_clevr")
     frame = pd.read_csv(RESULTS / "nfm_clevr.csv")
-    nfm, matched = frame[frame.model == bench.FULL_MODEL], frame[frame.model == bench.REFERENCE]
     gains, none = [], []
     for split, kind in bench.COLUMNS:
-        gain, half = bench.gain_interval(
-            bench._accuracies(nfm, split, kind), bench._accuracies(matched, split, kind)
-        )
+        gain, half, _, _ = _nfm_gain(frame, split, kind)
         where = f"{'held-out' if split == 'heldout' else split} {kind}"
-        if gain - half > 0:
-            gains.append(f"{where} ({100 * gain:+.1f} +- {100 * half:.1f})")
-        else:
-            none.append(f"{where} ({100 * gain:+.1f} +- {100 * half:.1f})")
+        (gains if gain - half > 0 else none).append(f"{where} ({_points(gain, half)})")
     said = "; ".join(
         part
         for part in (
@@ -297,7 +307,16 @@ def _mn_cell(runs: pd.DataFrame, experiment: str) -> str:
     return f"{runs.modules_used.mean():.1f} / {runs.test_error.mean():.3f}"
 
 
-def _mn_compute_control(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, float]:
+class ComputeControl(NamedTuple):
+    """The toy's runs at 15 M-steps per E-step and at 1 with as many gradient steps."""
+
+    fifteen: pd.DataFrame
+    one: pd.DataFrame
+    specialised: tuple[int, int]  # seeds specialised at 15 M-steps and at 1
+    p: float  # Fisher's exact p on them
+
+
+def _mn_compute_control(frame: pd.DataFrame) -> ComputeControl:
     """The toy's runs at 15 M-steps per E-step and at 1 with as many gradient steps (linear
     controller, 10 samples), and Fisher's exact p on their specialised seeds."""
     from scipy.stats import fisher_exact
@@ -310,7 +329,7 @@ def _mn_compute_control(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
     one = toy[(toy.m_steps == 1) & (toy.steps == steps)]
     a, b = int(fifteen.specialised.sum()), int(one.specialised.sum())
     _, p = fisher_exact([[a, len(fifteen) - a], [b, len(one) - b]])
-    return fifteen, one, float(p)
+    return ComputeControl(fifteen, one, (a, b), float(p))
 
 
 def mn_m_steps() -> str:
@@ -329,7 +348,7 @@ def mn_m_steps() -> str:
         n = runs[runs.steps == e_steps].seed.nunique()
         rows.append({"E-steps fixed; M-steps per E-step": MN_TITLES[experiment].format(n=n)})
         rows[-1].update(cells)
-    fifteen, matched, p = _mn_compute_control(frame)
+    fifteen, matched, (a, b), p = _mn_compute_control(frame)
     rows.append(
         {
             "E-steps fixed; M-steps per E-step": "toy, 1 M-step per E-step at 15's "
@@ -338,7 +357,6 @@ def mn_m_steps() -> str:
             "15": _mn_cell(matched, "toy"),
         }
     )
-    a, b = int(fifteen.specialised.sum()), int(matched.specialised.sum())
     separated = p < 0.05
     word = "separated from the compute" if separated else "not separated from the compute"
     return pipe(pd.DataFrame(rows)) + (
@@ -544,8 +562,7 @@ def _readme_ni() -> str:
 
 def _readme_mn() -> str:
     frame = pd.read_csv(RESULTS / "mn_m_steps.csv")
-    fifteen, one, p = _mn_compute_control(frame)
-    a, b = int(fifteen.specialised.sum()), int(one.specialised.sum())
+    fifteen, one, (a, b), p = _mn_compute_control(frame)
     said = (
         "significant"
         if p < 0.05
@@ -564,22 +581,17 @@ def _readme_mn() -> str:
 
 
 def _readme_nfm() -> str:
-    bench = _bench("nfm_clevr")
     frame = pd.read_csv(RESULTS / "nfm_clevr.csv")
-    nfm, matched = frame[frame.model == bench.FULL_MODEL], frame[frame.model == bench.REFERENCE]
     cells, gains, words = [], [], []
     for kind in ("non-relational", "relational"):
-        a, b = bench._accuracies(nfm, "test", kind), bench._accuracies(matched, "test", kind)
-        gain, half = bench.gain_interval(a, b)
-        cells.append(f"{a.mean():.3f} vs {b.mean():.3f}")
-        gains.append(f"{100 * gain:+.1f} +- {100 * half:.1f}")
+        gain, half, nfm, matched = _nfm_gain(frame, "test", kind)
+        cells.append(f"{nfm:.3f} vs {matched:.3f}")
+        gains.append(_points(gain, half))
         if gain - half <= 0:
             words.append(f"the {kind} gain is not significant")
     said = "; ".join(words) if words else "both significant"
-    return (
-        f"{' / '.join(cells)} ({nfm.seed.nunique()} seeds; {' / '.join(gains)} points, 95 %: "
-        f"{said})"
-    )
+    seeds = frame.seed.nunique()
+    return f"{' / '.join(cells)} ({seeds} seeds; {' / '.join(gains)} points, 95 %: {said})"
 
 
 def _readme_objects() -> str:

@@ -163,3 +163,48 @@ def test_the_dropping_verdict_needs_20_random_orders_beaten(tmp_path, monkeypatc
     table = results_tables.fig5_dropping()
     assert "**Verdict: the drop reproduced**" in table
     assert f"**least connected first {word}" in table
+
+
+def test_the_readme_mn_cell_says_when_the_lever_is_not_separated(tmp_path, monkeypatch):
+    _mn_rows(10, 8).to_csv(tmp_path / "mn_m_steps.csv", index=False)
+    monkeypatch.setattr(results_tables, "RESULTS", tmp_path)
+    cell = results_tables._readme_mn()
+    assert cell.startswith("10 of 10 seeds at 15 M-steps per E-step, 8 of 10 at 1")
+    assert "not significant: the lever is not separated from the compute" in cell
+
+
+def _nfm_rows(relational_gain: float) -> pd.DataFrame:
+    """nfm_clevr.csv rows over 5 seeds: NFM and the matched CNN-MLP, NFM ahead by 0.05 on
+    non-relational questions (seed noise 0.005) and by ``relational_gain`` on relational ones
+    (seed noise 0.02)."""
+    rows = []
+    for seed in range(5):
+        wobble = (seed - 2) / 2  # -1 .. 1
+        for split in ("test", "heldout"):
+            for kind, gain, noise in (
+                ("non-relational", 0.05, 0.005),
+                ("relational", relational_gain, 0.02),
+            ):
+                for model, shift in (("nfm", gain), ("cnn-mlp-wide", 0.0)):
+                    sign = 1 if model == "nfm" else -1
+                    accuracy = 0.7 + shift + sign * noise * wobble
+                    rows.append(dict(model=model, seed=seed, split=split, kind=kind,
+                                     accuracy=accuracy, questions=100, wall_s=1.0))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("relational_gain", "said"),
+    [(0.0, "the relational gain is not significant"), (0.2, "both significant")],
+)
+def test_the_nfm_cells_call_an_interval_that_includes_0_not_significant(
+    tmp_path, monkeypatch, relational_gain, said
+):
+    _nfm_rows(relational_gain).to_csv(tmp_path / "nfm_clevr.csv", index=False)
+    monkeypatch.setattr(results_tables, "RESULTS", tmp_path)
+    cell = results_tables._readme_nfm()
+    assert cell.startswith("0.750 vs 0.700 / ") and cell.endswith(f"95 %: {said})")
+    verdict = results_tables.nfm_clevr().split("**Verdict: ")[1]
+    assert verdict.startswith("NFM over the matched CNN-MLP, points (Welch 95 %): a gain on ")
+    assert "test non-relational (+5.0 +- 0.6)" in verdict.split("not significant")[0]
+    assert ("not significant on test relational" in verdict) == (relational_gain == 0.0)
