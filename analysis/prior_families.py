@@ -158,10 +158,11 @@ def planted_partition_code(
     log_factorial_sizes: np.ndarray,
     n: int,
     k: np.ndarray,
-) -> np.ndarray:
-    """The planted partition's description length (nats), elementwise over candidates: links
-    inside and between blocks (``group_code``) plus the labels (``label_cost`` with the K!
-    relabellings), from the groups' link and pair counts, sum_b log(size_b!) and K."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """The planted partition's code in nats, elementwise over candidates: (-log-likelihood,
+    model cost), the links inside and between blocks (``group_code``) and the labels
+    (``label_cost`` with the K! relabellings), from the groups' link and pair counts,
+    sum_b log(size_b!) and K. Their sum is the description length."""
     nll = log_binomial(inside_pairs, inside) + log_binomial(outside_pairs, outside)
     params = np.log(inside_pairs + 1) * (inside_pairs > 0)
     params = params + np.log(outside_pairs + 1) * (outside_pairs > 0)
@@ -174,7 +175,17 @@ def planted_partition_code(
         - log_factorial_sizes
         - gammaln(k + 1)
     )
-    return nll + params + labels
+    return nll, params + labels
+
+
+def _planted_partition_counts(
+    links: np.ndarray, pairs: np.ndarray, sizes: np.ndarray
+) -> tuple[float, float, float, float, float]:
+    """(links inside blocks, pairs inside, links between, pairs between, sum_b log(size_b!))
+    from the block counts (K, K) of ``blocks.block_counts`` and the block sizes (K,)."""
+    inside, inside_pairs = np.trace(links), np.trace(pairs)
+    outside, outside_pairs = (links.sum() - inside) / 2, (pairs.sum() - inside_pairs) / 2
+    return inside, inside_pairs, outside, outside_pairs, gammaln(sizes + 1).sum()
 
 
 def merge_blocks(a: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -189,22 +200,21 @@ def merge_blocks(a: np.ndarray, labels: np.ndarray) -> np.ndarray:
         links, pairs = blocks.block_counts(a, labels)
         sizes = np.bincount(labels).astype(float)
         k = len(sizes)
-        inside, inside_pairs = np.trace(links), np.trace(pairs)
-        outside = (links.sum() - inside) / 2
-        outside_pairs = (pairs.sum() - inside_pairs) / 2
+        counts = _planted_partition_counts(links, pairs, sizes)
+        inside, inside_pairs, outside, outside_pairs, log_sizes_sum = counts
         log_sizes = gammaln(sizes + 1)
-        current = planted_partition_code(
-            inside, inside_pairs, outside, outside_pairs, log_sizes.sum(), n, np.array(k)
-        )
+        current = sum(planted_partition_code(*counts, n, np.array(k)))
         i, j = np.triu_indices(k, 1)
-        merged = planted_partition_code(
-            inside + links[i, j],
-            inside_pairs + pairs[i, j],
-            outside - links[i, j],
-            outside_pairs - pairs[i, j],
-            log_sizes.sum() - log_sizes[i] - log_sizes[j] + gammaln(sizes[i] + sizes[j] + 1),
-            n,
-            np.full(len(i), k - 1),
+        merged = sum(
+            planted_partition_code(
+                inside + links[i, j],
+                inside_pairs + pairs[i, j],
+                outside - links[i, j],
+                outside_pairs - pairs[i, j],
+                log_sizes_sum - log_sizes[i] - log_sizes[j] + gammaln(sizes[i] + sizes[j] + 1),
+                n,
+                np.full(len(i), k - 1),
+            )
         )
         best = int(np.argmin(merged))
         if merged[best] >= current - 1e-9:
@@ -226,12 +236,10 @@ class PlantedPartitionFit(PriorFit):
         best = None
         for labels in partitions:
             links, pairs = blocks.block_counts(a, labels)
-            inside, inside_pairs = np.trace(links), np.trace(pairs)
-            outside, outside_pairs = np.triu(links, 1).sum(), np.triu(pairs, 1).sum()
-            nll, cost = group_code([inside, outside], [inside_pairs, outside_pairs])
-            sizes = np.bincount(labels)
-            ll = -nll
-            cost += label_cost(sizes, gammaln(len(sizes) + 1))
+            counts = _planted_partition_counts(links, pairs, np.bincount(labels))
+            inside, inside_pairs, outside, outside_pairs, _ = counts
+            nll, cost = planted_partition_code(*counts, self.n_, np.array(len(links)))
+            ll, cost = -float(nll), float(cost)
             if best is None or cost - ll < best[0]:
                 p_in = inside / max(inside_pairs, 1)
                 p_out = outside / max(outside_pairs, 1)

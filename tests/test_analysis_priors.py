@@ -141,7 +141,7 @@ def test_split_blocks_are_merged_back_by_description_length():
     halves = np.repeat(np.arange(8), 12)
     links, pairs = blocks.block_counts(a, halves)
     inside, inside_pairs = np.trace(links), np.trace(pairs)
-    code = planted_partition_code(
+    nll, cost = planted_partition_code(
         inside,
         inside_pairs,
         (links.sum() - inside) / 2,
@@ -151,7 +151,8 @@ def test_split_blocks_are_merged_back_by_description_length():
         np.array(8),
     )
     fit = PlantedPartitionFit().fit(a, [halves])
-    assert float(code) == pytest.approx(fit.description_length_)
+    assert float(nll + cost) == pytest.approx(fit.description_length_)
+    assert float(-nll) == pytest.approx(fit.log_likelihood_)
     merged = merge_blocks(a, halves)
     truth = np.repeat(np.arange(4), 24)
     assert merged.max() == 3 and len(set(zip(merged, truth, strict=True))) == 4
