@@ -13,6 +13,8 @@ import typer
 import yaml
 from typer.core import TyperGroup
 
+from circuitlab.app.serving import DEFAULT_HOST, DEFAULT_THREADS
+
 if TYPE_CHECKING:
     from circuitlab.store import CircuitStore
 
@@ -687,13 +689,13 @@ def serve_app(
             help="Address to listen on: 127.0.0.1 serves this machine only; 0.0.0.0 serves the "
             "lab's network (every interface)."
         ),
-    ] = "127.0.0.1",
+    ] = DEFAULT_HOST,
     threads: Annotated[
         int,
         typer.Option(
             min=1, help="Threads of the server (waitress): visitors answered at the same time."
         ),
-    ] = 8,
+    ] = DEFAULT_THREADS,
     root: Annotated[
         Path | None,
         typer.Option(

@@ -38,7 +38,7 @@ from circuitlab.nn.token_dropout import drop_tokens
 from circuitlab.nn.token_noise import add_token_noise
 from circuitlab.nn.tokenizers import ByteTokenizer, FeatureTokenizer, PatchTokenizer
 from circuitlab.prior_loss import GraphPriorRegularizer
-from circuitlab.tensor_checks import check_finite, check_token_ids
+from circuitlab.tensor_checks import check_finite, check_token_ids, worth_checking
 
 
 def _tokenizer(config: NACConfig) -> nn.Module:
@@ -232,7 +232,8 @@ class NAC(nn.Module):
                     f"must be integer token ids (B, T) as cond_vocab is set, got "
                     f"{conditioning.dtype} of shape {tuple(conditioning.shape)}",
                 )
-            check_token_ids("conditioning", conditioning, c.cond_vocab)
+            if worth_checking(conditioning, self.training):
+                check_token_ids("conditioning", conditioning, c.cond_vocab)
             conditioning = self.cond_embedding(conditioning)
         elif conditioning.dim() != 3 or conditioning.shape[-1] != c.cond_dim:
             raise InputError(
@@ -240,7 +241,7 @@ class NAC(nn.Module):
                 f"must be (B, T, {c.cond_dim}) vectors (cond_dim {c.cond_dim}), got "
                 f"{conditioning.dtype} of shape {tuple(conditioning.shape)}",
             )
-        else:
+        elif worth_checking(conditioning, self.training):
             check_finite("conditioning", conditioning)
         return self.generator(conditioning, conditioning_mask)
 

@@ -12,7 +12,7 @@ import torch
 from circuitlab.circuit import zero_signature_error
 from circuitlab.errors import InputError
 
-__all__ = ["as_circuit_tensor", "check_finite", "check_token_ids"]
+__all__ = ["as_circuit_tensor", "check_finite", "check_token_ids", "worth_checking"]
 
 
 def check_finite(name: str, value: torch.Tensor) -> None:
@@ -62,3 +62,13 @@ def check_token_ids(name: str, ids: torch.Tensor, vocab: int) -> None:
             f"{vocab} (ids 0..{vocab - 1})",
             "encode the text with the model's own tokenizer (the task or CircuitGenerator does)",
         )
+
+
+def worth_checking(value: torch.Tensor, training: bool) -> bool:
+    """Whether to run a value check on ``value``: always, except in a training step on an
+    accelerator or under torch.compile, where reading the check's answer back would stall the
+    device (or break the compiled graph) every step; training batches come from the project's
+    own tasks, and the same call outside training is checked."""
+    if not training:
+        return True
+    return value.device.type == "cpu" and not torch.compiler.is_compiling()

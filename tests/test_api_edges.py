@@ -137,6 +137,25 @@ def test_conditioning_of_the_wrong_kind_is_refused():
         MODEL.generate(nan)
 
 
+def test_value_checks_stand_aside_only_inside_a_compiled_or_accelerated_training_step(
+    monkeypatch,
+):
+    from circuitlab.tensor_checks import worth_checking
+
+    ids = torch.zeros(2, 3, dtype=torch.long)
+    assert worth_checking(ids, training=False) and worth_checking(ids, training=True)
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    assert worth_checking(ids, training=False) and not worth_checking(ids, training=True)
+    # a training step under compile skips the check (torch then raises its own error) ...
+    bad = torch.full((2, 4), VOCAB)
+    with pytest.raises(IndexError):
+        TOKEN_MODEL.train().generate(bad)
+    # ... and the same call outside training names the bad id
+    with pytest.raises(InputError, match=f"token id {VOCAB}"):
+        TOKEN_MODEL.eval().generate(bad)
+    TOKEN_MODEL.train()
+
+
 def _store(tmp_path, ids: list) -> CircuitStore:
     rng = np.random.default_rng(0)
     circuits = [
