@@ -732,6 +732,38 @@ def pair_world() -> str:
     )
 
 
+def faithfulness() -> str:
+    """Faithfulness curves on the demo stores (bench/faithfulness.py): each ranking's CPR and
+    CMD beside the random band's; the goal: the attribution's CPR above the band's 95th
+    percentile on every store."""
+    frame = pd.read_csv(RESULTS / "faithfulness_summary.csv")
+    table = pd.DataFrame(
+        {
+            "store": frame["store"].map(lambda s: f"`{s}`"),
+            "ranking": frame["ranking"],
+            "examples": frame["examples"],
+            "CPR (random: mean, 95th pct.)": [
+                f"**{r.cpr:.2f}** ({r.random_cpr_mean:.2f}, {r.random_cpr_p95:.2f})"
+                for r in frame.itertuples()
+            ],
+            "CMD (random: mean, 5th pct.)": [
+                f"**{r.cmd:.2f}** ({r.random_cmd_mean:.2f}, {r.random_cmd_p5:.2f})"
+                for r in frame.itertuples()
+            ],
+            "p(answer): every link / none": [
+                f"{r.p_answer_full:.3f} / {r.p_answer_empty:.3f}" for r in frame.itertuples()
+            ],
+        }
+    )
+    above = frame.groupby("store")["above_band"].all()
+    word = "met" if above.all() else "not met"
+    return (
+        pipe(table)
+        + f"\n\n**Verdict ({frame['random_rankings'].iloc[0]} random rankings a store): {word}** "
+        f"(CPR above the band's 95th percentile on {int(above.sum())} of {len(above)} stores)."
+    )
+
+
 def reliability() -> str:
     """docs/results.md's reliability line: bench/reliability.py's cases by outcome; the goal
     (issue 83): no traceback, no silent wrong result, no data lost."""
@@ -808,6 +840,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "graph-claims": graph_claims,
     "pair-world": pair_world,
     "reliability": reliability,
+    "faithfulness": faithfulness,
     "app-load": app_load,
     "app-load-verdict": lambda: app_load(verdict_only=True),
 }

@@ -1,0 +1,155 @@
+"""Faithfulness curves on the demo stores: keep each example's k best-ranked links, cut the rest,
+and see how much of the answer comes back (``circuitlab.faithfulness``).
+
+Per store (``make demo`` writes them), on the first --limit examples with a scene, each with its
+stored circuit, over every link the NAC has (processor pairs and processor-read-out pairs):
+f(k) = (m(C_k) - m(empty)) / (m(full) - m(empty)) with m the mean p(answer), at MIB's budgets
+(shares of the links kept), for the ranking by each link's exact effect (cut alone), by the
+first-order estimate, and for 20 seeded random rankings (the band). CPR is the area under f
+(higher is better), CMD the area under |1 - f| (lower is better). Goal (issue 82's acceptance):
+the attribution ranking's CPR above the random band's 95th percentile.
+
+    python bench/faithfulness.py                   # both stores, 256 examples each
+    python bench/faithfulness.py --rankings estimate --limit 64
+
+Writes bench/results/faithfulness.csv (a row per store, ranking and budget: f, and the band's
+5th / 50th / 95th percentiles), faithfulness_summary.csv (a row per store and ranking) and
+docs/figures/faithfulness.png.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+from attribution import STORES
+from common import FIGURES, save_figure, write_table
+from tqdm import tqdm
+
+from circuitlab.app.attribution_view import store_links, stored_circuits
+from circuitlab.app.scene_kinds import scene_examples
+from circuitlab.app.store_view import load_circuit_generator
+from circuitlab.attribution import link_effect_estimates, link_effects
+from circuitlab.faithfulness import FaithfulnessCurve, faithfulness_curve
+from circuitlab.store import CircuitStore
+
+RANKINGS = ("exact", "estimate")
+RANDOM_RANKINGS = 20
+
+
+def store_curves(
+    name: str, limit: int, rankings: list[str], seed: int
+) -> tuple[dict[str, FaithfulnessCurve], int]:
+    """The faithfulness curve of each ranking on store ``name``'s first ``limit`` examples with
+    a scene, and how many examples that is."""
+    path, checkpoint = STORES[name]
+    store = CircuitStore.open(path)
+    generator = load_circuit_generator(checkpoint)
+    model, frame = generator.model, store.frame.reset_index(drop=True)
+    rows = np.flatnonzero(frame["scene"].map(lambda s: isinstance(s, str)).to_numpy())[:limit]
+    links = store_links(store)
+    batch = generator.task.batch_for(scene_examples(frame.iloc[rows]))
+    circuits = stored_circuits(store, rows)
+    scorers = {
+        "exact": lambda: link_effects(model, batch, **circuits, links=links)[1],
+        "estimate": lambda: link_effect_estimates(model, batch, **circuits, links=links)[1],
+    }
+    curves = {}
+    for ranking in tqdm(rankings, desc=f"{name}: rankings", unit="ranking"):
+        curves[ranking] = faithfulness_curve(
+            model,
+            batch,
+            scorers[ranking](),
+            **circuits,
+            links=links,
+            random_rankings=RANDOM_RANKINGS,
+            seed=seed,
+        )
+    return curves, len(rows)
+
+
+def curve_rows(name: str, ranking: str, curve: FaithfulnessCurve, examples: int) -> list[dict]:
+    band = np.percentile(curve.random_f, [5, 50, 95], axis=0)
+    return [
+        {
+            "store": name,
+            "ranking": ranking,
+            "examples": examples,
+            "budget": float(share),
+            "links_kept": int(round(share * curve.links)),
+            "f": float(curve.f[k]),
+            "random_p5": float(band[0, k]),
+            "random_p50": float(band[1, k]),
+            "random_p95": float(band[2, k]),
+        }
+        for k, share in enumerate(curve.budgets)
+    ]
+
+
+def summary_row(name: str, ranking: str, curve: FaithfulnessCurve, examples: int) -> dict:
+    return {
+        "store": name,
+        "ranking": ranking,
+        "examples": examples,
+        "links": curve.links,
+        "p_answer_full": curve.full,
+        "p_answer_empty": curve.empty,
+        "cpr": curve.cpr,
+        "cmd": curve.cmd,
+        "random_cpr_p95": float(np.percentile(curve.random_cpr, 95)),
+        "random_cpr_mean": float(curve.random_cpr.mean()),
+        "random_cmd_p5": float(np.percentile(curve.random_cmd, 5)),
+        "random_cmd_mean": float(curve.random_cmd.mean()),
+        "random_rankings": len(curve.random_f),
+        "cpr_above_share": curve.cpr_above(),
+        "cmd_below_share": curve.cmd_below(),
+        "above_band": bool(curve.cpr > np.percentile(curve.random_cpr, 95)),
+    }
+
+
+def figure(curves: dict[str, dict[str, FaithfulnessCurve]], path: Path) -> None:
+    fig, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 3.6), squeeze=False)
+    for ax, (name, by_ranking) in zip(axes[0], curves.items(), strict=True):
+        first = next(iter(by_ranking.values()))
+        x = np.asarray(first.budgets)
+        low, high = np.percentile(first.random_f, [5, 95], axis=0)
+        ax.fill_between(x, low, high, color="0.85", label=f"{RANDOM_RANKINGS} random (5-95 %)")
+        for ranking, curve in by_ranking.items():
+            ax.plot(x, curve.f, marker="o", ms=3, label=f"{ranking} (CPR {curve.cpr:.2f})")
+        ax.axhline(1, color="0.5", lw=0.6, ls=":")
+        ax.set(xscale="symlog", xlabel="share of links kept", ylabel="f(k)", title=name)
+        ax.set_xscale("symlog", linthresh=1e-3)
+        ax.legend(fontsize=7)
+    save_figure(fig, path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stores", nargs="+", choices=sorted(STORES), default=sorted(STORES))
+    parser.add_argument("--limit", type=int, default=256, help="examples per store")
+    parser.add_argument("--rankings", nargs="+", choices=RANKINGS, default=list(RANKINGS))
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random rankings")
+    args = parser.parse_args()
+    if args.limit < 1:
+        parser.error(f"--limit must be >= 1, got {args.limit}")
+    missing = [STORES[s][0] for s in args.stores if not Path(STORES[s][0]).is_dir()]
+    if missing:
+        parser.error(f"no store at {', '.join(missing)}: run `make demo` first")
+    curves, rows, summary = {}, [], []
+    for name in args.stores:
+        curves[name], examples = store_curves(name, args.limit, args.rankings, args.seed)
+        for ranking, curve in curves[name].items():
+            rows += curve_rows(name, ranking, curve, examples)
+            summary.append(summary_row(name, ranking, curve, examples))
+    write_table(rows, "faithfulness", "faithfulness curves f(k) on the demo stores")
+    write_table(summary, "faithfulness_summary", "CPR and CMD against random rankings")
+    figure(curves, FIGURES / "faithfulness.png")
+
+
+if __name__ == "__main__":
+    main()
