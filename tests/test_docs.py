@@ -82,6 +82,8 @@ def test_user_guide_python_runs(demo_folder, monkeypatch):
     assert ns["signatures"].shape[:2] == (64, u)
     assert ns["exact"].shape == ns["estimate"].shape == (2, len(ns["links"]))
     assert ns["knocked"].shape == (2, u) and len(ns["minimal"].size) == 2
+    curve = ns["curve"]
+    assert curve.f[0] == 0 and curve.f[-1] == 1 and curve.random_f.shape == (20, len(curve.f))
     present = ns["present"]
     np.testing.assert_allclose(present[np.isfinite(present)], ns["exact"][np.isfinite(present)])
     assert len(ns["embedding"]) == len(ns["store"]) == 150
