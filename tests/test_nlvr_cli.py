@@ -246,7 +246,7 @@ def test_a_warm_started_run_is_shipped_with_the_stages_that_made_it(tiny_run, tm
 
 
 def test_the_pairs_summary_names_its_splits_as_the_readme_does():
-    from circuitlab.cli import _pairs_summary
+    from circuitlab.cli.export import _pairs_summary
 
     frame = pd.DataFrame({"split": ["held_out"] * 4 + ["val"] * 2, "correct": [1, 1, 1, 0, 1, 0]})
     lines = _pairs_summary(frame).splitlines()

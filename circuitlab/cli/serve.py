@@ -1,0 +1,81 @@
+"""``circuitlab app``: the Dash app served through waitress (the app layer)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from circuitlab.app.serving import DEFAULT_HOST, DEFAULT_THREADS
+from circuitlab.cli.common import app, exit_with
+
+if TYPE_CHECKING:
+    pass
+
+
+@app.command("app")
+def serve_app(
+    store_path: Annotated[
+        Path, typer.Argument(help="A circuit store, or a folder of stores (its first is shown).")
+    ],
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8050,
+    host: Annotated[
+        str,
+        typer.Option(
+            help="Address to listen on: 127.0.0.1 serves this machine only; 0.0.0.0 serves the "
+            "lab's network (every interface)."
+        ),
+    ] = DEFAULT_HOST,
+    threads: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Threads of the server (waitress): visitors answered at the same time."
+        ),
+    ] = DEFAULT_THREADS,
+    root: Annotated[
+        Path | None,
+        typer.Option(
+            help="Serve the stores under this folder, ?store=KEY picks one (default: STORE_PATH)."
+        ),
+    ] = None,
+    checkpoint: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="The stores' conditional NLVR or pair-world model: typed sentences get "
+            "circuits, stored scenes take interventions. Repeat it for several models; each "
+            "store gets the one it was exported from."
+        ),
+    ] = None,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            help="Flask's development server in Dash debug mode (reloads, dev tools) instead "
+            "of waitress; for working on the app, never for serving it."
+        ),
+    ] = False,
+) -> None:
+    """Browse circuit stores in the Dash app at http://HOST:PORT/ (served by waitress, a
+    production WSGI server, with THREADS threads)."""
+    from circuitlab.app.factory import create_app
+    from circuitlab.app.serving import serve
+    from circuitlab.store import CircuitStoreError
+
+    try:
+        dash_app = create_app(store_path, root=root, checkpoint=checkpoint)
+    except (CircuitStoreError, ValueError, OSError) as err:
+        exit_with(err)
+    stores = dash_app.circuit_stores
+    under = f"\n  stores under {stores.root}: {', '.join(stores.keys)} (?store=KEY)"
+
+    def announce(line: str) -> None:
+        typer.echo(line + (under if len(stores.keys) > 1 else ""))
+
+    try:
+        serve(dash_app, host=host, port=port, threads=threads, debug=debug, announce=announce)
+    except (OSError, ValueError) as err:  # a host that does not resolve, a port in use
+        exit_with(ValueError(f"cannot serve on {host}:{port}: {err}"))
+
+
+if __name__ == "__main__":
+    app()
