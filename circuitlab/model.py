@@ -383,6 +383,8 @@ class NAC(nn.Module):
         silenced_readouts: torch.Tensor | None = None,
         read_in_record: list[torch.Tensor] | None = None,
         log_gate: torch.Tensor | None = None,
+        read_cut: torch.Tensor | None = None,
+        read_log_gate: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """The executor run with a given circuit: logits (B, n_classes).
 
@@ -400,6 +402,10 @@ class NAC(nn.Module):
         ``read_in_record``: a list this run appends each read-in's attention to, (B,
         n_processors, N) averaged over heads, in the order they run; the recording belongs to
         this call alone (nothing is set on the modules).
+        Edits of the *reads* (processor u reading input token j; ``circuitlab.nn.readin``),
+        (B or 1, n_processors, N) over the input's tokens, in every read-in: ``read_cut`` bool,
+        True where the read is cut; ``read_log_gate`` float, added to the read's score (at
+        zeros nothing changes; its gradient is the output's sensitivity to each read).
         """
         tokens = self.tokenizer(inputs)
         if self.token_encoder is not None:
@@ -419,13 +425,16 @@ class NAC(nn.Module):
         into_readouts = {k: None if v is None else v[:, u:, :u] for k, v in edits.items()}
 
         record = read_in_record
-        proc = proc + self.read_in(proc, proc_codes, tokens, input_mask, query_codes, record)
+        reads = {"read_cut": read_cut, "read_log_gate": read_log_gate}
+        proc = proc + self.read_in(
+            proc, proc_codes, tokens, input_mask, query_codes, record, **reads
+        )
         proc = proc + self.read_in_ffn(proc, proc_codes)
         for round_, propagator in enumerate(self.propagators):
             proc = propagator(proc, proc_codes, proc_sigs, **among)
             if self.rereads is not None:
                 proc = proc + self.rereads[round_](
-                    proc, proc_codes, tokens, input_mask, query_codes, record
+                    proc, proc_codes, tokens, input_mask, query_codes, record, **reads
                 )
         out = out + self.read_out(
             out, out_codes, out_sigs, proc, proc_codes, proc_sigs, **into_readouts

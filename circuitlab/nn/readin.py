@@ -25,6 +25,8 @@ subtraction). The value bias then enters once per unit of weight: sum_j a_uj b.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 from torch import nn
 
@@ -82,10 +84,19 @@ class ReadIn(nn.Module):
         input_mask: torch.Tensor | None = None,
         query_codes: torch.Tensor | None = None,
         record: list[torch.Tensor] | None = None,
+        read_cut: torch.Tensor | None = None,
+        read_log_gate: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """``record``: a list this call appends its attention weights to, averaged over heads,
         (B, U, N [+1: the null token, last]); nothing is kept on the module, so concurrent
-        calls never see each other's records."""
+        calls never see each other's records.
+
+        Edits of the *reads* (module u reading token j), both (B or 1, U, N) over the input's
+        tokens (the null token is never edited): ``read_cut`` bool, True where the read is cut
+        (its weight 0; a module with every token cut reads nothing, its value is the bias);
+        ``read_log_gate`` float, added to the read's score (its weight scaled by exp(gate) before
+        the softmax normalises); at zeros it changes nothing and its gradient is the output's
+        sensitivity to each read."""
         batch, n_modules, _ = states.shape
         if query_codes is None:
             query_codes = codes
@@ -95,6 +106,8 @@ class ReadIn(nn.Module):
             x = torch.cat([x, self.null.expand(batch, 1, -1)], dim=1)
             if input_mask is not None:
                 input_mask = torch.cat([input_mask, input_mask.new_ones(batch, 1)], dim=1)
+            read_cut, read_log_gate = _with_null_column(read_cut), _with_null_column(read_log_gate)
+        reads = _Reads(read_cut, read_log_gate)
         # 1/sqrt(dh) on the queries, the smallest tensor the scores are made from
         q = self.to_q(self.norm_modules(states), query_codes)
         if self.code_to_query is not None:
@@ -102,18 +115,29 @@ class ReadIn(nn.Module):
         q = q.view(batch, n_modules, h, dh) * dh**-0.5
 
         if self.to_k.conditioned:
-            values = self._attend_per_module_keys(q, query_codes, codes, x, input_mask, record)
+            values = self._attend_per_module_keys(
+                q, query_codes, codes, x, input_mask, record, reads
+            )
         else:
-            values = self._attend_shared_keys(q, x, input_mask, record)
+            values = self._attend_shared_keys(q, x, input_mask, record, reads)
         return self.to_out(values.reshape(batch, n_modules, h * dh), codes)
 
-    def _weights(self, scores: torch.Tensor, input_mask: torch.Tensor | None) -> torch.Tensor:
+    def _weights(
+        self, scores: torch.Tensor, input_mask: torch.Tensor | None, reads: _Reads | None = None
+    ) -> torch.Tensor:
         """Weights of the tokens (last axis) from scores (B, H, U, N): a softmax over them, or
-        each token's sigmoid; padding gets weight 0."""
+        each token's sigmoid; padding and cut reads get weight 0."""
+        if reads is not None and reads.log_gate is not None:
+            scores = scores + reads.log_gate.unsqueeze(1)
         if input_mask is not None:
             scores = scores.masked_fill(~input_mask[:, None, None, :], float("-inf"))
+        cut = reads is not None and reads.cut is not None
+        if cut:
+            scores = scores.masked_fill(reads.cut.unsqueeze(1), float("-inf"))
         if self.offset is None:
-            return scores.softmax(dim=-1)
+            weights = scores.softmax(dim=-1)
+            # a module whose every token is cut reads nothing (a softmax of -inf alone is NaN)
+            return torch.nan_to_num(weights, nan=0.0) if cut else weights
         return (scores + self.offset.view(1, -1, 1, 1)).sigmoid()
 
     def _attend_per_module_keys(
@@ -124,6 +148,7 @@ class ReadIn(nn.Module):
         x: torch.Tensor,
         input_mask: torch.Tensor | None,
         record: list[torch.Tensor] | None = None,
+        reads: _Reads | None = None,
     ) -> torch.Tensor:
         """Code-conditioned keys and values, factorised as in the module docstring.
 
@@ -138,7 +163,7 @@ class ReadIn(nn.Module):
         # W^T q, modulated by the receiving module's key mask: (B, H, U, d_in)
         probe = (q.transpose(1, 2) @ w_k) * self.to_k.modulation(key_codes).unsqueeze(1)
         scores = probe.view(batch, h * n_modules, d_in) @ x.transpose(1, 2)  # (B, H*U, N)
-        attn = self._weights(scores.view(batch, h, n_modules, -1), input_mask)
+        attn = self._weights(scores.view(batch, h, n_modules, -1), input_mask, reads)
         _record(record, attn)
 
         pooled = attn.view(batch, h * n_modules, -1) @ x  # (B, H*U, d_in)
@@ -157,6 +182,7 @@ class ReadIn(nn.Module):
         x: torch.Tensor,
         input_mask: torch.Tensor | None,
         record: list[torch.Tensor] | None = None,
+        reads: _Reads | None = None,
     ) -> torch.Tensor:
         """Unconditioned (Perceiver IO): keys and values are the same for every module, so the
         tokens are projected once, (B, N, H, dh), and the scores cost dh rather than d_in per
@@ -165,9 +191,24 @@ class ReadIn(nn.Module):
         k = self.to_k.linear(x).view(batch, n, self.heads, self.head_dim).transpose(1, 2)
         v = self.to_v.linear(x).view(batch, n, self.heads, self.head_dim).transpose(1, 2)
         # heads before modules, (B, H, U, N): the layout bmm gives, so nothing is copied
-        attn = self._weights(q.transpose(1, 2) @ k.transpose(-1, -2), input_mask)
+        attn = self._weights(q.transpose(1, 2) @ k.transpose(-1, -2), input_mask, reads)
         _record(record, attn)
         return (attn @ v).transpose(1, 2)
+
+
+@dataclass(frozen=True)
+class _Reads:
+    """Edits of the reads for one call: ``cut`` bool and ``log_gate`` float, (B or 1, U, N)."""
+
+    cut: torch.Tensor | None = None
+    log_gate: torch.Tensor | None = None
+
+
+def _with_null_column(edit: torch.Tensor | None) -> torch.Tensor | None:
+    """A read edit (B or 1, U, N) with the null token's column (never edited) appended."""
+    if edit is None:
+        return None
+    return torch.cat([edit, edit.new_zeros(*edit.shape[:-1], 1)], dim=-1)
 
 
 def _record(record: list[torch.Tensor] | None, attn: torch.Tensor) -> None:
