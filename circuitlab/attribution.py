@@ -118,9 +118,12 @@ class _Runner:
         cut: torch.Tensor | None = None,
         silenced: torch.Tensor | None = None,
         log_gate: torch.Tensor | None = None,
+        read_cut: torch.Tensor | None = None,
+        read_log_gate: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Logits (N, n_classes) of the rows ``examples`` (N,) (indices into the batch, repeats
-        allowed), each under its own ``cut`` mask (N, U, U) or none."""
+        allowed), each under its own ``cut`` mask (N, U, U) and ``read_cut`` (N, processors,
+        tokens), or none."""
         rows = self.batch.rows(examples)
         return self.model.execute(
             rows.inputs,
@@ -130,6 +133,8 @@ class _Runner:
             cut=cut,
             silenced_readouts=silenced,
             log_gate=log_gate,
+            read_cut=read_cut,
+            read_log_gate=read_log_gate,
         )
 
     def measure_rows(

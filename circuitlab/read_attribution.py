@@ -1,0 +1,118 @@
+"""Which reads decide an answer: processor u reading input token j, cut (its attention weight 0
+in every read-in) or estimated to first order.
+
+The counterpart of ``circuitlab.attribution``'s links for what each processor reads: the same
+answer (the model's own with its circuit), measure (p(answer) or the margin) and sign (an
+effect is the measure before minus after; positive where the read supported the answer).
+Reads of padding tokens do not exist: their effects are NaN.
+
+- ``read_effects``: every read cut in turn, exactly, one model run per (example, read),
+  batched;
+- ``read_effect_estimates``: the first-order estimate of the same numbers from one backward
+  pass: the gradient of the measure with respect to a gate on each read's weight (its log
+  added to the read's score), as the links' estimate is gradient x kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from circuitlab.attribution import (
+    ROWS_PER_RUN,
+    Baseline,
+    _baseline,
+    _check_measure,
+    _eval_mode,
+    _measure,
+    _Runner,
+)
+from circuitlab.model import NAC
+from circuitlab.tasks.base import Batch
+
+__all__ = ["read_effect_estimates", "read_effects", "real_reads"]
+
+
+def real_reads(model: NAC, batch: Batch) -> np.ndarray:
+    """Bool (B, processors, tokens): the reads that exist, each processor's of each real token
+    (padding excluded)."""
+    with torch.no_grad():
+        tokens = model.tokenizer(batch.inputs[:1]).shape[1]
+    real = np.ones((len(batch), tokens), dtype=bool)
+    if batch.input_mask is not None:
+        real = batch.input_mask.cpu().numpy().astype(bool)
+    return np.repeat(real[:, None, :], model.config.n_processors, axis=1)
+
+
+@torch.no_grad()
+def read_effects(
+    model: NAC,
+    batch: Batch,
+    *,
+    signatures: torch.Tensor | None = None,
+    codes: torch.Tensor | None = None,
+    which: np.ndarray | None = None,
+    measure: str = "p_answer",
+) -> tuple[Baseline, np.ndarray]:
+    """The exact effect of cutting each read: (baseline, effects (B, processors, tokens)),
+    effect = measure with the model's circuit minus measure with that one read cut (in every
+    read-in). ``signatures``/``codes`` (B or 1, U, d): the circuits (default: the model's own);
+    ``which`` bool (B, processors, tokens): only these reads are run (default: every real
+    one), the others are NaN."""
+    _check_measure(measure)
+    real = real_reads(model, batch)
+    which = real if which is None else np.asarray(which, dtype=bool) & real
+    if which.shape != real.shape:
+        raise ValueError(f"which must be bool {real.shape} for this batch, got {which.shape}")
+    with _eval_mode(model):
+        runner = _Runner.of(model, batch, signatures, codes)
+        answer, value = _baseline(runner, measure)
+        examples, modules, tokens = np.nonzero(which)
+        after = []
+        for start in range(0, len(examples), ROWS_PER_RUN):
+            part = slice(start, start + ROWS_PER_RUN)
+            rows = torch.from_numpy(examples[part]).to(runner.device)
+            cut = torch.zeros(len(rows), *real.shape[1:], dtype=torch.bool)
+            cut[torch.arange(len(rows)), modules[part], tokens[part]] = True
+            logits = runner.logits(rows, read_cut=cut.to(runner.device))
+            after.append(_measure(logits, answer[rows], measure).cpu().numpy())
+    effects = np.full(real.shape, np.nan)
+    values = value.cpu().numpy()
+    effects[examples, modules, tokens] = values[examples] - np.concatenate(after or [[]])
+    return Baseline(answer.cpu().numpy(), values), effects
+
+
+def read_effect_estimates(
+    model: NAC,
+    batch: Batch,
+    *,
+    signatures: torch.Tensor | None = None,
+    codes: torch.Tensor | None = None,
+    measure: str = "p_answer",
+) -> tuple[Baseline, np.ndarray]:
+    """The first-order estimate of ``read_effects`` (same shapes): d(measure)/d(gate) on each
+    read, from one backward pass per ROWS_PER_RUN examples; NaN for padding. Cutting a read
+    takes the multiplier exp(gate) on its weight from 1 to 0; linear in it, the measure falls
+    by that derivative."""
+    _check_measure(measure)
+    real = real_reads(model, batch)
+    with _eval_mode(model):
+        runner = _Runner.of(model, batch, signatures, codes)
+        answers, values, grads = [], [], []
+        for start in range(0, len(batch), ROWS_PER_RUN):
+            rows = torch.arange(start, min(start + ROWS_PER_RUN, len(batch)))
+            rows = rows.to(runner.device)
+            gate = torch.zeros(len(rows), *real.shape[1:], device=runner.device)
+            gate.requires_grad_(True)
+            with torch.enable_grad():
+                logits = runner.logits(rows, read_log_gate=gate)
+                answer = logits.detach().argmax(-1)
+                value = _measure(logits, answer, measure)
+                (grad,) = torch.autograd.grad(value.sum(), gate)
+            answers.append(answer.cpu())
+            values.append(value.detach().cpu())
+            grads.append(grad.cpu())
+    estimates = torch.cat(grads).numpy().astype(float)
+    estimates[~real] = np.nan
+    baseline = Baseline(torch.cat(answers).numpy(), torch.cat(values).numpy())
+    return baseline, estimates
