@@ -2,12 +2,14 @@
 and see how much of the answer comes back (``circuitlab.faithfulness``).
 
 Per store (``make demo`` writes them), on the first --limit examples with a scene, each with its
-stored circuit, over every link the NAC has (processor pairs and processor-read-out pairs):
-f(k) = (m(C_k) - m(empty)) / (m(full) - m(empty)) with m the mean p(answer), at MIB's budgets
-(shares of the links kept), for the ranking by each link's exact effect (cut alone), by the
-first-order estimate, and for 20 seeded random rankings (the band). CPR is the area under f
-(higher is better), CMD the area under |1 - f| (lower is better). Goal (issue 82's acceptance):
-the attribution ranking's CPR above the random band's 95th percentile.
+stored circuit, over every link the NAC has (processor pairs and processor-read-out pairs) and its
+reads: f(k) = (m(C_k) - m(empty)) / (m(full) - m(empty)) with m the mean p(answer), at MIB's budgets
+(shares of the elements kept), for links ranked by each one's exact effect (cut alone) and by the
+first-order estimate, for links and each processor's reads of the input's tokens ranked together by
+their estimates (``--rankings`` adds them ranked exactly), and for 20 seeded random rankings of the
+same elements (the band). CPR is the area under f (higher is better), CMD the area under |1 - f|
+(lower is better). Goal (issue 82's acceptance): the attribution ranking's CPR above the random
+band's 95th percentile.
 
     python bench/faithfulness.py                   # both stores, 256 examples each
     python bench/faithfulness.py --rankings estimate --limit 64
@@ -36,9 +38,19 @@ from circuitlab.app.scene_kinds import scene_examples
 from circuitlab.app.store_view import load_circuit_generator
 from circuitlab.attribution import link_effect_estimates, link_effects
 from circuitlab.faithfulness import FaithfulnessCurve, faithfulness_curve
+from circuitlab.read_attribution import read_effect_estimates, read_effects
 from circuitlab.store import CircuitStore
 
-RANKINGS = ("exact", "estimate")
+# ranking name -> (what is ranked, by what): links alone by each link's exact effect or its
+# estimate; links and each processor's reads together by their estimates, or exactly (each read
+# cut alone: about a model run per read, so not by default)
+RANKINGS = {
+    "links, exact": ("links", "exact"),
+    "links, estimate": ("links", "estimate"),
+    "links and reads, estimate": ("links and reads", "estimate"),
+    "links and reads, exact": ("links and reads", "exact"),
+}
+DEFAULT_RANKINGS = list(RANKINGS)[:3]
 RANDOM_RANKINGS = 20
 
 
@@ -56,15 +68,22 @@ def store_curves(
     batch = generator.task.batch_for(scene_examples(frame.iloc[rows]))
     circuits = stored_circuits(store, rows)
     scorers = {
-        "exact": lambda: link_effects(model, batch, **circuits, links=links)[1],
-        "estimate": lambda: link_effect_estimates(model, batch, **circuits, links=links)[1],
+        ("links", "exact"): lambda: link_effects(model, batch, **circuits, links=links)[1],
+        ("links", "estimate"): lambda: link_effect_estimates(model, batch, **circuits, links=links)[
+            1
+        ],
+        ("reads", "exact"): lambda: read_effects(model, batch, **circuits)[1],
+        ("reads", "estimate"): lambda: read_effect_estimates(model, batch, **circuits)[1],
     }
     curves = {}
     for ranking in tqdm(rankings, desc=f"{name}: rankings", unit="ranking"):
+        what, by = RANKINGS[ranking]
+        read_scores = scorers["reads", by]() if what == "links and reads" else None
         curves[ranking] = faithfulness_curve(
             model,
             batch,
-            scorers[ranking](),
+            scorers["links", by](),
+            read_scores=read_scores,
             **circuits,
             links=links,
             random_rankings=RANDOM_RANKINGS,
@@ -81,7 +100,7 @@ def curve_rows(name: str, ranking: str, curve: FaithfulnessCurve, examples: int)
             "ranking": ranking,
             "examples": examples,
             "budget": float(share),
-            "links_kept": int(round(share * curve.links)),
+            "elements_kept_mean": float(share * (curve.links + curve.reads)),
             "f": float(curve.f[k]),
             "random_p5": float(band[0, k]),
             "random_p50": float(band[1, k]),
@@ -97,6 +116,7 @@ def summary_row(name: str, ranking: str, curve: FaithfulnessCurve, examples: int
         "ranking": ranking,
         "examples": examples,
         "links": curve.links,
+        "reads_mean": curve.reads,
         "p_answer_full": curve.full,
         "p_answer_empty": curve.empty,
         "cpr": curve.cpr,
@@ -132,7 +152,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stores", nargs="+", choices=sorted(STORES), default=sorted(STORES))
     parser.add_argument("--limit", type=int, default=256, help="examples per store")
-    parser.add_argument("--rankings", nargs="+", choices=RANKINGS, default=list(RANKINGS))
+    parser.add_argument("--rankings", nargs="+", choices=list(RANKINGS), default=DEFAULT_RANKINGS)
     parser.add_argument("--seed", type=int, default=0, help="seed of the random rankings")
     args = parser.parse_args()
     if args.limit < 1:

@@ -1,14 +1,15 @@
-"""Faithfulness of a ranking of links, as a curve over edge budgets (MIB's circuit metrics).
+"""Faithfulness of a ranking of links (and reads), as a curve over budgets (MIB's circuit metrics).
 
-Keep the ``k`` best-ranked links of each example's circuit, cut every other one, and ask how
-much of the answer's measure comes back:
+Keep the ``k`` best-ranked elements of each example's circuit (its links and, when ranked too,
+each processor's reads of the input's tokens), cut every other one, and ask how much of the
+answer's measure comes back:
 
     f(k) = (m(C_k) - m(empty)) / (m(full) - m(empty))
 
 with ``m`` the measure averaged over the examples (p(answer) or the margin, as in
 ``circuitlab.attribution``; the answer is the model's own with its full circuit), ``C_k`` the
-circuit of the top-k links, ``empty`` every link cut and ``full`` none. Budgets are shares of
-the circuit's links (0 to 1). Two areas summarise a curve: CPR, the area under f (higher: the
+circuit of the top-k elements, ``empty`` every element cut and ``full`` none. Budgets are shares
+of each example's elements (0 to 1). Two areas summarise a curve: CPR, the area under f (higher: the
 ranking finds what carries the answer sooner), and CMD, the area under |1 - f| (lower: the kept
 circuit behaves more like the whole one). A ranking means something only against rankings that
 know nothing: the same curve for ``random_rankings`` seeded random orders is the band.
@@ -23,14 +24,15 @@ import torch
 
 # the attribution module's runner: the same batching and eval mode as the effects it ranks by
 from circuitlab.attribution import (
+    ROWS_PER_RUN,
     _check_measure,
     _eval_mode,
     _measure,
     _Runner,
     circuit_links,
-    link_masks,
 )
 from circuitlab.model import NAC
+from circuitlab.read_attribution import real_reads
 from circuitlab.tasks.base import Batch
 
 __all__ = ["BUDGETS", "FaithfulnessCurve", "area", "faithfulness_curve"]
@@ -50,9 +52,10 @@ def area(budgets: np.ndarray, values: np.ndarray) -> np.ndarray:
 class FaithfulnessCurve:
     """f(k) of one ranking and of the random rankings beside it.
 
-    ``budgets`` (K,) shares of the links kept; ``f`` (K,); ``random_f`` (R, K); ``full`` and
-    ``empty`` the mean measure with every link and with none; ``links`` how many links a
-    circuit has (a budget keeps ``round(share * links)`` of them)."""
+    ``budgets`` (K,) shares of the elements kept; ``f`` (K,); ``random_f`` (R, K); ``full`` and
+    ``empty`` the mean measure with every element and with none; ``links`` the links a circuit
+    has, ``reads`` the mean number of reads ranked with them (0: links alone); a budget keeps
+    ``round(share * elements)`` of each example's elements."""
 
     budgets: np.ndarray
     f: np.ndarray
@@ -60,6 +63,7 @@ class FaithfulnessCurve:
     full: float
     empty: float
     links: int
+    reads: float = 0.0
 
     @property
     def cpr(self) -> float:
@@ -90,17 +94,13 @@ class FaithfulnessCurve:
         return float((self.random_cmd > self.cmd).mean())
 
 
-def _kept(budgets: np.ndarray, n_links: int) -> np.ndarray:
-    """Links kept at each budget, (K,) ints in [0, n_links]."""
-    return np.clip(np.round(np.asarray(budgets) * n_links).astype(int), 0, n_links)
-
-
 @torch.no_grad()
 def faithfulness_curve(
     model: NAC,
     batch: Batch,
     scores: np.ndarray,
     *,
+    read_scores: np.ndarray | None = None,
     signatures: torch.Tensor | None = None,
     codes: torch.Tensor | None = None,
     links: np.ndarray | None = None,
@@ -109,66 +109,102 @@ def faithfulness_curve(
     seed: int = 0,
     measure: str = "p_answer",
 ) -> FaithfulnessCurve:
-    """f(k) of the ranking given by ``scores`` (B, L) (higher: kept first; e.g. the effects of
-    ``circuitlab.attribution.link_effects`` or their estimate) over ``links`` (L, 2) (default:
-    every link of the NAC), and of ``random_rankings`` seeded random orders of the same links.
+    """f(k) of the ranking given by ``scores`` (B, L) over ``links`` (L, 2) (default: every
+    link of the NAC), with ``read_scores`` (B, processors, tokens) ranked among them when given
+    (higher: kept first; e.g. ``circuitlab.attribution.link_effects`` and
+    ``circuitlab.read_attribution.read_effects``, or their estimates; padding reads are no
+    elements), and of ``random_rankings`` seeded random orders of the same elements.
 
     ``signatures`` / ``codes`` (B or 1, U, d): the circuits to rank in (default: the model's
-    own). ``budgets``: shares of the L links kept, increasing, from 0 to 1. Raises
-    ``ValueError`` for a budget grid that does not run from 0 to 1 or scores of another shape.
+    own). ``budgets``: shares of the elements kept, increasing, from 0 to 1. Raises
+    ``ValueError`` for a budget grid that does not run from 0 to 1, scores of another shape or
+    fewer than one random ranking.
     """
     _check_measure(measure)
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
     budgets = np.asarray(budgets, dtype=float)
-    scores = np.asarray(scores, dtype=float)
     if budgets[0] != 0 or budgets[-1] != 1 or np.any(np.diff(budgets) <= 0):
         raise ValueError(f"budgets must increase from 0 to 1, got {budgets.tolist()}")
-    if scores.shape != (len(batch), len(links)):
-        raise ValueError(
-            f"scores must be (examples, links) = ({len(batch)}, {len(links)}), got {scores.shape}"
-        )
     if random_rankings < 1:
         raise ValueError(f"random_rankings must be >= 1, got {random_rankings}")
+    elements, exists, read_shape = _elements(model, batch, scores, read_scores, len(links))
     n, n_links = len(batch), len(links)
-    kept = _kept(budgets, n_links)
     rng = np.random.default_rng(seed)
-    orders = [np.argsort(-scores, axis=1, kind="stable")]
-    orders += [np.argsort(rng.random((n, n_links)), axis=1) for _ in range(random_rankings)]
+    keys = [np.where(exists, -elements, np.inf)]  # sorted first: kept first; absent last
+    keys += [np.where(exists, rng.random(exists.shape), np.inf) for _ in range(random_rankings)]
+    counts = exists.sum(1)
     u_all = model.config.n_modules
     with _eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
+
+        def mean_measure(cut: np.ndarray) -> float:
+            """The mean measure with each example's elements ``cut`` (B, elements) cut."""
+            values = []
+            for start in range(0, n, ROWS_PER_RUN):
+                rows = np.arange(start, min(start + ROWS_PER_RUN, n))
+                link_cut = _link_cut(cut[rows, :n_links], links, u_all)
+                read_cut = None
+                if read_shape is not None:
+                    read_cut = torch.from_numpy(cut[rows, n_links:].reshape(len(rows), *read_shape))
+                    read_cut = read_cut.to(runner.device)
+                index = torch.from_numpy(rows).to(runner.device)
+                logits = runner.logits(index, cut=link_cut.to(runner.device), read_cut=read_cut)
+                values.append(_measure(logits, answer[index], measure).cpu().numpy())
+            return float(np.concatenate(values).mean())
+
         examples = torch.arange(n, device=runner.device)
         full_logits = runner.logits(examples)
         answer = full_logits.argmax(-1)
         full = float(_measure(full_logits, answer, measure).mean())
-        every = link_masks(u_all, links).any(0)  # every link cut
-        empty_logits = runner.logits(examples, cut=every.expand(n, -1, -1).to(runner.device))
-        empty = float(_measure(empty_logits, answer, measure).mean())
-        curves = np.zeros((len(orders), len(budgets)))
-        for r, order in enumerate(orders):
-            for b, count in enumerate(kept):
-                if count == 0:
+        empty = mean_measure(exists)
+        curves = np.zeros((len(keys), len(budgets)))
+        for r, key in enumerate(keys):
+            rank = np.empty_like(key, dtype=np.int64)
+            np.put_along_axis(
+                rank, np.argsort(key, axis=1, kind="stable"), np.arange(key.shape[1])[None], 1
+            )
+            for b, share in enumerate(budgets):
+                kept = np.round(share * counts).astype(int)
+                if share == 0:
                     curves[r, b] = empty
-                    continue
-                if count == n_links:
+                elif share == 1:
                     curves[r, b] = full
-                    continue
-                masks = _cut_all_but(order[:, :count], links, u_all)
-                rows = np.arange(n)
-                curves[r, b] = runner.measure_rows(rows, masks, rows, answer, measure).mean()
+                else:
+                    curves[r, b] = mean_measure(exists & (rank >= kept[:, None]))
     span = full - empty
     f = (curves - empty) / span if span != 0 else np.full_like(curves, np.nan)
-    return FaithfulnessCurve(budgets, f[0], f[1:], full, empty, n_links)
+    reads = float(exists[:, n_links:].sum(1).mean()) if read_shape is not None else 0.0
+    return FaithfulnessCurve(budgets, f[0], f[1:], full, empty, n_links, reads)
 
 
-def _cut_all_but(kept: np.ndarray, links: np.ndarray, n_modules: int) -> torch.Tensor:
-    """Bool (B, U, U): every link of ``links`` cut except each example's ``kept`` (B, k) rows."""
-    n = len(kept)
-    masks = torch.zeros(n, n_modules, n_modules, dtype=torch.bool)
-    masks[:, links[:, 0], links[:, 1]] = True
-    masks[:, links[:, 1], links[:, 0]] = True
-    rows = np.repeat(np.arange(n), kept.shape[1])
-    pairs = links[kept.reshape(-1)]
-    masks[rows, pairs[:, 0], pairs[:, 1]] = False
-    masks[rows, pairs[:, 1], pairs[:, 0]] = False
+def _elements(
+    model: NAC, batch: Batch, scores: np.ndarray, read_scores: np.ndarray | None, n_links: int
+) -> tuple[np.ndarray, np.ndarray, tuple[int, int] | None]:
+    """Each example's element scores (B, E) (links, then reads flattened), which elements
+    exist (B, E) (padding reads do not) and the reads' (processors, tokens) shape or None."""
+    scores = np.asarray(scores, dtype=float)
+    if scores.shape != (len(batch), n_links):
+        raise ValueError(
+            f"scores must be (examples, links) = ({len(batch)}, {n_links}), got {scores.shape}"
+        )
+    if read_scores is None:
+        return scores, np.ones(scores.shape, dtype=bool), None
+    real = real_reads(model, batch)
+    read_scores = np.asarray(read_scores, dtype=float)
+    if read_scores.shape != real.shape:
+        raise ValueError(
+            f"read_scores must be (examples, processors, tokens) = {real.shape}, "
+            f"got {read_scores.shape}"
+        )
+    flat = np.where(real, read_scores, 0.0).reshape(len(batch), -1)
+    exists = np.concatenate([np.ones(scores.shape, dtype=bool), real.reshape(len(batch), -1)], 1)
+    return np.concatenate([scores, flat], 1), exists, real.shape[1:]
+
+
+def _link_cut(cut: np.ndarray, links: np.ndarray, n_modules: int) -> torch.Tensor:
+    """Bool (B, U, U) masks from ``cut`` (B, L): each example's links of ``links`` cut."""
+    masks = torch.zeros(len(cut), n_modules, n_modules, dtype=torch.bool)
+    rows, which = np.nonzero(cut)
+    masks[rows, links[which, 0], links[which, 1]] = True
+    masks[rows, links[which, 1], links[which, 0]] = True
     return masks

@@ -10,7 +10,7 @@ from test_interventions import _batch, _model
 
 from circuitlab.attribution import circuit_links, link_effects
 from circuitlab.faithfulness import area, faithfulness_curve
-from circuitlab.interventions import LinkEdit, run_with_circuit
+from circuitlab.interventions import LinkEdit, generated_circuits, run_with_circuit
 
 BUDGETS = (0.0, 0.1, 0.25, 0.5, 1.0)
 
@@ -87,3 +87,51 @@ def test_bad_options_are_refused(options, says):
         faithfulness_curve(model, batch, scores, **options)
     with pytest.raises(ValueError, match="scores must be"):
         faithfulness_curve(model, batch, scores[:, 1:])
+
+
+def test_reads_ranked_among_the_links_are_kept_and_cut_with_them():
+    from circuitlab.read_attribution import read_effects
+
+    model, batch = _model(), _batch(b=4)
+    batch.input_mask = torch.ones(4, batch.inputs.shape[1], dtype=torch.bool)
+    batch.input_mask[2, -3:] = False  # example 2: three padding tokens, no reads of them
+    links = circuit_links(model.config)
+    _, link_scores = link_effects(model, batch)
+    _, read_scores = read_effects(model, batch)
+    curve = faithfulness_curve(
+        model, batch, link_scores, read_scores=read_scores, budgets=BUDGETS, random_rankings=2
+    )
+    u, n = read_scores.shape[1:]
+    real = np.isfinite(read_scores).reshape(4, -1)
+    assert curve.links == len(links) and curve.reads == pytest.approx(real.sum(1).mean())
+    answer = run_with_circuit(model, batch).argmax(-1)
+    u_all = model.config.n_modules
+
+    def kept_by_hand(share: float) -> float:
+        cut_links = torch.zeros(4, u_all, u_all, dtype=torch.bool)
+        cut_reads = torch.zeros(4, u, n, dtype=torch.bool)
+        for b in range(4):
+            scores = np.concatenate([link_scores[b], read_scores[b].reshape(-1)[real[b]]])
+            reads = np.flatnonzero(real[b])
+            keep = int(round(share * len(scores)))
+            for e in np.argsort(-scores, kind="stable")[keep:]:
+                if e < len(links):
+                    i, j = links[e]
+                    cut_links[b, i, j] = cut_links[b, j, i] = True
+                else:
+                    cut_reads[b].view(-1)[reads[e - len(links)]] = True
+        signatures, codes = generated_circuits(model, batch)
+        with torch.no_grad():
+            logits = model.execute(
+                batch.inputs, signatures, codes, input_mask=batch.input_mask,
+                cut=cut_links, read_cut=cut_reads,
+            )  # fmt: skip
+        return float(_p_answer(logits, answer).mean())
+
+    assert curve.empty == pytest.approx(kept_by_hand(0.0), abs=1e-5)
+    assert curve.full == pytest.approx(kept_by_hand(1.0), abs=1e-5)
+    for b in (2, 3):
+        expected = (kept_by_hand(BUDGETS[b]) - curve.empty) / (curve.full - curve.empty)
+        assert curve.f[b] == pytest.approx(expected, abs=1e-4)
+    with pytest.raises(ValueError, match="read_scores must be"):
+        faithfulness_curve(model, batch, link_scores, read_scores=read_scores[:, 1:])
