@@ -84,6 +84,7 @@ def test_user_guide_python_runs(demo_folder, monkeypatch):
     assert ns["knocked"].shape == (2, u) and len(ns["minimal"].size) == 2
     curve = ns["curve"]
     assert curve.f[0] == 0 and curve.f[-1] == 1 and curve.random_f.shape == (20, len(curve.f))
+    assert ns["links_only"].reads == 0 and curve.reads > 0 and curve.links == len(ns["links"])
     present = ns["present"]
     np.testing.assert_allclose(present[np.isfinite(present)], ns["exact"][np.isfinite(present)])
     assert len(ns["embedding"]) == len(ns["store"]) == 150
