@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -232,6 +233,29 @@ def test_contrast_triples_swap_a_training_noun_or_change_the_logic_and_reach_bat
     assert torch.equal(b.rows(slice(0, 4)).contrast, b.contrast)  # kept whole, not sliced
     with pytest.raises(ValueError, match="contrast_per_batch must be >= 0"):
         make_task("pairs", contrast_per_batch=-1, **options)
+
+
+def test_balanced_contrast_draws_each_kind_as_often():
+    options = dict(conditional=True, pool_size=300, val_pool_size=5, held_out_pool_size=5)
+    options.update(contrast_per_batch=16, contrast_pool_size=300)
+    uniform = make_task("pairs", **options)
+    balanced = make_task("pairs", contrast_balance="kinds", **options)
+    kinds = uniform.contrast_triples["kind"]
+    assert kinds.equals(balanced.contrast_triples["kind"])  # the same triples, drawn otherwise
+    counts = kinds.value_counts()
+    rare = counts.index[-1]  # the kind fewest sentences allow
+
+    def shares(task) -> pd.Series:
+        rows = [r for seed in range(400) for r in task.contrast_rows(seed)]
+        return kinds.iloc[rows].value_counts(normalize=True)
+
+    even = 1 / len(counts)
+    assert shares(balanced).sub(even).abs().max() < 0.3 * even
+    assert shares(uniform)[rare] == pytest.approx(counts[rare] / counts.sum(), rel=0.3)
+    assert shares(balanced)[rare] > 2 * shares(uniform)[rare]
+    assert balanced.contrast_rows(5) == balanced.contrast_rows(5)  # set by the seed
+    with pytest.raises(ValueError, match="contrast_balance must be one of"):
+        make_task("pairs", contrast_balance="sentences", **options)
 
 
 @pytest.fixture(scope="module")

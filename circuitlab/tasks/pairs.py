@@ -23,7 +23,10 @@ and ``disjunction_pool_size`` more of two clauses joined by "or", which the base
 (``Batch.contrast``, for ``NACConfig.logic_contrast_weight``): a training sentence, the same
 with one training noun swapped for another, and the same with one logic change
 (``circuitlab.data.minimal_pairs.nlvr2_minimal_pairs_by_kind``'s rules, every kind that
-applies), drawn from the triples of the first ``contrast_pool_size`` training sentences.
+applies), drawn from the triples of the first ``contrast_pool_size`` training sentences:
+uniformly among the triples (``contrast_balance="triples"``), or a kind uniformly and then one
+of its triples (``"kinds"``), so that a kind few sentences allow (connectives: 3 % of the
+triples) is contrasted as often as the others.
 What the model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence
 to the circuit generator, objects to the executor), ``joint`` (objects and sentence tokens as
 input; conditional, the sentence also to the generator) or ``text``.
@@ -31,9 +34,11 @@ input; conditional, the sentence also to the generator) or ``text``.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import pandas as pd
 import torch
 
@@ -66,6 +71,9 @@ from circuitlab.tasks.base import (
     objects_and_text_batch,
     trim_text,
 )
+
+# how contrast triples are drawn: uniformly, or a kind uniformly then one of its triples
+CONTRAST_BALANCES = ("triples", "kinds")
 
 
 def pair_sentence_pool(
@@ -121,6 +129,7 @@ class PairWorldTask(HeldOutSentenceCircuits):
         disjunction_pool_size: int = 0,
         contrast_per_batch: int = 0,
         contrast_pool_size: int = 2000,
+        contrast_balance: str = "triples",
     ) -> None:
         check_inputs(inputs, conditional, "pair")
         if noun_noise < 0:
@@ -136,6 +145,10 @@ class PairWorldTask(HeldOutSentenceCircuits):
             raise ValueError(
                 "contrast_per_batch must be >= 0 and contrast_pool_size >= 1, got "
                 f"{contrast_per_batch} and {contrast_pool_size}"
+            )
+        if contrast_balance not in CONTRAST_BALANCES:
+            raise ValueError(
+                f"contrast_balance must be one of {CONTRAST_BALANCES}, got {contrast_balance!r}"
             )
         if contrast_per_batch and not conditional:
             raise ValueError("contrast_per_batch compares circuits of sentences: conditional only")
@@ -184,7 +197,7 @@ class PairWorldTask(HeldOutSentenceCircuits):
                 ("held_out", self.held_out_pool),
             )
         }
-        self.contrast_per_batch = contrast_per_batch
+        self.contrast_per_batch, self.contrast_balance = contrast_per_batch, contrast_balance
         self.contrast_triples = (
             self._contrast_triples(contrast_pool_size) if contrast_per_batch else None
         )
@@ -214,6 +227,12 @@ class PairWorldTask(HeldOutSentenceCircuits):
         if tokens.dtype.is_floating_point:
             tokens = tokens.half()  # the pools' vectors stay in memory for the whole run
         return tokens, mask
+
+    @functools.cached_property
+    def _contrast_rows_by_kind(self) -> list[list[int]]:
+        """The contrast triples' rows, grouped by kind (kinds in a fixed order)."""
+        kinds = self.contrast_triples["kind"].to_numpy()
+        return [np.flatnonzero(kinds == k).tolist() for k in sorted(set(kinds))]
 
     def _contrast_triples(self, n_sentences: int) -> pd.DataFrame:
         """(text, wording, logic, kind) for the first ``n_sentences`` training sentences: the
@@ -277,11 +296,20 @@ class PairWorldTask(HeldOutSentenceCircuits):
             return batch
         tokens, mask = self._contrast
         n = len(self.contrast_triples)
-        rng = random.Random(seed ^ 0x5EED)
-        chosen = [rng.randrange(n) for _ in range(self.contrast_per_batch)]
+        chosen = self.contrast_rows(seed)
         rows = torch.tensor([i + part * n for part in range(3) for i in chosen])
         batch.contrast, batch.contrast_mask = trim_text(tokens[rows], mask[rows])
         return batch
+
+    def contrast_rows(self, seed: int) -> list[int]:
+        """The rows of ``contrast_triples`` the training batch of ``seed`` contrasts, drawn as
+        ``contrast_balance`` says."""
+        rng = random.Random(seed ^ 0x5EED)
+        if self.contrast_balance == "kinds":
+            by_kind = self._contrast_rows_by_kind
+            kinds = [rng.randrange(len(by_kind)) for _ in range(self.contrast_per_batch)]
+            return [rng.choice(by_kind[k]) for k in kinds]
+        return [rng.randrange(len(self.contrast_triples)) for _ in range(self.contrast_per_batch)]
 
     def validation(self, batch_size: int, seed: int) -> Batch:
         """Held-out sentences about the training nouns, on fresh pairs."""
