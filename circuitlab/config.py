@@ -160,6 +160,14 @@ class NACConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
+        self._check_values()
+        self._check_prior()
+        self._check_conditioning_levers()
+        self._check_density_and_inputs()
+        self._check_sentence_levers()
+
+    def _check_values(self) -> None:
+        """Each field's range and each choice among its allowed values."""
         check_ranges(
             self,
             **dict.fromkeys(
@@ -187,6 +195,12 @@ class NACConfig:
         for name, (value, allowed) in checks.items():
             if value not in allowed:
                 raise ValueError(f"NACConfig.{name} must be one of {allowed}, got {value!r}")
+        for name in ("n_processors", "n_readouts", "dim", "heads", "head_dim", "depth"):
+            if getattr(self, name) < (0 if name == "depth" else 1):
+                raise ValueError(f"NACConfig.{name} must be positive, got {getattr(self, name)}")
+
+    def _check_prior(self) -> None:
+        """The graph prior and what it needs."""
         if self.prior is not None and self.prior not in PRIOR_NAMES:
             raise ValueError(
                 f"NACConfig.prior must be None or one of {PRIOR_NAMES}, got {self.prior!r}"
@@ -202,9 +216,9 @@ class NACConfig:
             )
         if self.prior is not None and self.graph == "dense":
             raise ValueError("a graph prior needs signatures: set graph='learned', not 'dense'")
-        for name in ("n_processors", "n_readouts", "dim", "heads", "head_dim", "depth"):
-            if getattr(self, name) < (0 if name == "depth" else 1):
-                raise ValueError(f"NACConfig.{name} must be positive, got {getattr(self, name)}")
+
+    def _check_conditioning_levers(self) -> None:
+        """The levers on a conditional NAC's conditioning and codes."""
         if not 0.0 <= self.code_dropout < 1.0:
             raise ValueError(f"NACConfig.code_dropout must be in [0, 1), got {self.code_dropout}")
         if self.code_dropout > 0 and not self.conditional:
@@ -243,6 +257,9 @@ class NACConfig:
                 f"NACConfig.code_scope={self.code_scope!r} needs a conditional NAC: an "
                 "unconditional one has one code per module already"
             )
+
+    def _check_density_and_inputs(self) -> None:
+        """The density pull, the input layers and the kernel's truncation."""
         if self.density_target is not None and not 0.0 < self.density_target < 1.0:
             raise ValueError(
                 f"NACConfig.density_target must be None or in (0, 1), got {self.density_target}"
@@ -270,6 +287,9 @@ class NACConfig:
                 "density strays from density_target under density_scope 'batch': set a "
                 "density_target, keep the scope 'batch' and give a band > 0"
             )
+
+    def _check_sentence_levers(self) -> None:
+        """The logic contrast, the signature repulsion and the split sentence."""
         if self.logic_contrast_weight < 0 or self.logic_contrast_margin < 0:
             raise ValueError(
                 "NACConfig.logic_contrast_weight and logic_contrast_margin must be >= 0, got "
