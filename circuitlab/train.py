@@ -331,21 +331,25 @@ def _check_run_dir(config: TrainConfig, run_dir: Path, resume: bool) -> None:
         )
 
 
-def train(
-    config: TrainConfig,
-    run_dir: str | os.PathLike,
-    *,
-    resume: bool = False,
-    progress: bool = True,
-) -> dict[str, Any]:
-    """Train (or resume) a NAC on ``config.task``; returns the summary written to summary.json.
+@dataclasses.dataclass
+class _Run:
+    """What a training run holds between steps."""
 
-    Under torchrun every process calls this; rank 0 alone writes the run directory.
-    """
-    run_dir = Path(run_dir)
-    _check_run_dir(config, run_dir, resume)
-    rank, device = distributed.start(config.device)
-    rows = distributed.shard(config.batch_size, rank)
+    task: Task
+    model: Model
+    net: torch.nn.Module  # what the step runs: the model, wrapped for DDP or compiled
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LambdaLR
+    average: WeightAverage | None
+    start_step: int
+    elapsed_before: float
+
+
+def _set_up(
+    config: TrainConfig, run_dir: Path, resume: bool, rank: Any, device: torch.device
+) -> _Run:
+    """The task, the model (resumed, warm-started or seeded from its prior), its optimiser and
+    schedule; writes the run's config.json on rank 0."""
     task = make_task(config.task, conditional=config.conditional, **config.task_options)
     torch.manual_seed(config.seed)
     model = build_model(config, task).to(device)
@@ -365,7 +369,7 @@ def train(
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: schedule(s, config.warmup_steps, config.steps)
     )
-    start_step, elapsed_before = 0, 0.0
+    start_step, elapsed_before, state = 0, 0.0, None
     if resume:
         state = read_checkpoint(run_dir, device)
         start_step, elapsed_before = restore_training(state, model, optimizer, scheduler)
@@ -374,16 +378,88 @@ def train(
     elif isinstance(model, NAC) and model.config.prior_seed_steps:
         seed_signatures_from_prior(model, model.config.prior_seed_steps)
     average = None if config.ema_decay is None else WeightAverage(model, config.ema_decay)
-    if average is not None and resume:
+    if average is not None and state is not None:
         average.load_state_dict(state["averaged_model"])
-    scored = model if average is None else average.model  # what validation and summary read
+    return _Run(task, model, net, optimizer, scheduler, average, start_step, elapsed_before)
 
-    columns = metric_columns(task, model)
-    log = _MetricsLog(run_dir / METRICS, start_step, columns) if rank.is_main else None
+
+def _step(
+    run: _Run, config: TrainConfig, batch: Batch, step: int
+) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor, torch.Tensor], dict[str, float]]:
+    """One optimisation step: the logits, (loss, task loss, structure loss) and the model's
+    extra metrics (a Modular Network's E-step)."""
+    extra: dict[str, float] = {}
+    if isinstance(run.model, ModularNetwork):
+        losses = training_losses(run.model, batch, step)
+        logits, task_loss, structure_loss = losses.outputs, losses.task_loss, losses.structure_loss
+        extra = losses.metrics
+    else:
+        logits, task_loss, structure_loss = forward_losses(run.net, run.model, run.task, batch)
+    loss = task_loss + structure_loss
+    optimizer_step(run.model, run.optimizer, loss, config.grad_clip)
+    run.scheduler.step()
+    if run.average is not None:
+        run.average.update(run.model)
+    return logits, (loss, task_loss, structure_loss), extra
+
+
+def _metrics_row(
+    done: int, lr: float, means: list[float], name: str, extra: dict[str, float]
+) -> dict[str, str]:
+    """metrics.csv's row of step ``done`` (validation columns left empty)."""
+    return {
+        "step": done,
+        "lr": f"{lr:.6g}",
+        "loss": f"{means[0]:.6f}",
+        "task_loss": f"{means[1]:.6f}",
+        "structure_loss": f"{means[2]:.6f}",
+        f"train_{name}": f"{means[3]:.4f}",
+        "val_loss": "",
+        f"val_{name}": "",
+        **{key: f"{value:.4f}" for key, value in extra.items()},
+    }
+
+
+def _save(run: _Run, config: TrainConfig, run_dir: Path, done: int, elapsed: float) -> None:
+    save_checkpoint(
+        run_dir / CHECKPOINT,
+        model=run.model,
+        optimizer=run.optimizer,
+        scheduler=run.scheduler,
+        train_config=dataclasses.asdict(config),
+        step=done,
+        elapsed_s=elapsed,
+        averaged=None if run.average is None else run.average.state_dict(),
+    )
+
+
+def train(
+    config: TrainConfig,
+    run_dir: str | os.PathLike,
+    *,
+    resume: bool = False,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Train (or resume) a NAC on ``config.task``; returns the summary written to summary.json.
+
+    Under torchrun every process calls this; rank 0 alone writes the run directory.
+    """
+    run_dir = Path(run_dir)
+    _check_run_dir(config, run_dir, resume)
+    rank, device = distributed.start(config.device)
+    run = _set_up(config, run_dir, resume, rank, device)
+    model, task, average = run.model, run.task, run.average
+    scored = model if average is None else average.model  # what validation and summary read
+    rows = distributed.shard(config.batch_size, rank)
+    log = (
+        _MetricsLog(run_dir / METRICS, run.start_step, metric_columns(task, model))
+        if rank.is_main
+        else None
+    )
     started = time.perf_counter()
     bar = tqdm(
-        range(start_step, config.steps),
-        initial=start_step,
+        range(run.start_step, config.steps),
+        initial=run.start_step,
         total=config.steps,
         disable=not (progress and rank.is_main),
         desc="train",
@@ -398,27 +474,10 @@ def train(
             torch.manual_seed(step_seed(config.seed, step) + rank.rank)
             batch = task.sample(config.batch_size, seed=step_seed(config.seed, step))
             batch = batch.rows(rows).to(device)
-            extra: dict[str, float] = {}
-            if isinstance(model, ModularNetwork):
-                losses = training_losses(model, batch, step)
-                logits, task_loss, structure_loss = (
-                    losses.outputs,
-                    losses.task_loss,
-                    losses.structure_loss,
-                )
-                extra = losses.metrics
-            else:
-                logits, task_loss, structure_loss = forward_losses(net, model, task, batch)
-            loss = task_loss + structure_loss
-            optimizer_step(model, optimizer, loss, config.grad_clip)
-            scheduler.step()
-            if average is not None:
-                average.update(model)
-
+            logits, losses, extra = _step(run, config, batch, step)
             done = step + 1
-            score = task_score(task, logits, batch.labels)
             means = distributed.mean_over_ranks(
-                [loss.item(), task_loss.item(), structure_loss.item(), score],
+                [*(x.item() for x in losses), task_score(task, logits, batch.labels)],
                 rank,
                 device,
             )
@@ -426,35 +485,16 @@ def train(
                 if stop.requested:
                     raise KeyboardInterrupt
                 continue
-            row = {
-                "step": done,
-                "lr": f"{scheduler.get_last_lr()[0]:.6g}",
-                "loss": f"{means[0]:.6f}",
-                "task_loss": f"{means[1]:.6f}",
-                "structure_loss": f"{means[2]:.6f}",
-                f"train_{name}": f"{means[3]:.4f}",
-                "val_loss": "",
-                f"val_{name}": "",
-                **{key: f"{value:.4f}" for key, value in extra.items()},
-            }
+            row = _metrics_row(done, run.scheduler.get_last_lr()[0], means, name, extra)
             if done % config.eval_every == 0 or done == config.steps:
                 val_loss, val_acc = evaluate(scored, task, config, device)
                 row.update({"val_loss": f"{val_loss:.6f}", f"val_{name}": f"{val_acc:.4f}"})
-            elapsed = elapsed_before + time.perf_counter() - started
+            elapsed = run.elapsed_before + time.perf_counter() - started
             row["elapsed_s"] = f"{elapsed:.2f}"
             log.append(row)
             bar.set_postfix({"loss": f"{means[0]:.3f}", f"val_{name}": f"{val_acc:.3f}"})
             if done % config.checkpoint_every == 0 or done == config.steps or stop.requested:
-                save_checkpoint(
-                    run_dir / CHECKPOINT,
-                    model=model,
-                    optimizer=optimizer,
-                    scheduler=scheduler,
-                    train_config=dataclasses.asdict(config),
-                    step=done,
-                    elapsed_s=elapsed,
-                    averaged=None if average is None else average.state_dict(),
-                )
+                _save(run, config, run_dir, done, elapsed)
             if stop.requested:
                 message = f"interrupted: checkpoint saved at step {done}; continue with --resume"
                 tqdm.write(message, file=sys.stderr)
@@ -473,7 +513,7 @@ def train(
         "steps": config.steps,
         "val_loss": val_loss,
         f"val_{name}": val_acc,
-        "wall_time_s": round(elapsed_before + time.perf_counter() - started, 2),
+        "wall_time_s": round(run.elapsed_before + time.perf_counter() - started, 2),
         "parameters": model.n_parameters(),
         "device": str(device),
         "torch_threads": torch.get_num_threads(),
