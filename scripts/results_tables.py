@@ -750,7 +750,7 @@ def faithfulness() -> str:
                 f"**{r.cmd:.2f}** ({r.random_cmd_mean:.2f}, {r.random_cmd_p5:.2f})"
                 for r in frame.itertuples()
             ],
-            "p(answer): every link / none": [
+            "p(answer): all kept / none": [
                 f"{r.p_answer_full:.3f} / {r.p_answer_empty:.3f}" for r in frame.itertuples()
             ],
         }
