@@ -4,14 +4,11 @@ publication figures of a store (the analysis layer)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from circuitlab.cli.common import app, exit_with
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command()

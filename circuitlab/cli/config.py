@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 import yaml
 
 from circuitlab.cli.common import app, exit_with, read_config_file
-
-if TYPE_CHECKING:
-    pass
-
 
 config_app = typer.Typer(help="Read training recipes (config files).", no_args_is_help=True)
 app.add_typer(config_app, name="config")

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import pandas as pd
 import typer
 
 from circuitlab.cli.common import app, exit_with
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command()

@@ -4,15 +4,12 @@ whether (and which part of) its circuit decides the answer."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import pandas as pd
 import typer
 
 from circuitlab.cli.common import KIND_NAMES, app, exit_with
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command()

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from circuitlab.cli.common import app, exit_with
-
-if TYPE_CHECKING:
-    pass
-
 
 nlvr2_app = typer.Typer(help="NLVR2 with images: frozen CLIP features.", no_args_is_help=True)
 app.add_typer(nlvr2_app, name="nlvr2")
