@@ -76,6 +76,41 @@ from circuitlab.tasks.base import (
 CONTRAST_BALANCES = ("triples", "kinds")
 
 
+def _check_options(
+    inputs: str,
+    conditional: bool,
+    noun_noise: float,
+    image_scale: float,
+    extra_pool_size: int,
+    disjunction_pool_size: int,
+    contrast_per_batch: int,
+    contrast_pool_size: int,
+    contrast_balance: str,
+) -> None:
+    """Refuse task options out of their range, naming each."""
+    check_inputs(inputs, conditional, "pair")
+    if noun_noise < 0:
+        raise ValueError(f"noun_noise must be >= 0, got {noun_noise}")
+    if not image_scale > 0:
+        raise ValueError(f"image_scale must be > 0, got {image_scale}")
+    if extra_pool_size < 0 or disjunction_pool_size < 0:
+        raise ValueError(
+            "extra_pool_size and disjunction_pool_size must be >= 0, got "
+            f"{extra_pool_size} and {disjunction_pool_size}"
+        )
+    if contrast_per_batch < 0 or contrast_pool_size < 1:
+        raise ValueError(
+            "contrast_per_batch must be >= 0 and contrast_pool_size >= 1, got "
+            f"{contrast_per_batch} and {contrast_pool_size}"
+        )
+    if contrast_balance not in CONTRAST_BALANCES:
+        raise ValueError(
+            f"contrast_balance must be one of {CONTRAST_BALANCES}, got {contrast_balance!r}"
+        )
+    if contrast_per_batch and not conditional:
+        raise ValueError("contrast_per_batch compares circuits of sentences: conditional only")
+
+
 def pair_sentence_pool(
     n: int,
     seed: int,
@@ -131,27 +166,10 @@ class PairWorldTask(HeldOutSentenceCircuits):
         contrast_pool_size: int = 2000,
         contrast_balance: str = "triples",
     ) -> None:
-        check_inputs(inputs, conditional, "pair")
-        if noun_noise < 0:
-            raise ValueError(f"noun_noise must be >= 0, got {noun_noise}")
-        if not image_scale > 0:
-            raise ValueError(f"image_scale must be > 0, got {image_scale}")
-        if extra_pool_size < 0 or disjunction_pool_size < 0:
-            raise ValueError(
-                "extra_pool_size and disjunction_pool_size must be >= 0, got "
-                f"{extra_pool_size} and {disjunction_pool_size}"
-            )
-        if contrast_per_batch < 0 or contrast_pool_size < 1:
-            raise ValueError(
-                "contrast_per_batch must be >= 0 and contrast_pool_size >= 1, got "
-                f"{contrast_per_batch} and {contrast_pool_size}"
-            )
-        if contrast_balance not in CONTRAST_BALANCES:
-            raise ValueError(
-                f"contrast_balance must be one of {CONTRAST_BALANCES}, got {contrast_balance!r}"
-            )
-        if contrast_per_batch and not conditional:
-            raise ValueError("contrast_per_batch compares circuits of sentences: conditional only")
+        _check_options(
+            inputs, conditional, noun_noise, image_scale, extra_pool_size, disjunction_pool_size,
+            contrast_per_batch, contrast_pool_size, contrast_balance,
+        )  # fmt: skip
         self.noun_noise, self.image_scale = noun_noise, image_scale
         self.conditional, self.inputs = conditional, inputs
         # a split encoder splits pair-world sentences by the pair world's words
@@ -168,27 +186,8 @@ class PairWorldTask(HeldOutSentenceCircuits):
         )
         self.world = PairWorld(self.train_nouns)
         self.held_out_world = PairWorld(self.held_out_nouns, vocabulary=every_noun)
-        self.pool = pair_sentence_pool(pool_size, pool_seed, self.world)
-        seen = frozenset(s.text for s in self.pool)
-        self.val_pool = pair_sentence_pool(val_pool_size, pool_seed + 7919, self.world, seen)
-        self.held_out_pool = pair_sentence_pool(
-            held_out_pool_size, pool_seed + 15485863, self.held_out_world
-        )
-        # drawn after the other pools and kept out of them: validation stays the base grammar's
-        self.pool += pair_sentence_pool(
-            extra_pool_size,
-            pool_seed + 32452843,
-            self.world,
-            seen | {s.text for s in self.val_pool},
-            draw=random_pair_extra_sentence,
-        )
-        self.pool += pair_sentence_pool(
-            disjunction_pool_size,
-            pool_seed + 49979687,
-            self.world,
-            seen | {s.text for s in self.val_pool},
-            draw=random_pair_disjunction,
-        )
+        self._draw_pools(pool_size, val_pool_size, held_out_pool_size, pool_seed)
+        self._add_pools(extra_pool_size, disjunction_pool_size, pool_seed)
         self._text = {
             split: self._encode([s.text for s in pool])
             for split, pool in (
@@ -227,6 +226,38 @@ class PairWorldTask(HeldOutSentenceCircuits):
         if tokens.dtype.is_floating_point:
             tokens = tokens.half()  # the pools' vectors stay in memory for the whole run
         return tokens, mask
+
+    def _draw_pools(
+        self, pool_size: int, val_pool_size: int, held_out_pool_size: int, pool_seed: int
+    ) -> None:
+        """The training, validation (other sentences, the same nouns) and held-out (the
+        held-out nouns) sentence pools of the base grammar."""
+        self.pool = pair_sentence_pool(pool_size, pool_seed, self.world)
+        seen = frozenset(s.text for s in self.pool)
+        self.val_pool = pair_sentence_pool(val_pool_size, pool_seed + 7919, self.world, seen)
+        self.held_out_pool = pair_sentence_pool(
+            held_out_pool_size, pool_seed + 15485863, self.held_out_world
+        )
+
+    def _add_pools(self, extra_pool_size: int, disjunction_pool_size: int, pool_seed: int) -> None:
+        """More training sentences in the extra phrasings and of two clauses joined by "or":
+        drawn after the other pools and kept out of them, so validation stays the base
+        grammar's."""
+        seen = frozenset(s.text for s in self.pool) | {s.text for s in self.val_pool}
+        self.pool += pair_sentence_pool(
+            extra_pool_size,
+            pool_seed + 32452843,
+            self.world,
+            seen,
+            draw=random_pair_extra_sentence,
+        )
+        self.pool += pair_sentence_pool(
+            disjunction_pool_size,
+            pool_seed + 49979687,
+            self.world,
+            seen,
+            draw=random_pair_disjunction,
+        )
 
     @functools.cached_property
     def _contrast_rows_by_kind(self) -> list[list[int]]:
