@@ -191,6 +191,14 @@ def drawing(
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    """The circuit's callbacks: which circuit is shown, its drawing, prior fit and hover line."""
+    _register_circuit(app, stores)
+    _register_details(app, stores)
+
+
+def _register_circuit(app: dash.Dash, stores: AppStores) -> None:
+    """Which circuit is shown, and its drawing."""
+
     @app.callback(
         Output("circuit", "data"),
         Input("results", "active_cell"),
@@ -252,6 +260,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         return drawing(
             stores, circuit, threshold, mode, top_k, color, search, actions, minimal, key
         )
+
+
+def _register_details(app: dash.Dash, stores: AppStores) -> None:
+    """The prior fit, the top-k box and the hover line."""
 
     @app.callback(
         Output("prior-fit", "children"),

@@ -29,6 +29,14 @@ function (elements) {
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    """The comparison's callbacks: the two circuits and their difference, the swap's answers
+    and the hover line."""
+    _register_difference(app, stores)
+    _register_swap(app, stores)
+
+
+def _register_difference(app: dash.Dash, stores: AppStores) -> None:
+    """The two circuits side by side and their difference."""
     app.clientside_callback(
         FIT_WHEN_SHOWN,
         Output("graph-diff", "className"),
@@ -74,6 +82,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             f"{gained} links stronger, {lost} weaker by {by}"
         )
         return elements, difference, summary, SHOWN
+
+
+def _register_swap(app: dash.Dash, stores: AppStores) -> None:
+    """What the model answers with the other circuit's parts, and the hover line."""
 
     @app.callback(
         Output("swap-outcome", "children"),

@@ -108,6 +108,14 @@ def embedding_figure(
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    """The map's callbacks: the map and its neighbours, typed sentences, the lasso."""
+    _register_map(app, stores)
+    _register_typing(app, stores)
+
+
+def _register_map(app: dash.Dash, stores: AppStores) -> None:
+    """The map, the shown circuit's neighbours and the lasso's selection."""
+
     @app.callback(
         Output("embedding", "figure"),
         Output("map-title", "children"),
@@ -144,6 +152,27 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         if not circuit or "index" not in circuit or view.embedding is None:
             return [], options
         return view.table_rows(view.nearest(circuit["index"])).to_dict("records"), options
+
+    @app.callback(
+        Output("selection", "data"),
+        Output("selection-count", "children"),
+        Output("selection-summary", "children"),
+        Input("embedding", "selectedData"),
+        State("embedding", "figure"),
+        State("store-key", "data"),
+    )
+    def select(selected, figure, key):
+        if not selected or not selected.get("points"):
+            return [], "selection: lasso points on the map", ""
+        rows = sorted({r for p in selected["points"] if (r := row_of(p, figure)) >= 0})
+        view = store_view(stores, key)
+        table = view.table_rows(rows).to_dict("records")
+        summary = summary_text(view.selection_summary(rows))
+        return table, f"selection: {len(rows)} circuits", summary
+
+
+def _register_typing(app: dash.Dash, stores: AppStores) -> None:
+    """The sentence box, a typed sentence's circuit and a URL's typed sentence."""
 
     @app.callback(
         Output("typed-group", "style"),
@@ -210,23 +239,6 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         if text not in typed:
             typed.append(text)
         return {"typed": typed.index(text), "text": text}, "", typed, text
-
-    @app.callback(
-        Output("selection", "data"),
-        Output("selection-count", "children"),
-        Output("selection-summary", "children"),
-        Input("embedding", "selectedData"),
-        State("embedding", "figure"),
-        State("store-key", "data"),
-    )
-    def select(selected, figure, key):
-        if not selected or not selected.get("points"):
-            return [], "selection: lasso points on the map", ""
-        rows = sorted({r for p in selected["points"] if (r := row_of(p, figure)) >= 0})
-        view = store_view(stores, key)
-        table = view.table_rows(rows).to_dict("records")
-        summary = summary_text(view.selection_summary(rows))
-        return table, f"selection: {len(rows)} circuits", summary
 
 
 def summary_text(summary: dict) -> str:
