@@ -29,8 +29,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from attribution import STORES
-from common import FIGURES, save_figure, write_table
+from common import FIGURES, RESULTS, save_figure, write_table
 from tqdm import tqdm
 
 from circuitlab.app.attribution_view import store_links, stored_circuits
@@ -132,18 +133,26 @@ def summary_row(name: str, ranking: str, curve: FaithfulnessCurve, examples: int
     }
 
 
-def figure(curves: dict[str, dict[str, FaithfulnessCurve]], path: Path) -> None:
-    fig, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 3.6), squeeze=False)
-    for ax, (name, by_ranking) in zip(axes[0], curves.items(), strict=True):
-        first = next(iter(by_ranking.values()))
-        x = np.asarray(first.budgets)
-        low, high = np.percentile(first.random_f, [5, 95], axis=0)
-        ax.fill_between(x, low, high, color="0.85", label=f"{RANDOM_RANKINGS} random (5-95 %)")
-        for ranking, curve in by_ranking.items():
-            ax.plot(x, curve.f, marker="o", ms=3, label=f"{ranking} (CPR {curve.cpr:.2f})")
+def figure(rows: pd.DataFrame, path: Path) -> None:
+    """f(k) of each ranking (faithfulness.csv's rows) beside the band of the random rankings of
+    the same elements (links alone, or links with reads), one panel a store."""
+    stores = list(dict.fromkeys(rows["store"]))
+    fig, axes = plt.subplots(1, len(stores), figsize=(5 * len(stores), 3.6), squeeze=False)
+    for ax, name in zip(axes[0], stores, strict=True):
+        banded, by_ranking = set(), rows[rows["store"] == name].groupby("ranking", sort=False)
+        for k, (ranking, curve) in enumerate(by_ranking):
+            color = f"C{k}"
+            what = RANKINGS[ranking][0]
+            if what not in banded:  # one band per set of elements: its random rankings
+                banded.add(what)
+                ax.fill_between(
+                    curve["budget"], curve["random_p5"], curve["random_p95"], color=color,
+                    alpha=0.15, label=f"{what}: {RANDOM_RANKINGS} random (5-95 %)",
+                )  # fmt: skip
+            ax.plot(curve["budget"], curve["f"], marker="o", ms=3, color=color, label=ranking)
         ax.axhline(1, color="0.5", lw=0.6, ls=":")
-        ax.set(xscale="symlog", xlabel="share of links kept", ylabel="f(k)", title=name)
         ax.set_xscale("symlog", linthresh=1e-3)
+        ax.set(xlim=(0, 1), xlabel="share of elements kept", ylabel="f(k)", title=name)
         ax.legend(fontsize=7)
     save_figure(fig, path)
 
@@ -154,7 +163,13 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=256, help="examples per store")
     parser.add_argument("--rankings", nargs="+", choices=list(RANKINGS), default=DEFAULT_RANKINGS)
     parser.add_argument("--seed", type=int, default=0, help="seed of the random rankings")
+    parser.add_argument(
+        "--figure-only", action="store_true", help="redraw the figure from faithfulness.csv"
+    )
     args = parser.parse_args()
+    if args.figure_only:
+        figure(pd.read_csv(RESULTS / "faithfulness.csv"), FIGURES / "faithfulness.png")
+        return
     if args.limit < 1:
         parser.error(f"--limit must be >= 1, got {args.limit}")
     missing = [STORES[s][0] for s in args.stores if not Path(STORES[s][0]).is_dir()]
@@ -168,7 +183,7 @@ def main() -> None:
             summary.append(summary_row(name, ranking, curve, examples))
     write_table(rows, "faithfulness", "faithfulness curves f(k) on the demo stores")
     write_table(summary, "faithfulness_summary", "CPR and CMD against random rankings")
-    figure(curves, FIGURES / "faithfulness.png")
+    figure(pd.DataFrame(rows), FIGURES / "faithfulness.png")
 
 
 if __name__ == "__main__":
