@@ -137,6 +137,28 @@ class _Runner:
             read_log_gate=read_log_gate,
         )
 
+    def gate_gradients(
+        self, measure: str, shape: tuple[int, ...], gate: str
+    ) -> tuple[Baseline, np.ndarray]:
+        """The measure's gradient with respect to a zero gate of ``shape`` per example, passed to
+        ``logits`` as ``gate`` (``"log_gate"`` on the links, ``"read_log_gate"`` on the reads),
+        one backward pass per ROWS_PER_RUN examples: (baseline, gradients (B, *shape))."""
+        answers, values, grads = [], [], []
+        for start in range(0, len(self.batch), ROWS_PER_RUN):
+            examples = torch.arange(start, min(start + ROWS_PER_RUN, len(self.batch)))
+            examples = examples.to(self.device)
+            zeros = torch.zeros(len(examples), *shape, device=self.device, requires_grad=True)
+            with torch.enable_grad():
+                logits = self.logits(examples, **{gate: zeros})
+                answer = logits.detach().argmax(-1)
+                value = _measure(logits, answer, measure)
+                (grad,) = torch.autograd.grad(value.sum(), zeros)
+            answers.append(answer.cpu())
+            values.append(value.detach().cpu())
+            grads.append(grad.cpu())
+        baseline = Baseline(torch.cat(answers).numpy(), torch.cat(values).numpy())
+        return baseline, torch.cat(grads).numpy()
+
     def measure_rows(
         self,
         examples: np.ndarray,
@@ -252,23 +274,9 @@ def link_effect_estimates(
     u_all = model.config.n_modules
     with _eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
-        answers, values, grads = [], [], []
-        for start in range(0, len(batch), ROWS_PER_RUN):
-            examples = torch.arange(start, min(start + ROWS_PER_RUN, len(batch)))
-            examples = examples.to(runner.device)
-            gate = torch.zeros(len(examples), u_all, u_all, device=runner.device)
-            gate.requires_grad_(True)
-            with torch.enable_grad():
-                logits = runner.logits(examples, log_gate=gate)
-                answer = logits.detach().argmax(-1)
-                value = _measure(logits, answer, measure)
-                (grad,) = torch.autograd.grad(value.sum(), gate)
-            answers.append(answer.cpu())
-            values.append(value.detach().cpu())
-            grads.append(grad.cpu())
-    grad = torch.cat(grads).numpy()
+        baseline, grad = runner.gate_gradients(measure, (u_all, u_all), "log_gate")
     estimates = grad[:, links[:, 0], links[:, 1]] + grad[:, links[:, 1], links[:, 0]]
-    return Baseline(torch.cat(answers).numpy(), torch.cat(values).numpy()), estimates
+    return baseline, estimates
 
 
 @torch.no_grad()

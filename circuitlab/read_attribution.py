@@ -98,21 +98,7 @@ def read_effect_estimates(
     real = real_reads(model, batch)
     with _eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
-        answers, values, grads = [], [], []
-        for start in range(0, len(batch), ROWS_PER_RUN):
-            rows = torch.arange(start, min(start + ROWS_PER_RUN, len(batch)))
-            rows = rows.to(runner.device)
-            gate = torch.zeros(len(rows), *real.shape[1:], device=runner.device)
-            gate.requires_grad_(True)
-            with torch.enable_grad():
-                logits = runner.logits(rows, read_log_gate=gate)
-                answer = logits.detach().argmax(-1)
-                value = _measure(logits, answer, measure)
-                (grad,) = torch.autograd.grad(value.sum(), gate)
-            answers.append(answer.cpu())
-            values.append(value.detach().cpu())
-            grads.append(grad.cpu())
-    estimates = torch.cat(grads).numpy().astype(float)
+        baseline, grad = runner.gate_gradients(measure, real.shape[1:], "read_log_gate")
+    estimates = grad.astype(float)
     estimates[~real] = np.nan
-    baseline = Baseline(torch.cat(answers).numpy(), torch.cat(values).numpy())
     return baseline, estimates
