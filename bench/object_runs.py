@@ -27,7 +27,8 @@ from circuitlab.train import TrainConfig
 # modfc and frozen_graph are the middle rungs of the ablation ladder (Table 1); processors_U the
 # no-prior NAC with U processors instead of 128 (object_scaling); ring_of_cliques_w10 and _w100
 # the ring's prior at weight 10 (its first recipe) and 100, beside the recipe's 30;
-# ring_of_cliques_seeded its signatures seeded from the prior before training
+# ring_of_cliques_seeded its signatures seeded from the prior before training (_slr1: and then
+# moved at the base learning rate)
 OBJECTS = RunSet(
     Path("runs/objects"),
     {
@@ -45,6 +46,7 @@ OBJECTS = RunSet(
         "ring_of_cliques_w10": "experiments/object-images/ring-of-cliques-w10.yaml",
         "ring_of_cliques_w100": "experiments/object-images/ring-of-cliques-w100.yaml",
         "ring_of_cliques_seeded": "experiments/object-images/ring-of-cliques-seeded.yaml",
+        "ring_of_cliques_seeded_slr1": "experiments/object-images/ring-of-cliques-seeded-slr1.yaml",
     },
     how_to_train="python bench/object_runs.py --models NAME --seeds SEED",
 )
