@@ -433,6 +433,31 @@ def _save(run: _Run, config: TrainConfig, run_dir: Path, done: int, elapsed: flo
     )
 
 
+def _summary(
+    config: TrainConfig,
+    model: Model,
+    name: str,
+    validation: tuple[float, float],
+    wall_time: float,
+    device: torch.device,
+    rank: Any,
+) -> dict[str, Any]:
+    """summary.json's fields but the parameter checksums: the task, the last validation, the
+    time, the model's size and where it ran."""
+    return {
+        "task": config.task,
+        "conditional": config.conditional,
+        "steps": config.steps,
+        "val_loss": validation[0],
+        f"val_{name}": validation[1],
+        "wall_time_s": round(wall_time, 2),
+        "parameters": model.n_parameters(),
+        "device": str(device),
+        "torch_threads": torch.get_num_threads(),
+        "world_size": rank.world_size,
+    }
+
+
 def train(
     config: TrainConfig,
     run_dir: str | os.PathLike,
@@ -507,19 +532,9 @@ def train(
             log.close()
         distributed.stop(rank)
 
-    summary = {
-        "task": config.task,
-        "conditional": config.conditional,
-        "steps": config.steps,
-        "val_loss": val_loss,
-        f"val_{name}": val_acc,
-        "wall_time_s": round(run.elapsed_before + time.perf_counter() - started, 2),
-        "parameters": model.n_parameters(),
-        "device": str(device),
-        "torch_threads": torch.get_num_threads(),
-        "world_size": rank.world_size,
-        "parameter_checksums": checksums,
-    }
+    wall_time = run.elapsed_before + time.perf_counter() - started
+    summary = _summary(config, model, name, (val_loss, val_acc), wall_time, device, rank)
+    summary["parameter_checksums"] = checksums
     if rank.is_main:
         (run_dir / SUMMARY).write_text(json.dumps(summary, indent=2))
     return summary
