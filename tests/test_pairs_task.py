@@ -235,6 +235,7 @@ def test_contrast_triples_swap_a_training_noun_or_change_the_logic_and_reach_bat
         make_task("pairs", contrast_per_batch=-1, **options)
 
 
+@pytest.mark.slow(60)
 def test_balanced_contrast_draws_each_kind_as_often():
     options = dict(conditional=True, pool_size=300, val_pool_size=5, held_out_pool_size=5)
     options.update(contrast_per_batch=16, contrast_pool_size=300)
