@@ -35,8 +35,8 @@ def seed_signatures_from_prior(model: NAC, steps: int, lr: float = 0.05) -> floa
     for _ in range(steps):
         p = model.link_probabilities(signatures[:n])
         loss = regularizer(p)
-        optimizer.zero_grad()
-        loss.backward()
+        # the signatures' gradient alone: nothing else (a learned eps) keeps one into training
+        (signatures.grad,) = torch.autograd.grad(loss, [signatures])
         optimizer.step()
     regularizer.calls.zero_()
     regularizer.train(was_training)
