@@ -5,7 +5,7 @@ package's PerceiverIO (the peer users would pick; `pip install -e .[bench]`).
 Equal latents (= processor modules), width, depth, heads, head width, feed-forward (GEGLU, 4x)
 and input, batch 64. circuitlab's models embed the input tokens at the module width (128) by
 default, where the peer's cross-attention reads them at their own width (32); the "tokens 32
-wide" rows set NACConfig.token_dim to the input width, the peer's read-in width.
+wide" rows set NACConfig.read_in.token_dim to the input width, the peer's read-in width.
 
 Reports the median train-step time (forward, cross-entropy, backward, AdamW), inference
 throughput, peak memory of a train step (fresh process each), parameters, and each model's
@@ -36,6 +36,7 @@ from common import (
 from torch import nn
 
 from circuitlab import NAC, NACConfig
+from circuitlab.config_groups import ReadInConfig
 from circuitlab.device import pick_device
 
 BATCH = 64
@@ -82,7 +83,7 @@ MODELS = {
     "PerceiverIO (perceiver-pytorch)": PeerPerceiverIO,
     # the peer's cross-attention reads the inputs at their own width (INPUT_DIM); circuitlab's
     # tokenizer embeds them at the module width unless token_dim says otherwise
-    NARROW: lambda size: NAC(NACConfig(**size, token_dim=INPUT_DIM)),
+    NARROW: lambda size: NAC(NACConfig(**size, read_in=ReadInConfig(token_dim=INPUT_DIM))),
     f"Perceiver IO (circuitlab), {NARROW_SUFFIX}": lambda size: NAC(
         NACConfig.perceiver_io(**size, token_dim=INPUT_DIM)
     ),

@@ -18,8 +18,9 @@ from typing import Any
 
 from common import prior_overrides, trained_run
 
+from circuitlab.config_groups import nest_flat_names
 from circuitlab.model import NAC
-from circuitlab.options_file import read_options
+from circuitlab.options_file import merge_options, read_options
 from circuitlab.prior_targets import PRIOR_NAMES
 from circuitlab.train import TrainConfig
 
@@ -33,7 +34,7 @@ GRAPH_RUNGS = {"modfc_dense": "dense", "modfc_frozen": "frozen"}
 
 def _config_file(path: Path, model_overrides: dict[str, Any], seed: int) -> TrainConfig:
     values = read_options(path)
-    values["model"] = {**values.get("model", {}), **model_overrides}
+    values["model"] = merge_options(values.get("model", {}), nest_flat_names(model_overrides))
     return TrainConfig.from_dict({**values, "seed": seed})
 
 

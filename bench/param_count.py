@@ -29,7 +29,7 @@ SIZES = {
 def main() -> None:
     print(f"{'size':<22}{'NAC':>14}{'Perceiver IO':>14}{'NAC / PIO':>11}")
     for name, size in SIZES.items():
-        nac = NAC(NACConfig(**size)).n_parameters()
+        nac = NAC(NACConfig.from_dict(size)).n_parameters()
         pio = NAC(NACConfig.perceiver_io(**size)).n_parameters()
         print(f"{name:<22}{nac:>14,}{pio:>14,}{nac / pio:>11.2f}")
 

@@ -379,7 +379,7 @@ def small_nac(**options: object):  # noqa: ANN201
     from circuitlab.config import NACConfig
 
     sizes = dict(n_classes=3, n_processors=6, n_readouts=2, dim=16, head_dim=8, code_dim=8)
-    return NAC(NACConfig(**sizes, sig_dim=4, **options))
+    return NAC(NACConfig.from_dict(dict(sizes, sig_dim=4, **options)))
 
 
 def model_input(options: dict, shape: tuple, phrase: str) -> Callable[[Path], str]:
@@ -823,13 +823,16 @@ CASES: dict[str, dict[str, Callable[[Path], str]]] = {
             (("-m", "n_readouts=0"), "n_readouts"),
             (("-m", "dim=8.5"), "dim must be int"),
             (("-m", "heads=true"), "heads must be int"),
-            (("-m", "prior_rematch_every=0"), "prior_rematch_every must be positive"),
+            (("-m", "prior_rematch_every=0"), "rematch_every must be positive"),
             (("--model-kind", "mn", "--task", "digits"), "head must be true"),
         )
     },
     "Python API": {
         "NACConfig(eps=nan)": config_object(
-            lambda: __import__("circuitlab.config").config.NACConfig(eps=float("nan")), "eps"
+            lambda: __import__("circuitlab.config").config.NACConfig.from_dict(
+                {"eps": float("nan")}
+            ),
+            "eps",
         ),
         "NACConfig(dim='8')": config_object(
             lambda: __import__("circuitlab.config").config.NACConfig(dim="8"), "dim must be int"

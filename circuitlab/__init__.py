@@ -9,6 +9,11 @@ from circuitlab._lazy import lazy_exports
 _EXPORTS = {
     "NAC": "circuitlab.model",
     "NACConfig": "circuitlab.config",
+    "ReadInConfig": "circuitlab.config_groups",
+    "KernelConfig": "circuitlab.config_groups",
+    "PenaltyConfig": "circuitlab.config_groups",
+    "GeneratorConfig": "circuitlab.config_groups",
+    "PriorFitConfig": "circuitlab.config_groups",
     "Circuit": "circuitlab.circuit",
     "CircuitStore": "circuitlab.store",
     "CircuitEdit": "circuitlab.edits",

@@ -19,7 +19,7 @@ sentence's logic: how far P moves when the wording changes against when the logi
 ``read_in_weights`` says what each processor reads: its read-in attention over the input
 tokens, under the same choice of circuit and edit.
 
-Everything runs in eval mode (the kernel is P itself, unless the model's ``eval_kernel`` says
+Everything runs in eval mode (the kernel is P itself, unless the model's ``kernel.evaluation`` says
 otherwise) and under ``torch.no_grad``.
 """
 

@@ -3,10 +3,10 @@
 Forward pass, for inputs (B, ...) and optional conditioning:
 1. the generator gives each module a signature and a code (once, or once per input);
 2. modules start from theta_0 = MLP(code);
-3. read-in: processors attend to the input tokens (ReadIn; with ``input_layers`` the tokens
+3. read-in: processors attend to the input tokens (ReadIn; with ``read_in.input_layers`` the tokens
    first attend to each other), then a ModFFN;
 4. ``depth`` rounds of SKMDPA among processors, each followed by a ModFFN (and, with
-   ``read_in_every_round``, by another read-in);
+   ``read_in.every_round``, by another read-in);
 5. read-out modules attend to the processors (SKMDPA), then a ModFFN and a ModFC head that emits
    logits and a confidence; the output is the confidence-weighted sum of the read-outs' logits.
 """
@@ -43,11 +43,13 @@ from circuitlab.tensor_checks import check_finite, check_token_ids, worth_checki
 
 def _tokenizer(config: NACConfig) -> nn.Module:
     width = config.token_width
-    if config.tokenizer == "features":
-        return FeatureTokenizer(config.input_dim, width, config.max_tokens)
-    if config.tokenizer == "patches":
-        return PatchTokenizer(config.input_dim, width, config.patch_size, config.max_tokens)
-    return ByteTokenizer(width, config.max_tokens or 1024)
+    if config.read_in.tokenizer == "features":
+        return FeatureTokenizer(config.input_dim, width, config.read_in.max_tokens)
+    if config.read_in.tokenizer == "patches":
+        return PatchTokenizer(
+            config.input_dim, width, config.read_in.patch_size, config.read_in.max_tokens
+        )
+    return ByteTokenizer(width, config.read_in.max_tokens or 1024)
 
 
 def _init_linear(module: nn.Module) -> None:
@@ -82,9 +84,9 @@ def _read_in(config: NACConfig) -> ReadIn:
         heads=c.heads,
         head_dim=c.head_dim,
         conditioned=c.modfc,
-        null_token=c.null_token,
-        code_queries=c.code_queries,
-        weights=c.read_in_weights,
+        null_token=c.read_in.null_token,
+        code_queries=c.generator.code_queries,
+        weights=c.read_in.weights,
     )
 
 
@@ -104,8 +106,8 @@ def _regularizer(config: NACConfig) -> GraphPriorRegularizer | None:
         c.prior,
         c.n_processors,
         weight=c.prior_weight,
-        loss=c.prior_loss,
-        rematch_every=c.prior_rematch_every,
+        loss=c.prior_fit.loss,
+        rematch_every=c.prior_fit.rematch_every,
         **c.prior_params,
     )
 
@@ -160,22 +162,28 @@ class NAC(nn.Module):
         self.config = c = config
         self.tokenizer = _tokenizer(c)
         self.token_encoder = (
-            TokenEncoder(c.token_width, c.heads, c.input_layers) if c.input_layers else None
+            TokenEncoder(c.token_width, c.heads, c.read_in.input_layers)
+            if c.read_in.input_layers
+            else None
         )
         if c.conditional:
-            self.cond_embedding = nn.Embedding(c.cond_vocab, c.cond_dim) if c.cond_vocab else None
+            self.cond_embedding = (
+                nn.Embedding(c.generator.cond_vocab, c.generator.cond_dim)
+                if c.generator.cond_vocab
+                else None
+            )
             self.generator = ConditionalGenerator(
                 c.n_modules,
-                c.cond_dim,
+                c.generator.cond_dim,
                 c.sig_dim,
                 c.code_dim,
-                dim=c.generator_dim,
-                heads=c.generator_heads,
-                sentence_codes=c.sentence_codes,
-                split=c.split_conditioning,
-                signatures_from_skeleton=c.signature_tokens == "skeleton",
-                pool_signatures=c.signature_pooling,
-                signature_layers=c.signature_layers,
+                dim=c.generator.dim,
+                heads=c.generator.heads,
+                sentence_codes=c.generator.sentence_codes,
+                split=c.generator.split_conditioning,
+                signatures_from_skeleton=c.generator.signature_tokens == "skeleton",
+                pool_signatures=c.generator.signature_pooling,
+                signature_layers=c.generator.signature_layers,
             )
         else:
             self.generator = UnconditionalGenerator(c.n_modules, c.sig_dim, c.code_dim)
@@ -183,14 +191,14 @@ class NAC(nn.Module):
             # frozen: random signatures that never train; dense (Perceiver IO): no kernel at all
             self.generator.signature_parameters().requires_grad_(False)
         self.kernel = SignatureKernel(
-            eps=c.eps,
-            learn_eps=c.learn_eps,
-            truncation=c.truncation,
-            truncation_gradient=c.truncation_gradient,
-            tau=c.tau,
-            eval_mode=c.eval_kernel,
+            eps=c.kernel.eps,
+            learn_eps=c.kernel.learn_eps,
+            truncation=c.kernel.truncation,
+            truncation_gradient=c.kernel.truncation_gradient,
+            tau=c.kernel.tau,
+            eval_mode=c.kernel.evaluation,
             dense=c.graph == "dense",
-            sample=c.sample_kernel,
+            sample=c.kernel.sample,
         )
         self.initial_state = nn.Sequential(
             nn.Linear(c.code_dim, c.dim), nn.GELU(), nn.Linear(c.dim, c.dim)
@@ -198,7 +206,7 @@ class NAC(nn.Module):
         self.read_in = _read_in(c)
         self.read_in_ffn = _ffn(c)
         self.rereads = (
-            nn.ModuleList(_read_in(c) for _ in range(c.depth)) if c.read_in_every_round else None
+            nn.ModuleList(_read_in(c) for _ in range(c.depth)) if c.read_in.every_round else None
         )
         self.propagators = nn.ModuleList(_Propagator(c, self.kernel) for _ in range(c.depth))
         self.read_out = _attention(c, self.kernel, self_attention=False)
@@ -233,12 +241,13 @@ class NAC(nn.Module):
                     f"{conditioning.dtype} of shape {tuple(conditioning.shape)}",
                 )
             if worth_checking(conditioning, self.training):
-                check_token_ids("conditioning", conditioning, c.cond_vocab)
+                check_token_ids("conditioning", conditioning, c.generator.cond_vocab)
             conditioning = self.cond_embedding(conditioning)
-        elif conditioning.dim() != 3 or conditioning.shape[-1] != c.cond_dim:
+        elif conditioning.dim() != 3 or conditioning.shape[-1] != c.generator.cond_dim:
             raise InputError(
                 "conditioning",
-                f"must be (B, T, {c.cond_dim}) vectors (cond_dim {c.cond_dim}), got "
+                f"must be (B, T, {c.generator.cond_dim}) vectors (generator.cond_dim "
+                f"{c.generator.cond_dim}), got "
                 f"{conditioning.dtype} of shape {tuple(conditioning.shape)}",
             )
         elif worth_checking(conditioning, self.training):
@@ -262,28 +271,35 @@ class NAC(nn.Module):
         c = self.config
         processors = signatures[..., : c.n_processors, :]
         loss = signatures.new_zeros(())
-        if c.signature_repulsion > 0:
-            loss = loss + c.signature_repulsion * signature_repulsion(processors, c.repulsion_hinge)
-        if self.regularizer is None and c.density_target is None:
+        if c.penalties.signature_repulsion > 0:
+            loss = loss + c.penalties.signature_repulsion * signature_repulsion(
+                processors, c.penalties.repulsion_hinge
+            )
+        if self.regularizer is None and c.penalties.density_target is None:
             return loss
         p = self.link_probabilities(processors)
         if self.regularizer is not None:
             loss = loss + self.regularizer(p)
-        if c.density_target is not None:
+        if c.penalties.density_target is not None:
             each = link_density(p)  # (B,) or (1,)
-            density = each.mean() if c.density_scope == "batch" else each
-            loss = loss + c.density_weight * ((density - c.density_target) ** 2).mean()
-            if c.density_band is not None:
-                excess = ((each - c.density_target).abs() - c.density_band).clamp(min=0)
-                loss = loss + c.density_weight * (excess**2).mean()
+            density = each.mean() if c.penalties.density_scope == "batch" else each
+            loss = (
+                loss
+                + c.penalties.density_weight * ((density - c.penalties.density_target) ** 2).mean()
+            )
+            if c.penalties.density_band is not None:
+                excess = (
+                    (each - c.penalties.density_target).abs() - c.penalties.density_band
+                ).clamp(min=0)
+                loss = loss + c.penalties.density_weight * (excess**2).mean()
         return loss
 
     def logic_contrast_loss(self, tokens: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
-        """The logic contrast (``NACConfig.logic_contrast_weight``) of C sentence triples given
-        as conditioning (3 C, T, ...) and mask (3 C, T): the C sentences, their noun swaps, then
-        their logic changes. 0 at weight 0."""
+        """The logic contrast (``NACConfig.penalties.logic_contrast_weight``) of C sentence
+        triples given as conditioning (3 C, T, ...) and mask (3 C, T): the C sentences, their
+        noun swaps, then their logic changes. 0 at weight 0."""
         c = self.config
-        if c.logic_contrast_weight == 0:
+        if c.penalties.logic_contrast_weight == 0:
             return tokens.new_zeros((), dtype=torch.float32)
         if tokens.dtype.is_floating_point:
             tokens = tokens.float()
@@ -293,8 +309,8 @@ class NAC(nn.Module):
         noun_shift = (noun - base).flatten(1).norm(dim=1)
         logic_shift = (logic - base).flatten(1).norm(dim=1)
         ratio = torch.log(logic_shift + 1e-6) - torch.log(noun_shift + 1e-6)
-        hinge = (math.log1p(c.logic_contrast_margin) - ratio).clamp(min=0)
-        return c.logic_contrast_weight * hinge.mean()
+        hinge = (math.log1p(c.penalties.logic_contrast_margin) - ratio).clamp(min=0)
+        return c.penalties.logic_contrast_weight * hinge.mean()
 
     def _to_circuits(self, signatures: torch.Tensor, codes: torch.Tensor) -> list[Circuit]:
         roles = np.array(
@@ -303,7 +319,7 @@ class NAC(nn.Module):
         eps = float(self.kernel.eps)
         sigs, cods = signatures.detach().float().cpu().numpy(), codes.detach().float().cpu().numpy()
         return [
-            Circuit(s, roles, c, eps=eps, truncation=self.config.truncation)
+            Circuit(s, roles, c, eps=eps, truncation=self.config.kernel.truncation)
             for s, c in zip(sigs, cods, strict=True)
         ]
 
@@ -337,14 +353,16 @@ class NAC(nn.Module):
         In training, ``token_dropout`` hides a share of the conditioning tokens from the generator,
         ``token_noise`` jitters their vectors and ``code_dropout`` gives a share of the examples
         the modules' own codes."""
-        if self.training and self.config.token_dropout > 0 and conditioning is not None:
+        if self.training and self.config.generator.token_dropout > 0 and conditioning is not None:
             conditioning_mask = self._drop_tokens(conditioning, conditioning_mask)
-        if self.training and self.config.token_noise > 0 and conditioning is not None:
+        if self.training and self.config.generator.token_noise > 0 and conditioning is not None:
             conditioning = self._jitter_tokens(conditioning, conditioning_mask)
         signatures, codes = self.generate(conditioning, conditioning_mask)
-        if self.training and self.config.code_dropout > 0:
+        if self.training and self.config.generator.code_dropout > 0:
             dropped = torch.rand(codes.shape[0], 1, 1, device=codes.device)
-            codes = torch.where(dropped < self.config.code_dropout, self.module_codes(), codes)
+            codes = torch.where(
+                dropped < self.config.generator.code_dropout, self.module_codes(), codes
+            )
         result = self.execute(inputs, signatures, codes, input_mask=input_mask)
         if return_circuit:
             return result, signatures, codes
@@ -355,9 +373,9 @@ class NAC(nn.Module):
         ``split_conditioning`` the skeleton and the content each keep at least one token."""
         if mask is None:
             mask = torch.ones(conditioning.shape[:2], dtype=torch.bool, device=conditioning.device)
-        split = self.config.split_conditioning and conditioning.dtype.is_floating_point
+        split = self.config.generator.split_conditioning and conditioning.dtype.is_floating_point
         parts = content_tokens(conditioning) if split else None
-        return drop_tokens(mask, self.config.token_dropout, parts)
+        return drop_tokens(mask, self.config.generator.token_dropout, parts)
 
     def _jitter_tokens(self, conditioning: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
         """The conditioning (B, T, cond_dim) with ``token_noise`` on its real tokens' vectors (a
@@ -368,8 +386,8 @@ class NAC(nn.Module):
                 f"({conditioning.dtype}); use a text encoder that writes vectors (e.g. minilm) "
                 "or set token_noise: 0"
             )
-        keep_last = self.config.split_conditioning
-        return add_token_noise(conditioning, mask, self.config.token_noise, keep_last)
+        keep_last = self.config.generator.split_conditioning
+        return add_token_noise(conditioning, mask, self.config.generator.token_noise, keep_last)
 
     def execute(
         self,
@@ -413,7 +431,7 @@ class NAC(nn.Module):
         batch = tokens.shape[0]
         u = self.config.n_processors
         query_codes = None
-        if self.config.code_scope == "read_in":
+        if self.config.generator.code_scope == "read_in":
             query_codes = codes[:, :u]
             codes = self.module_codes()
         states = self.initial_state(codes).expand(batch, -1, -1)
@@ -516,7 +534,10 @@ class NAC(nn.Module):
         try:
             dropped.regularizer = _regularizer(dropped.config)
         except ValueError:  # e.g. planted_partition with n_blocks > the processors left
-            dropped.config = dataclasses.replace(dropped.config, prior=None, prior_params={})
+            no_seeding = dataclasses.replace(dropped.config.prior_fit, seed_steps=0)
+            dropped.config = dataclasses.replace(
+                dropped.config, prior=None, prior_params={}, prior_fit=no_seeding
+            )
             dropped.regularizer = None
         return dropped
 

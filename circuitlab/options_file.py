@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from circuitlab.config_groups import nest_flat_names
+
 BASE = "base"
 
 
@@ -52,10 +54,18 @@ def _read(path: Path, referrer: Path | None, seen: tuple[Path, ...]) -> dict[str
         raise ValueError(f"{path} is not valid YAML: {err}") from err
     if not isinstance(values, dict):
         raise ValueError(f"{path} must hold a mapping of options, not {type(values).__name__}")
-    if BASE not in values:
-        return values
-    base = values.pop(BASE)
-    if not isinstance(base, str) or not base:
-        raise ValueError(f"{path}: 'base' must be the path of another config file, got {base!r}")
-    inherited = _read(path.parent / base, referrer=path, seen=(*seen, resolved))
+    inherited: dict[str, Any] = {}
+    if BASE in values:
+        base = values.pop(BASE)
+        if not isinstance(base, str) or not base:
+            raise ValueError(
+                f"{path}: 'base' must be the path of another config file, got {base!r}"
+            )
+        inherited = _read(path.parent / base, referrer=path, seen=(*seen, resolved))
+    if values.get("model_kind", inherited.get("model_kind", "nac")) == "nac" and isinstance(
+        values.get("model"), dict
+    ):
+        # a NAC's options written with the flat names of earlier versions (eps: 0.2) merge
+        # with a base written in groups (kernel: {eps: 0.2}) as the same option
+        values["model"] = nest_flat_names(values["model"])
     return merge_options(inherited, values)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from circuitlab.config import PRIOR_LOSSES
+from circuitlab.config_groups import PRIOR_LOSSES
 from circuitlab.prior_targets import closest_permutation, target
 
 

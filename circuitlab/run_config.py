@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from circuitlab.config import NACConfig, check_fields, check_ranges, from_dict
+from circuitlab.config import NACConfig
+from circuitlab.config_fields import check_fields, check_ranges, from_dict
+from circuitlab.config_groups import nest_flat_names
 from circuitlab.mn import MNConfig, ModularNetwork
 from circuitlab.model import NAC
 from circuitlab.nfm import NFMConfig, NFMNetwork
@@ -42,7 +44,7 @@ TOY_MODEL = dict(
     head_dim=16,
     code_dim=32,
     sig_dim=16,
-    generator_dim=64,
+    generator={"dim": 64},
 )
 
 
@@ -118,6 +120,8 @@ class TrainConfig:
             check_decay(self.ema_decay)
         if self.model_kind not in MODEL_KINDS:
             raise ValueError(f"model_kind must be one of {MODEL_KINDS}, got {self.model_kind!r}")
+        if self.model_kind == "nac":  # a NAC's options in groups, however they were written
+            self.model = nest_flat_names(self.model)
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
@@ -159,22 +163,23 @@ class TrainConfig:
         if objective(task) != "classification":
             raise ValueError(f"task {task.name!r} is a regression: train it with model_kind 'ni'")
         values = dict(self.model)
+        generator = dict(values.get("generator", {}), cond_vocab=task.cond_vocab)
+        if task.cond_dim is not None:
+            generator["cond_dim"] = task.cond_dim
+        split_text = getattr(task, "split_text", False)  # the task's sentences come in 2 parts
+        if generator.get("split_conditioning") and not split_text:
+            raise ValueError(
+                "model.generator.split_conditioning needs sentences split in skeleton and "
+                "content: set task_options.text_encoder to 'minilm-split'"
+            )
+        if split_text:
+            generator["split_conditioning"] = True
         values.update(
             input_dim=task.input_dim,
             n_classes=task.n_classes,
             conditional=task.conditional,
-            cond_vocab=task.cond_vocab,
+            generator=generator,
         )
-        if task.cond_dim is not None:
-            values["cond_dim"] = task.cond_dim
-        split_text = getattr(task, "split_text", False)  # the task's sentences come in 2 parts
-        if values.get("split_conditioning") and not split_text:
-            raise ValueError(
-                "model.split_conditioning needs sentences split in skeleton and content: set "
-                "task_options.text_encoder to 'minilm-split'"
-            )
-        if split_text:
-            values["split_conditioning"] = True
         return NACConfig.from_dict(values)
 
 

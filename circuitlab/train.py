@@ -151,21 +151,14 @@ CONFIG_BUFFERS = ("log_eps", "log_sigma", "target")
 def warm_start(model: Model, path: str | os.PathLike, device: torch.device | str) -> None:
     """Load the weights of the checkpoint at ``path`` into ``model``; a clear error names the
     options that differ when the checkpoint holds another architecture. Parameters the
-    checkpoint lacks (an option that adds some, such as ``read_in_weights: sigmoid``) keep
+    checkpoint lacks (an option that adds some, such as ``read_in: {weights: sigmoid}``) keep
     their initialisation, with a warning that names them; anything else that does not fit (a
     parameter of another shape, or one this model lacks) is refused. Buffers set from the
     config (``CONFIG_BUFFERS``: a fixed ``eps``, ...) keep this run's values where its options
     differ from the checkpoint's, with a warning that names them."""
     state = read_checkpoint(path, device)
-    saved = state["model_config"]
-    asked = model.config.to_dict()
-    # an option newer than the checkpoint counts as its default there
-    defaults = {
-        f.name: f.default
-        for f in dataclasses.fields(model.config)
-        if f.default is not dataclasses.MISSING
-    }
-    saved = {**defaults, **saved}
+    asked = _dotted(model.config.to_dict())
+    saved = _dotted(_as_current_options(type(model.config), state["model_config"]))
     differ = {k: (saved.get(k), v) for k, v in asked.items() if k in saved and saved[k] != v}
     from_config = {
         name: value.detach().clone()
@@ -203,6 +196,28 @@ def warm_start(model: Model, path: str | os.PathLike, device: torch.device | str
             )
 
 
+def _as_current_options(config_class: type, saved: dict) -> dict:
+    """A checkpoint's model options as this version writes them: grouped, and an option newer
+    than the checkpoint at its default. Options this version no longer has are kept as they
+    are (they then differ from nothing)."""
+    try:
+        return config_class.from_dict(saved).to_dict()
+    except (ValueError, TypeError):
+        return saved
+
+
+def _dotted(options: dict, prefix: str = "") -> dict:
+    """``{"kernel": {"eps": 0.2}}`` as ``{"kernel.eps": 0.2}`` (a group's fields one by one,
+    so the options that differ name the field)."""
+    flat = {}
+    for name, value in options.items():
+        if isinstance(value, dict) and name != "prior_params":
+            flat.update(_dotted(value, f"{prefix}{name}."))
+        else:
+            flat[f"{prefix}{name}"] = value
+    return flat
+
+
 def make_optimizer(model: Model, config: TrainConfig) -> torch.optim.Optimizer:
     """The run's AdamW (or RAdam, ``config.optimizer``, its weight decay decoupled as AdamW's):
     ``config.lr`` and weight decay, signatures at ``signature_lr_scale``."""
@@ -223,11 +238,12 @@ def forward_losses(
     the structure loss (the model's regularisers) is read off ``model``."""
     logits, circuit, _ = forward_batch(net, batch, return_circuit=True)
     structure = model.structure_loss(circuit)
-    if getattr(model.config, "logic_contrast_weight", 0) > 0:
+    penalties = getattr(model.config, "penalties", None)  # a NAC's; other kinds have none
+    if penalties is not None and penalties.logic_contrast_weight > 0:
         if batch.contrast is None:
             raise ValueError(
-                "logic_contrast_weight > 0 needs training batches with contrast sentences: "
-                "the pairs task with contrast_per_batch > 0 (-t contrast_per_batch=16)"
+                "penalties.logic_contrast_weight > 0 needs training batches with contrast "
+                "sentences: the pairs task with contrast_per_batch > 0 (-t contrast_per_batch=16)"
             )
         structure = structure + model.logic_contrast_loss(batch.contrast, batch.contrast_mask)
     return logits, objective_loss(task, logits, batch.labels), structure
@@ -375,8 +391,8 @@ def _set_up(
         start_step, elapsed_before = restore_training(state, model, optimizer, scheduler)
     elif config.init_from is not None:
         warm_start(model, config.init_from, device)
-    elif isinstance(model, NAC) and model.config.prior_seed_steps:
-        seed_signatures_from_prior(model, model.config.prior_seed_steps)
+    elif isinstance(model, NAC) and model.config.prior_fit.seed_steps:
+        seed_signatures_from_prior(model, model.config.prior_fit.seed_steps)
     average = None if config.ema_decay is None else WeightAverage(model, config.ema_decay)
     if average is not None and state is not None:
         average.load_state_dict(state["averaged_model"])

@@ -19,6 +19,7 @@ from circuitlab.analysis import LinkMatrixError
 from circuitlab.app.scene_kinds import SceneFormatError
 from circuitlab.app.store_view import StoreView
 from circuitlab.config import NACConfig
+from circuitlab.config_groups import GeneratorConfig
 from circuitlab.data.nlvr import NLVRFormatError, read_nlvr
 from circuitlab.errors import CircuitlabError, InputError
 from circuitlab.interventions import run_with_circuit
@@ -40,9 +41,7 @@ def _model(**conditioning) -> NAC:
         code_dim=CODE,
         sig_dim=SIG,
         conditional=True,
-        generator_dim=8,
-        generator_heads=2,
-        **(conditioning or {"cond_dim": 7}),
+        generator=GeneratorConfig(dim=8, heads=2, **conditioning or {"cond_dim": 7}),
     )
     return NAC(config).eval()
 

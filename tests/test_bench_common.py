@@ -7,6 +7,8 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from circuitlab.config_groups import GeneratorConfig
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -87,7 +89,8 @@ def test_separation_over_seeds_averages_the_one_seed_measure(monkeypatch):
     torch.manual_seed(0)
     config = NACConfig(
         input_dim=5, n_processors=6, n_readouts=2, dim=16, depth=2, heads=2, head_dim=8,
-        code_dim=8, sig_dim=4, conditional=True, cond_dim=7, generator_dim=16, generator_heads=2,
+        code_dim=8, sig_dim=4, conditional=True,
+        generator=GeneratorConfig(cond_dim=7, dim=16, heads=2),
     )  # fmt: skip
     model = NAC(config).eval()
     words = {w: torch.randn(7) for w in "abcdz"}

@@ -16,12 +16,13 @@ from object_few_shot import adapt, with_new_head  # noqa: E402
 from object_runs import LADDER, OBJECTS  # noqa: E402
 
 from circuitlab.config import NACConfig  # noqa: E402
+from circuitlab.config_groups import ReadInConfig  # noqa: E402
 from circuitlab.model import NAC  # noqa: E402
 from circuitlab.tasks.base import Batch  # noqa: E402
 
 SMALL = dict(
-    input_dim=1, tokenizer="patches", max_tokens=16, n_classes=5, n_processors=6, n_readouts=2,
-    dim=16, heads=2, head_dim=8, code_dim=8, sig_dim=8,
+    input_dim=1, read_in=ReadInConfig(tokenizer="patches", max_tokens=16), n_classes=5,
+    n_processors=6, n_readouts=2, dim=16, heads=2, head_dim=8, code_dim=8, sig_dim=8,
 )  # fmt: skip
 
 

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from circuitlab.config import NACConfig
+from circuitlab.config_groups import ReadInConfig
 from circuitlab.model import NAC
 from circuitlab.nn.blocks import TokenEncoder
 
@@ -56,8 +57,8 @@ def _pair(**options) -> tuple[NAC, NAC]:
         null_token=True,
     )
     torch.manual_seed(0)
-    with_options = NAC(NACConfig(**base, **options)).eval()
-    without = NAC(NACConfig(**base)).eval()
+    with_options = NAC(NACConfig.from_dict({**base, **options})).eval()
+    without = NAC(NACConfig.from_dict(base)).eval()
     without.load_state_dict(with_options.state_dict(), strict=False)
     return with_options, without
 
@@ -102,6 +103,6 @@ def test_padding_tokens_do_not_change_the_answer(options):
 
 def test_input_layers_need_heads_that_divide_the_token_width():
     with pytest.raises(ValueError, match="token_dim"):
-        NACConfig(dim=30, heads=4, head_dim=8, input_layers=1)
+        NACConfig(dim=30, heads=4, head_dim=8, read_in=ReadInConfig(input_layers=1))
     with pytest.raises(ValueError, match="input_layers"):
-        NACConfig(input_layers=-1)
+        NACConfig(read_in=ReadInConfig(input_layers=-1))

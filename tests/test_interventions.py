@@ -28,7 +28,8 @@ U, R = 6, 2
 
 
 def _model(**overrides) -> NAC:
-    config = NACConfig(
+    """A small conditional NAC; ``overrides`` are NACConfig options (flat names allowed)."""
+    config = NACConfig.from_dict(dict(
         input_dim=5,
         n_processors=U,
         n_readouts=R,
@@ -39,11 +40,9 @@ def _model(**overrides) -> NAC:
         code_dim=8,
         sig_dim=4,
         conditional=True,
-        cond_dim=7,
-        generator_dim=16,
-        generator_heads=2,
+        generator=dict(cond_dim=7, dim=16, heads=2),
         **overrides,
-    )
+    ))  # fmt: skip
     model = NAC(config).eval()
     with torch.no_grad():
         # the generator's signatures are near-equal at init; spread them so the kernel matters

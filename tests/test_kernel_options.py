@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from circuitlab.config import NACConfig
+from circuitlab.config_groups import KernelConfig, PenaltyConfig
 from circuitlab.model import NAC, signature_repulsion
 from circuitlab.nn.kernel import LOG_ZERO, cosine_distance, link_log_probability
 
@@ -51,7 +52,9 @@ def test_signature_repulsion_is_the_mean_hinge_over_distinct_pairs():
 def test_a_nac_adds_the_repulsion_to_its_structure_loss():
     base = dict(input_dim=4, n_processors=6, n_readouts=2, dim=16, heads=2, head_dim=8)
     torch.manual_seed(0)
-    with_repulsion = NAC(NACConfig(**base, signature_repulsion=2.0, repulsion_hinge=1.5))
+    with_repulsion = NAC(
+        NACConfig(**base, penalties=PenaltyConfig(signature_repulsion=2.0, repulsion_hinge=1.5))
+    )
     sigs = torch.randn(3, 8, with_repulsion.config.sig_dim)
     expected = 2.0 * signature_repulsion(sigs[:, :6], 1.5)
     torch.testing.assert_close(with_repulsion.structure_loss(sigs), expected)
@@ -60,8 +63,8 @@ def test_a_nac_adds_the_repulsion_to_its_structure_loss():
 
 def test_the_new_options_are_checked():
     with pytest.raises(ValueError, match="truncation"):
-        NACConfig(truncation_gradient=True)
+        NACConfig(kernel=KernelConfig(truncation_gradient=True))
     with pytest.raises(ValueError, match="repulsion_hinge"):
-        NACConfig(signature_repulsion=1.0, repulsion_hinge=0.0)
+        NACConfig(penalties=PenaltyConfig(signature_repulsion=1.0, repulsion_hinge=0.0))
     with pytest.raises(ValueError, match="signature_repulsion"):
-        NACConfig(signature_repulsion=-1.0)
+        NACConfig(penalties=PenaltyConfig(signature_repulsion=-1.0))

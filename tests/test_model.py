@@ -5,6 +5,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from circuitlab import NAC, Circuit, NACConfig
 from circuitlab.circuit import link_probabilities
+from circuitlab.config_groups import GeneratorConfig, KernelConfig, PenaltyConfig, ReadInConfig
 from circuitlab.nn import link_probability
 
 SMALL = dict(
@@ -18,8 +19,9 @@ SMALL = dict(
     code_dim=8,
     sig_dim=4,
     depth=2,
-    generator_dim=32,
 )
+# the generator's width in every conditional model here
+GENERATOR_DIM = 32
 
 
 def _flops(model, *args):
@@ -68,7 +70,11 @@ def test_input_mask_hides_padding_tokens():
 
 
 def test_conditional_nac_makes_one_circuit_per_input():
-    model = NAC(NACConfig(**SMALL, conditional=True, cond_vocab=11)).eval()
+    model = NAC(
+        NACConfig(
+            **SMALL, conditional=True, generator=GeneratorConfig(dim=GENERATOR_DIM, cond_vocab=11)
+        )
+    ).eval()
     cond = torch.randint(1, 11, (4, 5))
     logits, sigs, _ = model(torch.randn(4, 9, 6), cond, return_circuit=True)
     assert logits.shape == (4, 3) and sigs.shape == (4, 14, 4)
@@ -82,7 +88,11 @@ def test_conditional_nac_makes_one_circuit_per_input():
 
 
 def test_conditioning_mask_ignores_padding():
-    model = NAC(NACConfig(**SMALL, conditional=True, cond_dim=7)).eval()
+    model = NAC(
+        NACConfig(
+            **SMALL, conditional=True, generator=GeneratorConfig(dim=GENERATOR_DIM, cond_dim=7)
+        )
+    ).eval()
     cond = torch.randn(2, 6, 7)
     mask = torch.tensor([[True] * 4 + [False] * 2] * 2)
     other = cond.clone()
@@ -94,7 +104,10 @@ def test_conditioning_mask_ignores_padding():
 
 def test_logic_contrast_is_a_hinge_on_the_log_ratio_of_p_shifts():
     config = NACConfig(
-        **SMALL, conditional=True, cond_dim=7, logic_contrast_weight=2.0, logic_contrast_margin=0.5
+        **SMALL,
+        conditional=True,
+        generator=GeneratorConfig(dim=GENERATOR_DIM, cond_dim=7),
+        penalties=PenaltyConfig(logic_contrast_weight=2.0, logic_contrast_margin=0.5),
     )
     model = NAC(config).eval()
     torch.manual_seed(0)
@@ -119,10 +132,14 @@ def test_logic_contrast_is_a_hinge_on_the_log_ratio_of_p_shifts():
     assert same > loss and same > 2.0 * 10
     same.backward()
     assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.generator.parameters())
-    off = NAC(NACConfig(**SMALL, conditional=True, cond_dim=7))
+    off = NAC(
+        NACConfig(
+            **SMALL, conditional=True, generator=GeneratorConfig(dim=GENERATOR_DIM, cond_dim=7)
+        )
+    )
     assert off.logic_contrast_loss(tokens, mask) == 0
     with pytest.raises(ValueError, match="needs a conditional NAC"):
-        NACConfig(**SMALL, logic_contrast_weight=1.0)
+        NACConfig(**SMALL, penalties=PenaltyConfig(logic_contrast_weight=1.0))
 
 
 def test_perceiver_io_configuration_has_no_code_conditioning():
@@ -205,7 +222,11 @@ def test_drop_modules_rebuilds_the_prior_for_the_processors_left():
 
 
 def test_drop_modules_on_a_conditional_nac_needs_conditioning():
-    model = NAC(NACConfig(**SMALL, conditional=True, cond_vocab=11)).eval()
+    model = NAC(
+        NACConfig(
+            **SMALL, conditional=True, generator=GeneratorConfig(dim=GENERATOR_DIM, cond_vocab=11)
+        )
+    ).eval()
     cond = torch.randint(1, 11, (4, 5))
     with pytest.raises(ValueError, match="conditioning"):
         model.drop_modules(3)
@@ -223,7 +244,9 @@ def test_drop_modules_on_a_conditional_nac_needs_conditioning():
     ],
 )
 def test_tokenizers(tokenizer, inputs):
-    config = NACConfig(**{**SMALL, "input_dim": 3}, tokenizer=tokenizer, max_tokens=64)
+    config = NACConfig(
+        **{**SMALL, "input_dim": 3}, read_in=ReadInConfig(tokenizer=tokenizer, max_tokens=64)
+    )
     assert NAC(config)(inputs).shape == (2, 3)
 
 
@@ -236,18 +259,25 @@ def test_tokenizers(tokenizer, inputs):
     ],
 )
 def test_token_dim_narrows_the_tokens_the_read_in_attends_to(tokenizer, inputs):
-    wide = NAC(NACConfig(**{**SMALL, "input_dim": 3}, tokenizer=tokenizer, max_tokens=64))
+    wide = NAC(
+        NACConfig(
+            **{**SMALL, "input_dim": 3}, read_in=ReadInConfig(tokenizer=tokenizer, max_tokens=64)
+        )
+    )
     narrow = NAC(
-        NACConfig(**{**SMALL, "input_dim": 3}, tokenizer=tokenizer, max_tokens=64, token_dim=4)
+        NACConfig(
+            **{**SMALL, "input_dim": 3},
+            read_in=ReadInConfig(tokenizer=tokenizer, max_tokens=64, token_dim=4),
+        )
     )
     assert wide.tokenizer(inputs).shape[-1] == SMALL["dim"]
     assert narrow.tokenizer(inputs).shape[-1] == 4
     assert narrow.read_in.to_k.linear.in_features == 4
     assert narrow(inputs).shape == (2, 3)
     assert _flops(narrow, inputs) < _flops(wide, inputs)
-    assert NACConfig(token_dim=None, dim=48).token_width == 48
+    assert NACConfig(dim=48, read_in=ReadInConfig(token_dim=None)).token_width == 48
     with pytest.raises(ValueError, match="token_dim"):
-        NACConfig(token_dim=0)
+        NACConfig(read_in=ReadInConfig(token_dim=0))
 
 
 def test_byte_encoding_pads_and_masks():
@@ -268,7 +298,7 @@ def test_config_rejects_bad_values_with_the_field_name():
 
 
 def test_learnable_eps_gets_gradients():
-    model = NAC(NACConfig(**SMALL, learn_eps=True))
+    model = NAC(NACConfig(**SMALL, kernel=KernelConfig(learn_eps=True)))
     model(torch.randn(2, 9, 6)).sum().backward()
     assert model.kernel.log_eps.grad is not None
 
@@ -286,7 +316,7 @@ def test_sample_kernel_false_trains_on_p_itself():
     x = torch.randn(4, 9, 6)
     sampled = NAC(NACConfig(**SMALL)).train()
     assert not torch.equal(sampled(x), sampled(x))  # a fresh relaxed-Bernoulli sample each call
-    plain = NAC(NACConfig(**SMALL, sample_kernel=False)).train()
+    plain = NAC(NACConfig(**SMALL, kernel=KernelConfig(sample=False))).train()
     first = plain(x)
     assert torch.equal(first, plain(x))
     assert torch.allclose(first, plain.eval()(x), atol=1e-6)  # the same kernel as evaluation
@@ -297,7 +327,9 @@ def test_density_target_pulls_the_mean_link_probability():
 
     p = torch.tensor([[1.0, 0.2, 0.4], [0.2, 1.0, 0.6], [0.4, 0.6, 1.0]])
     assert link_density(p).item() == pytest.approx(0.4)
-    model = NAC(NACConfig(**SMALL, density_target=0.25, density_weight=2.0))
+    model = NAC(
+        NACConfig(**SMALL, penalties=PenaltyConfig(density_target=0.25, density_weight=2.0))
+    )
     sigs = torch.randn(3, 14, 4, requires_grad=True)
     density = link_density(model.link_probabilities(sigs[:, :12])).mean()
     loss = model.structure_loss(sigs)
@@ -306,39 +338,57 @@ def test_density_target_pulls_the_mean_link_probability():
     assert sigs.grad[:, :12].abs().sum() > 0 and sigs.grad[:, 12:].abs().sum() == 0
     assert NAC(NACConfig(**SMALL)).structure_loss(sigs).item() == 0.0
     with pytest.raises(ValueError, match="density_target"):
-        NACConfig(**SMALL, density_target=1.5)
+        NACConfig(**SMALL, penalties=PenaltyConfig(density_target=1.5))
 
 
 def test_per_circuit_density_pulls_each_circuit_apart():
     from circuitlab.model import link_density
 
-    config = NACConfig(**SMALL, density_target=0.25, density_scope="circuit")
+    config = NACConfig(
+        **SMALL, penalties=PenaltyConfig(density_target=0.25, density_scope="circuit")
+    )
     model = NAC(config)
     sigs = torch.randn(3, 14, 4)
     each = link_density(model.link_probabilities(sigs[:, :12]))  # (3,)
     expected = ((each - 0.25) ** 2).mean().item()
     assert model.structure_loss(sigs).item() == pytest.approx(expected, rel=1e-5)
-    batch_mean = NAC(NACConfig(**SMALL, density_target=0.25)).structure_loss(sigs).item()
+    batch_mean = (
+        NAC(NACConfig(**SMALL, penalties=PenaltyConfig(density_target=0.25)))
+        .structure_loss(sigs)
+        .item()
+    )
     assert batch_mean == pytest.approx((each.mean().item() - 0.25) ** 2, rel=1e-5)
     assert expected >= batch_mean  # Jensen: spread in density costs only per circuit
     with pytest.raises(ValueError, match="density_scope"):
-        NACConfig(**SMALL, density_scope="sentence")
+        NACConfig(**SMALL, penalties=PenaltyConfig(density_scope="sentence"))
 
 
 def test_density_band_charges_only_circuits_outside_it():
     from circuitlab.model import link_density
 
-    batch_only = NAC(NACConfig(**SMALL, density_target=0.25, density_weight=2.0))
+    batch_only = NAC(
+        NACConfig(**SMALL, penalties=PenaltyConfig(density_target=0.25, density_weight=2.0))
+    )
     sigs = torch.randn(4, 14, 4)
     each = link_density(batch_only.link_probabilities(sigs[:, :12]))  # (4,)
     base = batch_only.structure_loss(sigs).item()
     band = 0.5 * (each - 0.25).abs().max().item()  # at least the farthest circuit is outside
-    banded = NAC(NACConfig(**SMALL, density_target=0.25, density_weight=2.0, density_band=band))
+    banded = NAC(
+        NACConfig(
+            **SMALL,
+            penalties=PenaltyConfig(density_target=0.25, density_weight=2.0, density_band=band),
+        )
+    )
     excess = ((each - 0.25).abs() - band).clamp(min=0)
     assert (excess > 0).any()
     expected = base + 2.0 * (excess**2).mean().item()
     assert banded.structure_loss(sigs).item() == pytest.approx(expected, rel=1e-5)
-    wide = NAC(NACConfig(**SMALL, density_target=0.25, density_weight=2.0, density_band=1.0))
+    wide = NAC(
+        NACConfig(
+            **SMALL,
+            penalties=PenaltyConfig(density_target=0.25, density_weight=2.0, density_band=1.0),
+        )
+    )
     assert wide.structure_loss(sigs).item() == pytest.approx(base, rel=1e-6)
     for bad in (
         {"density_band": 0.1},  # no target
@@ -346,11 +396,15 @@ def test_density_band_charges_only_circuits_outside_it():
         {"density_band": 0.1, "density_target": 0.25, "density_scope": "circuit"},
     ):
         with pytest.raises(ValueError, match="density_band"):
-            NACConfig(**SMALL, **bad)
+            NACConfig(**SMALL, penalties=PenaltyConfig(**bad))
 
 
 def test_wiring_only_generator_keeps_one_code_per_module():
-    config = NACConfig(**SMALL, conditional=True, cond_dim=5, sentence_codes=False)
+    config = NACConfig(
+        **SMALL,
+        conditional=True,
+        generator=GeneratorConfig(dim=GENERATOR_DIM, cond_dim=5, sentence_codes=False),
+    )
     model = NAC(config)
     sigs, codes = model.generate(torch.randn(3, 4, 5))
     assert codes.shape == (3, 14, 8) and torch.equal(codes[0], codes[2])
@@ -360,9 +414,14 @@ def test_wiring_only_generator_keeps_one_code_per_module():
 
 
 def test_read_in_code_scope_confines_the_circuits_codes_to_what_processors_look_for():
-    config = dict(SMALL, conditional=True, cond_dim=5)
-    scoped = NAC(NACConfig(**config, code_scope="read_in")).eval()
-    everywhere = NAC(NACConfig(**config)).eval()
+    generator = dict(dim=GENERATOR_DIM, cond_dim=5)
+    scoped = NACConfig(
+        **SMALL, conditional=True, generator=GeneratorConfig(**generator, code_scope="read_in")
+    )
+    scoped = NAC(scoped).eval()
+    everywhere = NAC(
+        NACConfig(**SMALL, conditional=True, generator=GeneratorConfig(**generator))
+    ).eval()
     everywhere.load_state_dict(scoped.state_dict())
     x = torch.randn(3, 9, 6)
     sigs, codes = scoped.generate(torch.randn(3, 4, 5))
@@ -381,13 +440,21 @@ def test_read_in_code_scope_confines_the_circuits_codes_to_what_processors_look_
         moved[:, :12] += 3.0
         assert not torch.allclose(scoped.execute(x, sigs, codes), scoped.execute(x, sigs, moved))
     with pytest.raises(ValueError, match="code_scope"):
-        NACConfig(**SMALL, code_scope="read_in")
+        NACConfig(**SMALL, generator=GeneratorConfig(dim=GENERATOR_DIM, code_scope="read_in"))
     with pytest.raises(ValueError, match="code_scope"):
-        NACConfig(**config, code_scope="everywhere")
+        NACConfig(
+            **SMALL,
+            conditional=True,
+            generator=GeneratorConfig(**generator, code_scope="everywhere"),
+        )
 
 
 def test_code_dropout_gives_some_training_examples_the_modules_own_codes():
-    config = NACConfig(**SMALL, conditional=True, cond_dim=5, code_dropout=0.5)
+    config = NACConfig(
+        **SMALL,
+        conditional=True,
+        generator=GeneratorConfig(dim=GENERATOR_DIM, cond_dim=5, code_dropout=0.5),
+    )
     model = NAC(config)
     x, cond = torch.randn(64, 9, 6), torch.randn(64, 4, 5)
     _, _, codes = model.train()(x, cond, return_circuit=True)
@@ -398,4 +465,4 @@ def test_code_dropout_gives_some_training_examples_the_modules_own_codes():
     assert torch.equal(codes[~dropped], generated[~dropped])
     assert torch.equal(model.eval()(x, cond, return_circuit=True)[2], generated)  # eval: none
     with pytest.raises(ValueError, match="code_dropout"):
-        NACConfig(**SMALL, code_dropout=0.5)
+        NACConfig(**SMALL, generator=GeneratorConfig(dim=GENERATOR_DIM, code_dropout=0.5))

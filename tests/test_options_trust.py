@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from circuitlab.cli import app
 from circuitlab.config import NACConfig
+from circuitlab.config_groups import KernelConfig
 from circuitlab.mn import MNConfig
 from circuitlab.ni import NIConfig
 from circuitlab.run_config import TrainConfig
@@ -44,7 +45,7 @@ def test_the_cli_refuses_options_that_would_ruin_a_run(tmp_path, options, messag
 @pytest.mark.parametrize(
     "build, message",
     [
-        (lambda: NACConfig(eps=math.nan), "eps must be a finite number"),
+        (lambda: NACConfig(kernel=KernelConfig(eps=math.nan)), "eps must be a finite number"),
         (lambda: NACConfig(dim="8"), "dim must be int"),
         (lambda: NACConfig(n_processors=True), "n_processors must be int"),
         (lambda: NACConfig(sig_dim=0), "sig_dim must be positive"),

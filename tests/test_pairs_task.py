@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
+from circuitlab.config_groups import GeneratorConfig
 from circuitlab.data.pair_tokens import (
     ATTRIBUTES,
     N_ATTRIBUTES,
@@ -328,7 +329,7 @@ def test_a_split_pairs_task_splits_by_the_pair_worlds_words_and_builds_a_split_m
     assert skeleton(text, vocabulary("pairs")) != skeleton(text)  # the shapes words differ
     assert content(text, vocabulary("pairs")) != "nothing"
     config = TrainConfig(task="pairs", conditional=True, task_options=options, model=TINY_MODEL)
-    assert config.model_config(task).split_conditioning
+    assert config.model_config(task).generator.split_conditioning
 
 
 def test_a_pairs_model_trains_and_exports_its_nlvr2_and_pairs_stores(tiny_pairs_export):
@@ -425,7 +426,6 @@ def test_input_probes_score_the_batch_as_given_and_scrambled(task):
             input_dim=task.input_dim,
             n_classes=2,
             conditional=True,
-            cond_dim=task.cond_dim,
             n_processors=4,
             n_readouts=1,
             dim=16,
@@ -433,7 +433,7 @@ def test_input_probes_score_the_batch_as_given_and_scrambled(task):
             head_dim=8,
             code_dim=8,
             sig_dim=4,
-            generator_dim=16,
+            generator=GeneratorConfig(cond_dim=task.cond_dim, dim=16),
         )
     ).eval()
     batch = task.validation(32, seed=5)

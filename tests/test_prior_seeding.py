@@ -1,4 +1,4 @@
-"""Signatures seeded from a graph prior before training (NACConfig.prior_seed_steps)."""
+"""Signatures seeded from a graph prior before training (NACConfig.prior_fit.seed_steps)."""
 
 import dataclasses
 
@@ -9,6 +9,7 @@ import torch
 from circuitlab.analysis.prior_verdict import best_prior
 from circuitlab.analysis.recovery import recovered_prior
 from circuitlab.config import NACConfig
+from circuitlab.config_groups import KernelConfig
 from circuitlab.model import NAC
 from circuitlab.prior_seeding import seed_signatures_from_prior
 from circuitlab.prior_targets import closest_permutation, target
@@ -18,7 +19,7 @@ from circuitlab.train import TrainConfig, train
 PRIOR = dict(prior="planted_partition", prior_weight=10.0, prior_params={"n_blocks": 3})
 SMALL = dict(
     n_processors=24, n_readouts=2, dim=16, depth=1, heads=2, head_dim=8, code_dim=8, sig_dim=8,
-    eps=0.25,
+    kernel=KernelConfig(eps=0.25),
 )  # fmt: skip
 
 
@@ -36,7 +37,9 @@ def test_seeded_signatures_read_as_the_prior_and_nothing_else_moves():
     task = ToySets()
     torch.manual_seed(0)
     config = NACConfig(**SMALL, **PRIOR, input_dim=task.input_dim, n_classes=task.n_classes)
-    model = NAC(dataclasses.replace(config, learn_eps=True))  # a kernel parameter in P too
+    model = NAC(
+        dataclasses.replace(config, kernel=KernelConfig(eps=0.25, learn_eps=True))
+    )  # a kernel parameter in P too
     before = {k: v.clone() for k, v in model.state_dict().items()}
     random_error = _matched_error(model)
     seed_signatures_from_prior(model, 400)
@@ -78,4 +81,4 @@ def test_a_fresh_run_starts_from_seeded_signatures(tmp_path):
 )
 def test_seeding_without_a_prior_to_seed_from_is_refused(options, says):
     with pytest.raises(ValueError, match=says):
-        NACConfig(**SMALL, **options)
+        NACConfig.from_dict({**SMALL, **options})

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from circuitlab import NACConfig
+from circuitlab.config_groups import ReadInConfig
 from circuitlab.nn import ReadIn
 
 
@@ -76,8 +77,8 @@ def test_sigmoid_weights_make_what_a_module_reads_grow_linearly_with_the_count()
     torch.testing.assert_close(pooled[2], 3 * pooled[0])
     with pytest.raises(ValueError, match="read-in weights"):
         ReadIn(32, 24, 16, weights="relu")
-    with pytest.raises(ValueError, match="read_in_weights"):
-        NACConfig(read_in_weights="relu")
+    with pytest.raises(ValueError, match=r"ReadInConfig\.weights"):
+        NACConfig(read_in=ReadInConfig(weights="relu"))
 
 
 def test_unconditioned_read_in_equals_naive():

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from circuitlab import NAC, NACConfig
+from circuitlab.config_groups import GeneratorConfig
 from circuitlab.data.minimal_pairs import WORDING_RULES, logic_variant
 from circuitlab.data.pair_world import random_pair_sentence, world_nouns
 from circuitlab.data.sentence_parts import PLACEHOLDER, content, skeleton
@@ -170,7 +171,9 @@ def _split_tokens(skeleton_part: torch.Tensor, content_part: torch.Tensor) -> to
 
 
 def test_split_generator_makes_signatures_from_the_skeleton_and_codes_from_the_content():
-    config = NACConfig(**SMALL, conditional=True, cond_dim=6, split_conditioning=True)
+    config = NACConfig(
+        **SMALL, conditional=True, generator=GeneratorConfig(cond_dim=6, split_conditioning=True)
+    )
     model = NAC(config).eval()
     skeleton_a, skeleton_b = torch.randn(2, 3, 4, 5).unbind(0)
     content_a, content_b = torch.randn(2, 3, 2, 5).unbind(0)
@@ -186,7 +189,9 @@ def test_split_generator_makes_signatures_from_the_skeleton_and_codes_from_the_c
 
 def test_signatures_from_the_whole_sentence_read_the_content_too_and_match_a_plain_read():
     config = NACConfig(
-        **SMALL, conditional=True, cond_dim=6, split_conditioning=True, signature_tokens="sentence"
+        **SMALL,
+        conditional=True,
+        generator=GeneratorConfig(cond_dim=6, split_conditioning=True, signature_tokens="sentence"),
     )
     model = NAC(config).eval()
     skeleton, content_a, content_b = torch.randn(3, 3, 4, 5).unbind(0)
@@ -201,7 +206,11 @@ def test_signatures_from_the_whole_sentence_read_the_content_too_and_match_a_pla
         x = generator.norm_out(generator.self_attn(x))
         reference = generator.base()[0] + generator.to_signatures(x)
         skeleton_only = NAC(
-            NACConfig(**SMALL, conditional=True, cond_dim=6, split_conditioning=True)
+            NACConfig(
+                **SMALL,
+                conditional=True,
+                generator=GeneratorConfig(cond_dim=6, split_conditioning=True),
+            )
         )
         skeleton_only.load_state_dict(model.state_dict())
         _, codes_skeleton_only = skeleton_only.eval().generate(tokens)
@@ -213,9 +222,15 @@ def test_signatures_from_the_whole_sentence_read_the_content_too_and_match_a_pla
 def test_split_conditioning_needs_sentence_codes_and_vector_conditioning():
     with pytest.raises(ValueError, match="split_conditioning"):
         NACConfig(
-            **SMALL, conditional=True, cond_dim=6, split_conditioning=True, sentence_codes=False
+            **SMALL,
+            conditional=True,
+            generator=GeneratorConfig(cond_dim=6, split_conditioning=True, sentence_codes=False),
         )
     with pytest.raises(ValueError, match="split_conditioning"):
-        NACConfig(**SMALL, split_conditioning=True)
+        NACConfig(**SMALL, generator=GeneratorConfig(split_conditioning=True))
     with pytest.raises(ValueError, match="signature_tokens"):
-        NACConfig(**SMALL, conditional=True, cond_dim=6, signature_tokens="sentence")
+        NACConfig(
+            **SMALL,
+            conditional=True,
+            generator=GeneratorConfig(cond_dim=6, signature_tokens="sentence"),
+        )

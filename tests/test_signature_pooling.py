@@ -4,13 +4,17 @@ import pytest
 import torch
 
 from circuitlab import NAC, NACConfig
+from circuitlab.config_groups import GeneratorConfig
 from circuitlab.nn.generators import pooled_parts
 from tests.test_model import SMALL
 from tests.test_sentence_parts import _split_tokens
 
-POOLED = dict(
-    **SMALL, conditional=True, cond_dim=6, split_conditioning=True, signature_tokens="sentence"
-)
+SPLIT = dict(cond_dim=6, split_conditioning=True, signature_tokens="sentence")
+
+
+def _split(**generator) -> NACConfig:
+    """A NAC whose generator splits the sentence, with ``generator`` options besides."""
+    return NACConfig(**SMALL, conditional=True, generator=GeneratorConfig(**SPLIT, **generator))
 
 
 def test_pooled_parts_are_the_means_of_their_tokens_and_empty_parts_are_masked():
@@ -27,7 +31,7 @@ def test_pooled_parts_are_the_means_of_their_tokens_and_empty_parts_are_masked()
 
 
 def test_pooled_signatures_read_one_mean_token_per_part():
-    model = NAC(NACConfig(**POOLED, signature_pooling=True)).eval()
+    model = NAC(_split(signature_pooling=True)).eval()
     skeleton, content = torch.randn(3, 4, 5), torch.randn(3, 2, 5)
     tokens = _split_tokens(skeleton, content)
     g = model.generator
@@ -38,7 +42,7 @@ def test_pooled_signatures_read_one_mean_token_per_part():
         x = g.queries.unsqueeze(0).expand(3, -1, -1)
         x = g.norm_out(g.self_attn(g.cross(x, g.cond_proj(means), None)))
         reference = g.base()[0] + g.to_signatures(x)
-        unpooled = NAC(NACConfig(**POOLED))
+        unpooled = NAC(_split())
         unpooled.load_state_dict(model.state_dict())
         _, codes_unpooled = unpooled.eval().generate(tokens)
     assert torch.allclose(sigs, reference, atol=1e-6)
@@ -46,7 +50,7 @@ def test_pooled_signatures_read_one_mean_token_per_part():
 
 
 def test_pooled_signatures_ignore_word_order_within_a_part_and_padding():
-    model = NAC(NACConfig(**POOLED, signature_pooling=True)).eval()
+    model = NAC(_split(signature_pooling=True)).eval()
     skeleton, content = torch.randn(2, 4, 5), torch.randn(2, 2, 5)
     shuffled = skeleton[:, [2, 0, 3, 1]]
     padded = torch.cat([_split_tokens(skeleton, content), torch.randn(2, 3, 6)], 1)
@@ -56,7 +60,7 @@ def test_pooled_signatures_ignore_word_order_within_a_part_and_padding():
         sigs, _ = model.generate(_split_tokens(skeleton, content))
         sigs_shuffled, _ = model.generate(_split_tokens(shuffled, content))
         sigs_padded, _ = model.generate(padded, mask)
-        unpooled = NAC(NACConfig(**POOLED))
+        unpooled = NAC(_split())
         unpooled.load_state_dict(model.state_dict())
         sigs_unpooled, _ = unpooled.eval().generate(_split_tokens(shuffled, content))
     assert torch.allclose(sigs, sigs_shuffled, atol=1e-5)
@@ -65,7 +69,9 @@ def test_pooled_signatures_ignore_word_order_within_a_part_and_padding():
 
 
 def test_unsplit_pooled_signatures_read_the_mean_of_every_token():
-    config = NACConfig(**SMALL, conditional=True, cond_dim=5, signature_pooling=True)
+    config = NACConfig(
+        **SMALL, conditional=True, generator=GeneratorConfig(cond_dim=5, signature_pooling=True)
+    )
     model = NAC(config).eval()
     cond = torch.randn(2, 7, 5)
     with torch.no_grad():
@@ -76,4 +82,4 @@ def test_unsplit_pooled_signatures_read_the_mean_of_every_token():
 
 def test_signature_pooling_needs_a_conditional_nac():
     with pytest.raises(ValueError, match="signature_pooling"):
-        NACConfig(**SMALL, signature_pooling=True)
+        NACConfig(**SMALL, generator=GeneratorConfig(signature_pooling=True))

@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from circuitlab import NAC, NACConfig
+from circuitlab.config_groups import GeneratorConfig
 from circuitlab.nn.token_dropout import drop_tokens
 from tests.test_model import SMALL
 
@@ -31,7 +32,9 @@ def test_drop_tokens_keeps_a_token_in_each_part_of_every_row():
 
 
 def test_token_dropout_trains_on_a_masked_sentence_and_evaluates_on_the_whole():
-    config = NACConfig(**SMALL, conditional=True, cond_dim=5, token_dropout=0.5)
+    config = NACConfig(
+        **SMALL, conditional=True, generator=GeneratorConfig(cond_dim=5, token_dropout=0.5)
+    )
     model = NAC(config)
     x, cond = torch.randn(8, 9, 6), torch.randn(8, 7, 5)
     torch.manual_seed(3)
@@ -44,6 +47,8 @@ def test_token_dropout_trains_on_a_masked_sentence_and_evaluates_on_the_whole():
     model.eval()
     assert torch.allclose(model(x, cond), model.execute(x, *model.generate(cond)))
     with pytest.raises(ValueError, match="token_dropout"):
-        NACConfig(**SMALL, token_dropout=0.5)
+        NACConfig(**SMALL, generator=GeneratorConfig(token_dropout=0.5))
     with pytest.raises(ValueError, match="token_dropout"):
-        NACConfig(**SMALL, conditional=True, cond_dim=5, token_dropout=1.0)
+        NACConfig(
+            **SMALL, conditional=True, generator=GeneratorConfig(cond_dim=5, token_dropout=1.0)
+        )

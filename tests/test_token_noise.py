@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from circuitlab import NAC, NACConfig
+from circuitlab.config_groups import GeneratorConfig
 from circuitlab.nn.token_noise import add_token_noise, gaussian_jitter
 from tests.test_model import SMALL
 
@@ -23,7 +24,9 @@ def test_token_noise_has_the_expected_length_on_real_tokens_only_and_keeps_the_f
 
 
 def test_token_noise_jitters_the_generators_tokens_in_training_only():
-    config = NACConfig(**SMALL, conditional=True, cond_dim=5, token_noise=1.0)
+    config = NACConfig(
+        **SMALL, conditional=True, generator=GeneratorConfig(cond_dim=5, token_noise=1.0)
+    )
     model = NAC(config)
     x, cond = torch.randn(8, 9, 6), torch.randn(8, 7, 5)
     torch.manual_seed(3)
@@ -37,9 +40,11 @@ def test_token_noise_jitters_the_generators_tokens_in_training_only():
     with pytest.raises(ValueError, match="token ids"):
         model._jitter_tokens(torch.zeros(2, 3, dtype=torch.long), None)
     with pytest.raises(ValueError, match="token_noise"):
-        NACConfig(**SMALL, token_noise=1.0)
+        NACConfig(**SMALL, generator=GeneratorConfig(token_noise=1.0))
     with pytest.raises(ValueError, match="token_noise"):
-        NACConfig(**SMALL, conditional=True, cond_dim=5, token_noise=-0.5)
+        NACConfig(
+            **SMALL, conditional=True, generator=GeneratorConfig(cond_dim=5, token_noise=-0.5)
+        )
 
 
 def test_token_noise_traces_under_torch_compile_with_dynamic_shapes():

@@ -495,7 +495,7 @@ def test_init_from_starts_a_new_run_from_a_checkpoints_weights(tmp_path):
     # a kernel width the config fixes (a buffer, not a parameter) is this run's, not the
     # checkpoint's: a continuation at another eps trains at that eps
     wider_kernel = NAC(TrainConfig(model=dict(TINY_MODEL, eps=0.4)).model_config(ToySets()))
-    with pytest.warns(UserWarning, match="keep its values.*log_eps.*'eps': \\(1.0, 0.4\\)"):
+    with pytest.warns(UserWarning, match="keep its values.*log_eps.*'kernel.eps': \\(1.0, 0.4\\)"):
         warm_start(wider_kernel, tmp_path / "first", "cpu")
     widths = [float(m.eps) for m in wider_kernel.modules() if hasattr(m, "log_eps")]
     assert widths and all(w == pytest.approx(0.4) for w in widths)
@@ -507,7 +507,7 @@ def test_init_from_starts_a_new_run_from_a_checkpoints_weights(tmp_path):
     sigmoid = NAC(
         TrainConfig(model=dict(TINY_MODEL, read_in_weights="sigmoid")).model_config(ToySets())
     )
-    with pytest.warns(UserWarning, match="read_in.offset.*'read_in_weights': \\('softmax'"):
+    with pytest.warns(UserWarning, match="read_in.offset.*'read_in.weights': \\('softmax'"):
         warm_start(sigmoid, tmp_path / "first", "cpu")
     for name, value in sigmoid.state_dict().items():
         if name in saved:

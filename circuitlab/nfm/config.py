@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from circuitlab.config import check_fields, from_dict
+from circuitlab.config_fields import check_fields, from_dict
 
 
 @dataclass

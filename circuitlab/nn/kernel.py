@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from circuitlab.config import EVAL_KERNELS
+from circuitlab.config_groups import EVAL_KERNELS
 
 # A finite stand-in for log 0: exp(-1e4) is 0 in float32, and a row whose links are all cut
 # stays finite (it falls back to plain attention) instead of producing NaN.

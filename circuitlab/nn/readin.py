@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from circuitlab.config import READ_IN_WEIGHTS
+from circuitlab.config_groups import READ_IN_WEIGHTS
 from circuitlab.nn.modfc import ModFC
 
 

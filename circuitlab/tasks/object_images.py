@@ -7,7 +7,7 @@ an image task in the spirit of Tiny-ImageNet with the held-out splits the paper'
 - ``few_shot(n_shots, seed)``: ``n_few_shot_classes`` (8) classes never drawn in training,
   labelled 0..7, for adaptation.
 
-Images are (1, size, size), read by the NAC's patch tokenizer (``tokenizer: patches``,
+Images are (1, size, size), read by the NAC's patch tokenizer (``read_in: {tokenizer: patches}``,
 ``input_dim`` 1 channel). Every split draws from its own seeded stream, so no two splits share
 an image.
 """

@@ -20,8 +20,8 @@ so that the feature weighs more beside the others at the same learning rate.
 (``circuitlab.data.pair_world_extra``; validation and the held-out nouns keep the base grammar's),
 and ``disjunction_pool_size`` more of two clauses joined by "or", which the base grammar lacks.
 ``contrast_per_batch`` > 0 gives every training batch that many contrast triples
-(``Batch.contrast``, for ``NACConfig.logic_contrast_weight``): a training sentence, the same
-with one training noun swapped for another, and the same with one logic change
+(``Batch.contrast``, for ``NACConfig.penalties.logic_contrast_weight``): a training sentence,
+the same with one training noun swapped for another, and the same with one logic change
 (``circuitlab.data.minimal_pairs.nlvr2_minimal_pairs_by_kind``'s rules, every kind that
 applies), drawn from the triples of the first ``contrast_pool_size`` training sentences:
 uniformly among the triples (``contrast_balance="triples"``), or a kind uniformly and then one

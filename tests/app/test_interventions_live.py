@@ -124,7 +124,7 @@ def test_what_a_module_reads_is_its_read_in_attention_on_the_stored_circuit(nlvr
     n_objects = sum(len(box) for box in boxes)
     processors = int((intervener.view.store.roles == "processor").sum())
     assert reads.shape[0] == processors and reads.shape[1] in (n_objects, n_objects + 1)
-    if intervener.model.config.read_in_weights == "softmax":  # a distribution over the scene
+    if intervener.model.config.read_in.weights == "softmax":  # a distribution over the scene
         np.testing.assert_allclose(reads.sum(1), 1.0, atol=1e-5)
     else:  # sigmoid: each object weighed on its own
         assert ((reads > 0) & (reads < 1)).all()

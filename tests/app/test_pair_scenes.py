@@ -93,7 +93,7 @@ def test_stored_pairs_rerun_through_the_model_give_back_the_stored_answers(pair_
     scene = intervener.scene_of(index)
     reads = intervener.reads(index, CircuitEdit())
     n_objects = PAIR_SCENES.n_objects(scene)
-    null = int(intervener.model.config.null_token)
+    null = int(intervener.model.config.read_in.null_token)
     assert reads.shape == (intervener.model.config.n_processors, n_objects + null)
     np.testing.assert_allclose(reads.sum(axis=1), 1.0, atol=1e-5)  # a softmax over the tokens
 
