@@ -680,7 +680,8 @@ def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
     dash_duo.wait_for_page(url=shared)
     undone = f"cut 1 links, knocked out {len(processors) - 1} modules"
     dash_duo.wait_for_text_to_equal("#edit-summary", undone)
-    assert dash_duo.driver.execute_script(cut) == 1
+    # the drawing follows the summary in a callback of its own: wait for it
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda d: d.execute_script(cut) == 1)
     no_console_errors(dash_duo)
 
 
