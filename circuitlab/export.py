@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -17,11 +17,9 @@ from circuitlab.checkpoint import CHECKPOINT, checkpoint_file
 from circuitlab.data.nlvr import read_nlvr, scene_json
 from circuitlab.data.pair_world import pair_scene_json
 from circuitlab.files import file_sha256, write_atomic
+from circuitlab.kinds import model_kind
 from circuitlab.loading import load_model
-from circuitlab.mn.export import write_mn_store
 from circuitlab.model import NAC
-from circuitlab.nfm.export import write_nfm_store
-from circuitlab.ni.export import write_ni_store
 from circuitlab.nlvr_eval import nlvr2_sentences, nlvr_task, predict_nlvr
 from circuitlab.predict import predict_logits
 from circuitlab.run_config import TrainConfig
@@ -350,28 +348,6 @@ def write_nac_stores(
     return {"": write_run_store(model, config, checkpoint, out, **options)}
 
 
-# (model, its TrainConfig, checkpoint path, out, n_circuits=, seed=, overwrite=) -> the stores
-# written, by name under ``out`` ("" when ``out`` is the store itself)
-Exporter = Callable[..., dict[str, CircuitStore]]
-
-
-def _one_store(write: Callable[..., CircuitStore]) -> Exporter:
-    """An exporter from a function that writes one store."""
-
-    def exporter(model, config, checkpoint, out, **options) -> dict[str, CircuitStore]:  # noqa: ANN001
-        return {"": write(model, config, checkpoint, out, **options)}
-
-    return exporter
-
-
-EXPORTERS: dict[str, Exporter] = {
-    "nac": write_nac_stores,
-    "ni": _one_store(write_ni_store),
-    "mn": _one_store(write_mn_store),
-    "nfm": _one_store(write_nfm_store),
-}
-
-
 def export_checkpoint(
     path: str | os.PathLike,
     out: str | os.PathLike,
@@ -381,7 +357,8 @@ def export_checkpoint(
     overwrite: bool = False,
 ) -> dict[str, CircuitStore]:
     """The one entry point of ``circuitlab export``: write the circuits of the run at ``path``
-    (a run directory or its checkpoint.pt) with the exporter of its model kind (``EXPORTERS``);
+    (a run directory or its checkpoint.pt) with the exporter of its model kind
+    (``circuitlab.kinds``);
     a folder of unconditional runs gives one store (``export_model_set``). Returns the stores
     written, keyed by their name under ``out`` ("" when ``out`` is the store itself)."""
     path = Path(path)
@@ -389,9 +366,6 @@ def export_checkpoint(
         return {"": export_model_set(path, out, overwrite=overwrite)}
     checkpoint = checkpoint_file(path)
     model, config = load_model(checkpoint)
-    exporter = EXPORTERS.get(config.model_kind)
-    if exporter is None:
-        raise ValueError(f"{checkpoint}: no exporter for model kind {config.model_kind!r}")
-    return exporter(
+    return model_kind(config.model_kind).export(
         model, config, checkpoint, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite
     )
