@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from circuitlab.kinds import mn, nfm, ni
 from circuitlab.store import CircuitStore, category_lists
 
 # scikit-learn is imported where it is used: importing it takes ~1.6 s, and the app imports
@@ -39,13 +40,13 @@ def circuit_features(store: CircuitStore, batch: int = 512) -> np.ndarray:
     Neural Interpreter's store, every input's routing flattened, (N, steps U V); for a Modular
     Network's, its path one-hot and its controllers' probabilities (analysis.paths); for an
     NFM network's, its reads flattened (N, L (2 L + 1))."""
-    if store.kind == "ni":
+    if store.kind == ni.NAME:
         routing = store.array("routing")
         return np.asarray(routing, dtype=np.float32).reshape(len(store), -1)
-    if store.kind == "nfm":
+    if store.kind == nfm.NAME:
         attention = store.array("attention")
         return np.asarray(attention, dtype=np.float32).reshape(len(store), -1)
-    if store.kind == "mn":
+    if store.kind == mn.NAME:
         from circuitlab.analysis.paths import path_features
 
         n_modules = store.meta["n_modules"]

@@ -23,6 +23,7 @@ from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import module_layout
 from circuitlab.analysis.prior_verdict import PriorVerdict, best_prior
 from circuitlab.analysis.stats import graph_stats
+from circuitlab.kinds import nac
 from circuitlab.store import CircuitStore
 
 GRAPH_KEY = "graphs"
@@ -162,7 +163,7 @@ def write_figures(
 def _nac_store(path: str | os.PathLike) -> CircuitStore:
     """The NAC store at ``path``; a store of another kind is refused with where to look."""
     store = CircuitStore.open(path)
-    if store.kind != "nac":
+    if store.kind != nac.NAME:
         raise ValueError(
             f"{store.path} is a store of kind {store.kind!r}: graph statistics, prior fits and "
             "figures read a NAC's module graphs; read a Neural Interpreter's routing with "

@@ -203,9 +203,9 @@ def typed_sentence(folder: Path, text: str, phrase: str) -> str:
     from circuitlab.app.stores import AppStores
 
     shipped = ROOT / "checkpoints" / "nlvr"
-    from circuitlab.export import export_nlvr
+    from circuitlab.export import export_checkpoint
 
-    stores = export_nlvr(shipped, folder / "stores", limit=20)
+    stores = export_checkpoint(shipped, folder / "stores", limit=20)
     view = AppStores(stores["nlvr2"].path, checkpoint=shipped).view(None)
     return api(lambda: view.typed_circuit(text), phrase)
 

@@ -21,7 +21,7 @@ processor with read-out (read-outs do not talk to each other). Everything runs i
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -162,25 +162,31 @@ class _Runner:
     def measure_rows(
         self,
         examples: np.ndarray,
-        masks: torch.Tensor,
-        mask_rows: np.ndarray,
+        edits: Callable[[slice], dict[str, torch.Tensor]],
         answer: torch.Tensor,
         measure: str,
         keeps: bool = False,
     ) -> np.ndarray:
-        """The measure (N,) of rows ``examples`` (N,), row k cut by ``masks[mask_rows[k]]``
-        (masks (M, U, U)), run ROWS_PER_RUN rows at a time; with ``keeps``, whether each row
-        keeps its answer instead."""
+        """The measure (N,) of rows ``examples`` (N,), run ROWS_PER_RUN rows at a time, the
+        rows ``examples[part]`` under ``edits(part)``: ``logits``'s edits by keyword (``cut``
+        (n, U, U), ``read_cut`` (n, processors, tokens)); with ``keeps``, whether each row keeps
+        its answer instead."""
         out = []
         for start in range(0, len(examples), ROWS_PER_RUN):
-            part = torch.from_numpy(examples[start : start + ROWS_PER_RUN]).to(self.device)
-            cut = masks[torch.from_numpy(mask_rows[start : start + ROWS_PER_RUN])]
-            logits = self.logits(part, cut=cut.to(self.device))
+            part = slice(start, start + ROWS_PER_RUN)
+            rows = torch.from_numpy(examples[part]).to(self.device)
+            edit = {name: tensor.to(self.device) for name, tensor in edits(part).items()}
+            logits = self.logits(rows, **edit)
             if keeps:
-                out.append((logits.argmax(-1) == answer[part]).cpu().numpy())
+                out.append((logits.argmax(-1) == answer[rows]).cpu().numpy())
             else:
-                out.append(_measure(logits, answer[part], measure).cpu().numpy())
+                out.append(_measure(logits, answer[rows], measure).cpu().numpy())
         return np.concatenate(out) if out else np.zeros(0)
+
+
+def cut_by(masks: torch.Tensor, mask_rows: np.ndarray) -> Callable[[slice], dict]:
+    """``measure_rows``'s edits cutting row k by ``masks[mask_rows[k]]`` (masks (M, U, U))."""
+    return lambda part: {"cut": masks[torch.from_numpy(mask_rows[part])]}
 
 
 @dataclass(frozen=True)
@@ -237,10 +243,10 @@ def link_effects(
         runner = _Runner.of(model, batch, signatures, codes)
         answer, value = _baseline(runner, measure)
         masks = link_masks(model.config.n_modules, links)
-        examples, edits = np.nonzero(which)
-        after = runner.measure_rows(examples, masks, edits, answer, measure)
+        examples, cut_links = np.nonzero(which)
+        after = runner.measure_rows(examples, cut_by(masks, cut_links), answer, measure)
     effects = np.full((n, n_links), np.nan)
-    effects[examples, edits] = value.cpu().numpy()[examples] - after
+    effects[examples, cut_links] = value.cpu().numpy()[examples] - after
     return Baseline(answer.cpu().numpy(), value.cpu().numpy()), effects
 
 
@@ -300,7 +306,8 @@ def module_effects(
         silent = torch.zeros(u, c.n_modules, c.n_modules, dtype=torch.bool)
         silent[torch.arange(u), :, torch.arange(u)] = True  # processor m sends to no one
         examples = np.repeat(np.arange(n), u)
-        after = runner.measure_rows(examples, silent, np.tile(np.arange(u), n), answer, measure)
+        edits = cut_by(silent, np.tile(np.arange(u), n))
+        after = runner.measure_rows(examples, edits, answer, measure)
         effects = np.full((n, c.n_modules), np.nan)
         effects[:, :u] = value.cpu().numpy()[:, None] - after.reshape(n, u)
         if c.n_readouts > 1:
@@ -376,8 +383,8 @@ def minimal_circuits(
             kept = links[order[example, :size]]
             masks[row, kept[:, 0], kept[:, 1]] = False
             masks[row, kept[:, 1], kept[:, 0]] = False
-        index = np.arange(len(rows))
-        return runner.measure_rows(rows, masks, index, answer, "p_answer", keeps=True)
+        edits = cut_by(masks, np.arange(len(rows)))
+        return runner.measure_rows(rows, edits, answer, "p_answer", keeps=True)
 
     with _eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)

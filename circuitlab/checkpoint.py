@@ -4,9 +4,9 @@ A checkpoint (``RUN/checkpoint.pt``, written atomically by ``torch.save``) is a 
 
 - ``format_version``: ``CHECKPOINT_VERSION``; a file of another version is refused;
 - ``model``: the model's state dict; ``model_config``: its config as a dict; ``model_kind``:
-  "nac" (``NACConfig``), "ni" (a Neural Interpreter, ``NIConfig``) or "mn" (a Modular
-  Network, ``MNConfig``; its state dict holds the Viterbi EM table ``best_paths``) or "nfm"
-  (a CNN-MLP with Neural Function Modules, ``NFMConfig``); absent means "nac";
+  the name of its kind in ``circuitlab.kinds`` (a NAC, a Neural Interpreter, a Modular Network,
+  whose state dict holds the Viterbi EM table ``best_paths``, or a CNN-MLP with Neural
+  Function Modules); absent means a NAC (``kinds.DEFAULT``);
 - ``train_config``: the run's ``TrainConfig`` as a dict;
 - ``optimizer``, ``scheduler``: their state dicts; ``step`` (steps done) and ``elapsed_s``
   (training seconds so far): what ``--resume`` needs to continue the run exactly;
@@ -29,21 +29,21 @@ from typing import Any
 
 import torch
 
-from circuitlab.config import NACConfig
 from circuitlab.files import CHECKPOINT as CHECKPOINT  # re-exported: its home before files
 from circuitlab.files import checkpoint_file, write_atomic
-from circuitlab.mn import MNConfig, ModularNetwork
-from circuitlab.model import NAC
-from circuitlab.nfm import NFMConfig, NFMNetwork
-from circuitlab.ni import NeuralInterpreter, NIConfig
+from circuitlab.kinds import DEFAULT, KINDS, kind_of
 
 CHECKPOINT_VERSION = 1  # bump when a checkpoint's contents change meaning
+
+# a model of any kind (circuitlab.kinds): a NAC, a Neural Interpreter, a Modular Network or an
+# NFM network, each a torch module
+Model = torch.nn.Module
 
 
 def save_checkpoint(
     path: Path,
     *,
-    model: NAC,
+    model: Model,
     optimizer: torch.optim.Optimizer,
     scheduler: torch.optim.lr_scheduler.LRScheduler,
     train_config: dict[str, Any],
@@ -61,7 +61,7 @@ def save_checkpoint(
         "optimizer": optimizer.state_dict(),
         "scheduler": scheduler.state_dict(),
         "model_config": model.config.to_dict(),
-        "model_kind": getattr(model, "kind", "nac"),
+        "model_kind": kind_of(model).name,
         "train_config": train_config,
     }
     if averaged is not None:
@@ -115,32 +115,22 @@ def model_weights(state: dict[str, Any], averaged: bool = True) -> dict[str, tor
     return state["model"]
 
 
-MODELS = {
-    "nac": (NAC, NACConfig),
-    "ni": (NeuralInterpreter, NIConfig),
-    "mn": (ModularNetwork, MNConfig),
-    "nfm": (NFMNetwork, NFMConfig),
-}
-
-
-def model_from_checkpoint(
-    state: dict[str, Any], averaged: bool = True
-) -> NAC | NeuralInterpreter | ModularNetwork | NFMNetwork:
+def model_from_checkpoint(state: dict[str, Any], averaged: bool = True) -> Model:
     """The model (a NAC, or the kind the checkpoint names) built from a checkpoint's config,
     with its weights (``model_weights``: the averaged ones where there are) in train mode, on
     the CPU."""
-    kind = state.get("model_kind", "nac")
-    if kind not in MODELS:
+    name = state.get("model_kind", DEFAULT)
+    if name not in KINDS:
         raise ValueError(
-            f"checkpoint of model kind {kind!r}: this circuitlab reads kinds {sorted(MODELS)}"
+            f"checkpoint of model kind {name!r}: this circuitlab reads kinds {sorted(KINDS)}"
         )
-    model_class, config_class = MODELS[kind]
-    model = model_class(config_class.from_dict(state["model_config"]))
+    kind = KINDS[name]
+    model = kind.model_class()(kind.config_class().from_dict(state["model_config"]))
     try:
         model.load_state_dict(model_weights(state, averaged))
     except RuntimeError as err:  # torch's message lists every missing, extra or odd tensor
         raise ValueError(
-            f"the checkpoint's weights do not fit the {kind!r} model its config builds "
+            f"the checkpoint's weights do not fit the {name!r} model its config builds "
             f"({str(err)[:300]}); the file was edited or mixed from two runs: use an "
             "untouched checkpoint, or retrain"
         ) from err
@@ -149,7 +139,7 @@ def model_from_checkpoint(
 
 def restore_training(
     state: dict[str, Any],
-    model: NAC,
+    model: Model,
     optimizer: torch.optim.Optimizer,
     scheduler: torch.optim.lr_scheduler.LRScheduler,
 ) -> tuple[int, float]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -17,11 +17,9 @@ from circuitlab.checkpoint import CHECKPOINT, checkpoint_file
 from circuitlab.data.nlvr import read_nlvr, scene_json
 from circuitlab.data.pair_world import pair_scene_json
 from circuitlab.files import file_sha256, write_atomic
+from circuitlab.kinds import model_kind
 from circuitlab.loading import load_model
-from circuitlab.mn.export import write_mn_store
 from circuitlab.model import NAC
-from circuitlab.nfm.export import write_nfm_store
-from circuitlab.ni.export import write_ni_store
 from circuitlab.nlvr_eval import nlvr2_sentences, nlvr_task, predict_nlvr
 from circuitlab.predict import predict_logits
 from circuitlab.run_config import TrainConfig
@@ -34,31 +32,7 @@ class TextTask(Protocol):
     def encode_text(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]: ...
 
 
-def export_run(
-    run_dir: str | os.PathLike,
-    out: str | os.PathLike,
-    *,
-    n_circuits: int = 256,
-    seed: int = 0,
-    overwrite: bool = False,
-) -> CircuitStore:
-    """Write the circuits of ``run_dir``'s checkpoint to the store ``out``.
-
-    Unconditional model: its one circuit. Conditional model: one circuit for each of
-    ``n_circuits`` distinct conditioning inputs drawn from the task (text, label, ... in the frame).
-    """
-    checkpoint = checkpoint_file(run_dir)
-    model, config = load_model(checkpoint)
-    if config.task == "nlvr" and model.config.conditional:
-        raise ValueError(
-            f"{run_dir} is an NLVR model: use export_nlvr (circuitlab export writes its two stores)"
-        )
-    return write_run_store(
-        model, config, checkpoint, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite
-    )
-
-
-def write_run_store(
+def _write_run_store(
     model: NAC,
     train_config: TrainConfig,
     checkpoint: Path,
@@ -68,8 +42,10 @@ def write_run_store(
     seed: int,
     overwrite: bool,
 ) -> CircuitStore:
-    """``export_run`` for a model already loaded from ``checkpoint`` (whose hash the store
-    records)."""
+    """The store of a NAC run that is not an NLVR or pair-world sentence model: an
+    unconditional model's one circuit, or a conditional one's circuits for ``n_circuits``
+    distinct conditioning inputs drawn from its task (text, label, ... in the frame); the store
+    records ``checkpoint``'s hash."""
     if model.config.conditional:
         task = make_task(train_config.task, conditional=True, **train_config.task_options)
         batch, frame = task.circuit_inputs(n_circuits, seed)
@@ -104,30 +80,6 @@ def _circuits_for(model: NAC, task: TextTask, sentences: list[str], chunk: int =
         circuits += model.circuits(tokens, mask)
     by_sentence = dict(zip(distinct, circuits, strict=True))
     return [by_sentence[sentence] for sentence in sentences]
-
-
-def export_nlvr(
-    run_dir: str | os.PathLike,
-    out: str | os.PathLike,
-    *,
-    overwrite: bool = False,
-    limit: int | None = None,
-) -> dict[str, CircuitStore]:
-    """The two stores of a conditional NLVR model, under ``out``:
-
-    - ``nlvr2``: one circuit per distinct NLVR2 sentence of dev and test1, with label, split,
-      categories and category_source (see ``nlvr2_sentences``);
-    - ``nlvr``: one circuit per NLVR dev and test example (sentence with one scene), with the
-      scene's identifier, label, the model's prediction and whether it is correct.
-
-    ``limit``: only the first ``limit`` NLVR2 sentences and NLVR examples of each split (small
-    stores for notebooks and tests).
-    """
-    checkpoint = checkpoint_file(run_dir)
-    model, config = load_model(checkpoint)
-    if not model.config.conditional:
-        raise ValueError(f"{run_dir} holds an unconditional model: it has one circuit")
-    return write_nlvr_stores(model, config, checkpoint, Path(out), overwrite=overwrite, limit=limit)
 
 
 NLVR_STORES = ("nlvr2", "nlvr")
@@ -180,7 +132,7 @@ class _StoreWriter:
         return store
 
 
-def write_nlvr_stores(
+def _write_nlvr_stores(
     model: NAC,
     config: TrainConfig,
     checkpoint: Path,
@@ -189,7 +141,14 @@ def write_nlvr_stores(
     overwrite: bool,
     limit: int | None = None,
 ) -> dict[str, CircuitStore]:
-    """``export_nlvr`` for a model already loaded from ``checkpoint``."""
+    """The two stores of a conditional NLVR model, under ``out``:
+
+    - ``nlvr2``: one circuit per distinct NLVR2 sentence of dev and test1, with label, split,
+      categories and category_source (see ``nlvr2_sentences``);
+    - ``nlvr``: one circuit per NLVR dev and test example (sentence with one scene), with the
+      scene's identifier, label, the model's prediction and whether it is correct.
+
+    ``limit``: only the first ``limit`` NLVR2 sentences and NLVR examples of each split."""
     task = nlvr_task(config)
     write = _StoreWriter(model, task, checkpoint, out, NLVR_STORES, overwrite).write
 
@@ -243,7 +202,7 @@ def pair_predictions(
     return frame
 
 
-def write_pair_stores(
+def _write_pair_stores(
     model: NAC,
     config: TrainConfig,
     checkpoint: Path,
@@ -271,7 +230,7 @@ def write_pair_stores(
     return stores
 
 
-def model_set_runs(folder: str | os.PathLike) -> list[Path]:
+def _model_set_runs(folder: str | os.PathLike) -> list[Path]:
     """The run directories directly under ``folder`` that hold a checkpoint, sorted by name."""
     folder = Path(folder)
     if not folder.is_dir():
@@ -285,7 +244,7 @@ def model_set_runs(folder: str | os.PathLike) -> list[Path]:
     return runs
 
 
-def export_model_set(
+def _export_model_set(
     folder: str | os.PathLike, out: str | os.PathLike, *, overwrite: bool = False
 ) -> CircuitStore:
     """One store holding the circuit of every unconditional NAC run under ``folder`` (e.g. one
@@ -293,7 +252,7 @@ def export_model_set(
     prior it trained with, or "none"), ``val_acc`` from its summary, and its ``run`` path.
     The runs must share the number of modules and the signature width; the store's config is the
     first run's, and its checkpoint hash covers every run's checkpoint."""
-    runs = model_set_runs(folder)
+    runs = _model_set_runs(folder)
     circuits, rows, hashes, config = [], [], [], None
     for run in runs:
         model, train_config = load_model(run)
@@ -339,37 +298,16 @@ def write_nac_stores(
     n_circuits: int = 256,
     seed: int = 0,
     overwrite: bool = False,
+    limit: int | None = None,
 ) -> dict[str, CircuitStore]:
-    """A NAC's stores: a conditional NLVR model's two (``write_nlvr_stores``), a conditional
-    pair-world model's two (``write_pair_stores``), otherwise one (``write_run_store``)."""
-    if model.config.conditional and config.task == "nlvr":
-        return write_nlvr_stores(model, config, checkpoint, Path(out), overwrite=overwrite)
-    if model.config.conditional and config.task == "pairs":
-        return write_pair_stores(model, config, checkpoint, Path(out), overwrite=overwrite)
+    """A NAC's stores: a conditional NLVR model's two (``_write_nlvr_stores``), a conditional
+    pair-world model's two (``_write_pair_stores``), otherwise one (``_write_run_store``).
+    ``limit``: the sentence stores' first ``limit`` sentences and examples only."""
+    if model.config.conditional and config.task in ("nlvr", "pairs"):
+        write = _write_nlvr_stores if config.task == "nlvr" else _write_pair_stores
+        return write(model, config, checkpoint, Path(out), overwrite=overwrite, limit=limit)
     options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
-    return {"": write_run_store(model, config, checkpoint, out, **options)}
-
-
-# (model, its TrainConfig, checkpoint path, out, n_circuits=, seed=, overwrite=) -> the stores
-# written, by name under ``out`` ("" when ``out`` is the store itself)
-Exporter = Callable[..., dict[str, CircuitStore]]
-
-
-def _one_store(write: Callable[..., CircuitStore]) -> Exporter:
-    """An exporter from a function that writes one store."""
-
-    def exporter(model, config, checkpoint, out, **options) -> dict[str, CircuitStore]:  # noqa: ANN001
-        return {"": write(model, config, checkpoint, out, **options)}
-
-    return exporter
-
-
-EXPORTERS: dict[str, Exporter] = {
-    "nac": write_nac_stores,
-    "ni": _one_store(write_ni_store),
-    "mn": _one_store(write_mn_store),
-    "nfm": _one_store(write_nfm_store),
-}
+    return {"": _write_run_store(model, config, checkpoint, out, **options)}
 
 
 def export_checkpoint(
@@ -379,19 +317,45 @@ def export_checkpoint(
     n_circuits: int = 256,
     seed: int = 0,
     overwrite: bool = False,
+    limit: int | None = None,
 ) -> dict[str, CircuitStore]:
-    """The one entry point of ``circuitlab export``: write the circuits of the run at ``path``
-    (a run directory or its checkpoint.pt) with the exporter of its model kind (``EXPORTERS``);
-    a folder of unconditional runs gives one store (``export_model_set``). Returns the stores
-    written, keyed by their name under ``out`` ("" when ``out`` is the store itself)."""
+    """Write the circuits of the run at ``path`` (a run directory or its checkpoint.pt) with the
+    exporter of its model kind (``circuitlab.kinds``): the one entry point of export, which
+    ``circuitlab export`` calls. A folder of unconditional NAC runs gives one store, a circuit
+    per run (row ``text`` the run's folder, ``imposed_prior``, ``val_acc``, ``run``).
+
+    Parameters
+    ----------
+    path
+        A run directory, its checkpoint.pt, or a folder of unconditional runs.
+    out
+        Where the store goes; a folder of stores for a sentence model (NLVR: ``nlvr2`` and
+        ``nlvr``; pair world: ``nlvr2`` and ``pairs``).
+    n_circuits, seed
+        A conditional model of another task: how many conditioning inputs its task draws, and
+        the seed of the draw.
+    overwrite
+        Replace stores already there (else FileExistsError).
+    limit
+        A sentence model's stores hold only their first ``limit`` sentences and examples
+        (small stores for notebooks and tests); ValueError for another kind of run.
+
+    Returns
+    -------
+    dict
+        The stores written, keyed by their name under ``out`` ("" when ``out`` is the store).
+    """
     path = Path(path)
     if path.is_dir() and not (path / CHECKPOINT).is_file():
-        return {"": export_model_set(path, out, overwrite=overwrite)}
+        return {"": _export_model_set(path, out, overwrite=overwrite)}
     checkpoint = checkpoint_file(path)
     model, config = load_model(checkpoint)
-    exporter = EXPORTERS.get(config.model_kind)
-    if exporter is None:
-        raise ValueError(f"{checkpoint}: no exporter for model kind {config.model_kind!r}")
-    return exporter(
-        model, config, checkpoint, out, n_circuits=n_circuits, seed=seed, overwrite=overwrite
-    )
+    options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
+    if limit is not None:
+        if not (getattr(model.config, "conditional", False) and config.task in ("nlvr", "pairs")):
+            raise ValueError(
+                f"limit={limit}: {path} is not an NLVR or pair-world sentence model, whose "
+                "stores it shortens; leave limit out"
+            )
+        options["limit"] = limit
+    return model_kind(config.model_kind).export(model, config, checkpoint, out, **options)

@@ -24,7 +24,6 @@ import torch
 
 # the attribution module's runner: the same batching and eval mode as the effects it ranks by
 from circuitlab.attribution import (
-    ROWS_PER_RUN,
     _check_measure,
     _eval_mode,
     _measure,
@@ -139,18 +138,16 @@ def faithfulness_curve(
 
         def mean_measure(cut: np.ndarray) -> float:
             """The mean measure with each example's elements ``cut`` (B, elements) cut."""
-            values = []
-            for start in range(0, n, ROWS_PER_RUN):
-                rows = np.arange(start, min(start + ROWS_PER_RUN, n))
-                link_cut = _link_cut(cut[rows, :n_links], links, u_all)
-                read_cut = None
+
+            def edits(part: slice) -> dict[str, torch.Tensor]:
+                chosen = cut[part]
+                edit = {"cut": _link_cut(chosen[:, :n_links], links, u_all)}
                 if read_shape is not None:
-                    read_cut = torch.from_numpy(cut[rows, n_links:].reshape(len(rows), *read_shape))
-                    read_cut = read_cut.to(runner.device)
-                index = torch.from_numpy(rows).to(runner.device)
-                logits = runner.logits(index, cut=link_cut.to(runner.device), read_cut=read_cut)
-                values.append(_measure(logits, answer[index], measure).cpu().numpy())
-            return float(np.concatenate(values).mean())
+                    reads = chosen[:, n_links:].reshape(len(chosen), *read_shape)
+                    edit["read_cut"] = torch.from_numpy(reads)
+                return edit
+
+            return float(runner.measure_rows(np.arange(n), edits, answer, measure).mean())
 
         examples = torch.arange(n, device=runner.device)
         full_logits = runner.logits(examples)

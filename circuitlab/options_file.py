@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from circuitlab.config_groups import nest_flat_names
+from circuitlab.kinds import DEFAULT, nac
 
 BASE = "base"
 
@@ -62,9 +63,8 @@ def _read(path: Path, referrer: Path | None, seen: tuple[Path, ...]) -> dict[str
                 f"{path}: 'base' must be the path of another config file, got {base!r}"
             )
         inherited = _read(path.parent / base, referrer=path, seen=(*seen, resolved))
-    if values.get("model_kind", inherited.get("model_kind", "nac")) == "nac" and isinstance(
-        values.get("model"), dict
-    ):
+    kind = values.get("model_kind", inherited.get("model_kind", DEFAULT))
+    if kind == nac.NAME and isinstance(values.get("model"), dict):
         # a NAC's options written with the flat names of earlier versions (eps: 0.2) merge
         # with a base written in groups (kernel: {eps: 0.2}) as the same option
         values["model"] = nest_flat_names(values["model"])

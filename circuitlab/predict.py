@@ -8,8 +8,9 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from circuitlab.checkpoint import Model
 from circuitlab.model import NAC
-from circuitlab.run_config import Model, TrainConfig, objective, step_seed
+from circuitlab.run_config import TrainConfig, objective, step_seed
 from circuitlab.tasks import Batch, Task
 from circuitlab.tasks.boolean import r_squared
 

@@ -19,12 +19,10 @@ import numpy as np
 import torch
 
 from circuitlab.attribution import (
-    ROWS_PER_RUN,
     Baseline,
     _baseline,
     _check_measure,
     _eval_mode,
-    _measure,
     _Runner,
 )
 from circuitlab.model import NAC
@@ -68,17 +66,17 @@ def read_effects(
         runner = _Runner.of(model, batch, signatures, codes)
         answer, value = _baseline(runner, measure)
         examples, modules, tokens = np.nonzero(which)
-        after = []
-        for start in range(0, len(examples), ROWS_PER_RUN):
-            part = slice(start, start + ROWS_PER_RUN)
-            rows = torch.from_numpy(examples[part]).to(runner.device)
-            cut = torch.zeros(len(rows), *real.shape[1:], dtype=torch.bool)
-            cut[torch.arange(len(rows)), modules[part], tokens[part]] = True
-            logits = runner.logits(rows, read_cut=cut.to(runner.device))
-            after.append(_measure(logits, answer[rows], measure).cpu().numpy())
+
+        def one_read_cut(part: slice) -> dict[str, torch.Tensor]:
+            rows = len(examples[part])
+            cut = torch.zeros(rows, *real.shape[1:], dtype=torch.bool)
+            cut[torch.arange(rows), modules[part], tokens[part]] = True
+            return {"read_cut": cut}
+
+        after = runner.measure_rows(examples, one_read_cut, answer, measure)
     effects = np.full(real.shape, np.nan)
     values = value.cpu().numpy()
-    effects[examples, modules, tokens] = values[examples] - np.concatenate(after or [[]])
+    effects[examples, modules, tokens] = values[examples] - after
     return Baseline(answer.cpu().numpy(), values), effects
 
 

@@ -10,13 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from circuitlab.config import NACConfig
 from circuitlab.config_fields import check_fields, check_ranges, from_dict
 from circuitlab.config_groups import nest_flat_names
-from circuitlab.mn import MNConfig, ModularNetwork
-from circuitlab.model import NAC
-from circuitlab.nfm import NFMConfig, NFMNetwork
-from circuitlab.ni import NeuralInterpreter, NIConfig
+from circuitlab.kinds import DEFAULT, KINDS, model_kind, nac
 from circuitlab.tasks import Task
 from circuitlab.weight_average import check_decay
 
@@ -26,12 +22,10 @@ LR_SCHEDULE_NAMES = ("cosine", "constant")
 CONFIG, METRICS, SUMMARY = "config.json", "metrics.csv", "summary.json"
 
 
-# a NAC, a Neural Interpreter (circuitlab.ni), a Modular Network (circuitlab.mn) or a CNN-MLP
-# with Neural Function Modules (circuitlab.nfm)
-MODEL_KINDS = ("nac", "ni", "mn", "nfm")
-
-
-Model = NAC | NeuralInterpreter | ModularNetwork | NFMNetwork
+# the model kinds a run may train (circuitlab.kinds): a NAC, a Neural Interpreter
+# (circuitlab.ni), a Modular Network (circuitlab.mn) or a CNN-MLP with Neural Function Modules
+# (circuitlab.nfm)
+MODEL_KINDS = tuple(KINDS)
 
 
 # Compact defaults for the toy task: trains to >= 95 % in a few minutes on 2 CPU cores.
@@ -91,9 +85,8 @@ class TrainConfig:
     # with a fresh optimiser and schedule (to train a model further, or fine-tune it). The
     # model options must build the same architecture.
     init_from: str | None = None
-    # "nac"; "ni" for a Neural Interpreter, "mn" for a Modular Network, "nfm" for a CNN-MLP
-    # with Neural Function Modules (``model`` then holds NIConfig, MNConfig or NFMConfig fields)
-    model_kind: str = "nac"
+    # one of MODEL_KINDS (circuitlab.kinds); ``model`` holds that kind's config fields
+    model_kind: str = DEFAULT
     model: dict[str, Any] = field(default_factory=lambda: dict(TOY_MODEL))
 
     def __post_init__(self) -> None:
@@ -118,90 +111,26 @@ class TrainConfig:
             )
         if self.ema_decay is not None:
             check_decay(self.ema_decay)
-        if self.model_kind not in MODEL_KINDS:
-            raise ValueError(f"model_kind must be one of {MODEL_KINDS}, got {self.model_kind!r}")
-        if self.model_kind == "nac":  # a NAC's options in groups, however they were written
+        if self.model_kind not in KINDS:
+            raise ValueError(f"model_kind must be one of {tuple(KINDS)}, got {self.model_kind!r}")
+        if self.model_kind == nac.NAME:  # a NAC's options in groups, however they were written
             self.model = nest_flat_names(self.model)
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
         return from_dict(cls, values)
 
-    def model_config(self, task: Task) -> NACConfig | NIConfig | MNConfig | NFMConfig:
-        """The model's config: the task fixes inputs, classes and conditioning; ``model`` the
-        rest. A regression task gives a Neural Interpreter one CLS token per target."""
+    def model_config(self, task: Task) -> Any:
+        """The model's config (its kind's config class, ``circuitlab.kinds``): the task fixes
+        inputs, classes and conditioning, ``model`` the rest. ValueError when the task is made
+        for other kinds, or does not fit this one."""
         kinds = getattr(task, "model_kinds", None)  # a task made for some kinds only
         if kinds is not None and self.model_kind not in kinds:
             raise ValueError(
                 f"task {task.name!r} trains model_kind {' or '.join(kinds)}, not "
                 f"{self.model_kind!r}: set model_kind in the config (CLI: --model-kind)"
             )
-        if self.model_kind == "mn":
-            return _modular_network_config(self.model, task)
-        if self.model_kind == "nfm":
-            if getattr(task, "image_size", None) is None or task.cond_dim is None:
-                raise ValueError(
-                    f"an NFM network answers questions about images: task {task.name!r} has "
-                    "none (train it on sort-of-clevr)"
-                )
-            values = dict(self.model, image_size=task.image_size, question_dim=task.cond_dim)
-            return NFMConfig.from_dict({**values, "n_answers": task.n_classes})
-        if self.model_kind == "ni":
-            if task.conditional:
-                raise ValueError(
-                    "a Neural Interpreter has no circuit generator and reads no sentence: "
-                    "train it unconditional (conditional: false)"
-                )
-            values = dict(self.model, input_dim=task.input_dim)
-            if objective(task) == "regression":
-                values.update(n_cls=task.n_outputs, n_outputs=1)
-            elif objective(task) == "multitask":  # a CLS token per task, reading its classes
-                values.update(n_cls=task.n_tasks, n_outputs=task.n_classes)
-            else:
-                values.update(n_outputs=task.n_classes)
-            return NIConfig.from_dict(values)
-        if objective(task) != "classification":
-            raise ValueError(f"task {task.name!r} is a regression: train it with model_kind 'ni'")
-        values = dict(self.model)
-        generator = dict(values.get("generator", {}), cond_vocab=task.cond_vocab)
-        if task.cond_dim is not None:
-            generator["cond_dim"] = task.cond_dim
-        split_text = getattr(task, "split_text", False)  # the task's sentences come in 2 parts
-        if generator.get("split_conditioning") and not split_text:
-            raise ValueError(
-                "model.generator.split_conditioning needs sentences split in skeleton and "
-                "content: set task_options.text_encoder to 'minilm-split'"
-            )
-        if split_text:
-            generator["split_conditioning"] = True
-        values.update(
-            input_dim=task.input_dim,
-            n_classes=task.n_classes,
-            conditional=task.conditional,
-            generator=generator,
-        )
-        return NACConfig.from_dict(values)
-
-
-def _modular_network_config(values: dict[str, Any], task: Task) -> MNConfig:
-    """A Modular Network's config for ``task``: inputs, outputs, objective, image shape and the
-    size of the training set (the rows of Viterbi EM's table) come from the task."""
-    if task.conditional:
-        raise ValueError("a Modular Network reads no sentence: train it unconditional")
-    regression = objective(task) == "regression"
-    values = dict(values, input_dim=task.input_dim, objective=objective(task))
-    values["n_outputs"] = task.n_outputs if regression else task.n_classes
-    if getattr(task, "image_shape", None) is not None:
-        values["image_shape"] = list(task.image_shape)
-    n_train = getattr(task, "n_train", None)
-    if n_train is None and values.get("method", "em") == "em":
-        raise ValueError(
-            f"task {task.name!r} is an endless stream of examples, and Viterbi EM keeps one "
-            "best path per training example: train a finite task (mixture-regression, digits), "
-            "or the method 'reinforce' or 'topk'"
-        )
-    values["n_examples"] = n_train or 0
-    return MNConfig.from_dict(values)
+        return model_kind(self.model_kind).build_config(self.model, task)
 
 
 SPEED_ONLY_FIELDS = ("compile",)  # TrainConfig fields that change no number of a run

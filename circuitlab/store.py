@@ -1,17 +1,17 @@
 """CircuitStore: a directory of circuits that any tool can read without circuitlab's model code.
 
 Layout (format version 2):
-- ``store.json``: format version, the model ``kind`` ("nac", "ni"), model config, checkpoint
-  hash, creation time, number of samples, and ``arrays``: one entry per array file, with its
-  ``name``, ``file``, ``dtype``, ``shape`` and ``axes`` (an array whose first axis is
+- ``store.json``: format version, the model ``kind`` (``circuitlab.kinds``), model config,
+  checkpoint hash, creation time, number of samples, and ``arrays``: one entry per array file,
+  with its ``name``, ``file``, ``dtype``, ``shape`` and ``axes`` (an array whose first axis is
   ``"sample"`` holds one entry per row of samples.parquet; others describe the model);
 - ``samples.parquet``: one row per circuit (column ``id`` at least; text, label, ... as given);
 - the array files (``.npy``), opened memory-mapped: ``CircuitStore.array(name)``.
 
-Kind "nac" also records U, d_sig, d_code, eps, truncation and module roles; its arrays are
-``signatures`` (N, U, d_sig) float32 and, optionally, ``codes`` (N, U, d_code) float32. Kind "ni"
-(a Neural Interpreter, ``circuitlab.ni.export``) holds per input its ``routing`` and per model
-its functions' signatures and codes. Version 1 stores (no kind, no array list) open as kind "nac".
+A NAC's store also records U, d_sig, d_code, eps, truncation and module roles; its arrays are
+``signatures`` (N, U, d_sig) float32 and, optionally, ``codes`` (N, U, d_code) float32. A Neural
+Interpreter's (``circuitlab.ni.export``) holds per input its ``routing`` and per model
+its functions' signatures and codes. Version 1 stores (no kind, no array list) open as a NAC's.
 
 Writing is atomic: everything goes to a temporary sibling directory that is then renamed onto
 the store, under a lock that serialises the writers of one path; an analysis added to a store
@@ -55,12 +55,13 @@ from circuitlab.files import (
     temporary_dir_beside,
     writer_lock,
 )
+from circuitlab.kinds import DEFAULT, KINDS, nac
 
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
-KINDS = ("nac", "ni", "mn", "nfm")  # NAC, Neural Interpreter, Modular Network, NFM
-# the array that holds each kind's circuits, per sample: a store of the kind must have it
-CIRCUIT_ARRAYS = {"nac": "signatures", "ni": "routing", "mn": "paths", "nfm": "attention"}
+# a store's model kind is one of circuitlab.kinds.KINDS, whose circuit_array it must hold; a
+# NAC's store (kind NAC) also holds the kernel and the modules' roles
+NAC = nac.NAME
 SAMPLE_AXIS = "sample"  # the first axis of an array with one entry per circuit
 # the axes of a NAC store's arrays (their files are SIGNATURES and CODES)
 NAC_AXES = {
@@ -128,7 +129,7 @@ def array_spec(name: str, array: np.ndarray, axes: Sequence[str]) -> dict[str, A
 
 class CircuitStore:
     """Read access to a circuit store: ``len(store)``, ``store.frame``, ``store.array(name)``;
-    for kind "nac" also ``store[i] -> Circuit``, ``store.signatures``, link probabilities."""
+    for a NAC's store also ``store[i] -> Circuit``, ``store.signatures``, link probabilities."""
 
     def __init__(
         self,
@@ -143,10 +144,10 @@ class CircuitStore:
         # store.json as read: an analysis is written back only while the store still holds it
         self._meta_text = meta_text
         self.frame = frame
-        self.kind: str = meta.get("kind", "nac")
+        self.kind: str = meta.get("kind", DEFAULT)
         self._arrays = arrays
-        self.signatures = arrays.get("signatures") if self.kind == "nac" else None
-        self.codes = arrays.get("codes") if self.kind == "nac" else None
+        self.signatures = arrays.get("signatures") if self.kind == NAC else None
+        self.codes = arrays.get("codes") if self.kind == NAC else None
         self.roles = np.asarray(meta.get("roles", []), dtype=str)
         self.eps = float(meta["eps"]) if "eps" in meta else float("nan")
         self.truncation = meta.get("truncation")
@@ -168,7 +169,7 @@ class CircuitStore:
         return next(spec["axes"] for spec in self.meta["arrays"] if spec["name"] == name)
 
     def _require_nac(self, what: str) -> None:
-        if self.kind != "nac":
+        if self.kind != NAC:
             raise TypeError(
                 f"{self.path} is a store of kind {self.kind!r}, which has no {what} (a NAC's "
                 f"module graph); read its arrays with store.array(name): {self.array_names}"
@@ -212,7 +213,7 @@ class CircuitStore:
         n = len(frame)
         if n == 0:
             raise CircuitStoreError(path / SAMPLES, "holds no circuits; export the store again")
-        if meta["kind"] == "nac":
+        if meta["kind"] == NAC:
             _check_nac_arrays(path / META, meta, n)
         arrays = {}
         for spec in meta["arrays"]:
@@ -222,7 +223,7 @@ class CircuitStore:
                     path / META, f"array {spec['name']!r} lists {shape[0]} samples for {n} rows"
                 )
             arrays[spec["name"]] = _read_array(path, snapshot, spec["file"], shape, spec["dtype"])
-        if meta["kind"] == "nac":
+        if meta["kind"] == NAC:
             zero = first_zero_vector(arrays["signatures"])
             if zero is not None:
                 problem = str(zero_signature_error(f"circuit {zero[0]}, module {zero[1]}"))
@@ -299,7 +300,7 @@ class CircuitStore:
         """A hash of what every analysis reads: a NAC store's signatures, eps, truncation and
         roles; another kind's arrays. Computed once per opened store (it reads them once)."""
         if self._fingerprint is None:
-            if self.kind == "nac":
+            if self.kind == NAC:
                 digest = hashlib.sha256(np.ascontiguousarray(self.signatures).tobytes())
                 extra: list[Any] = [self.eps, self.truncation, self.roles.tolist()]
             else:
@@ -398,7 +399,7 @@ class CircuitStore:
         return self.meta.get("config", {})
 
     def __repr__(self) -> str:
-        if self.kind != "nac":
+        if self.kind != NAC:
             arrays = ", ".join(self.array_names)
             return (
                 f"CircuitStore({str(self.path)!r}, kind={self.kind}, circuits={len(self)}, "
@@ -446,7 +447,7 @@ class CircuitStore:
         }
         return CircuitStore.write_arrays(
             path,
-            "nac",
+            NAC,
             {name: (a.astype(np.float32), NAC_AXES[name]) for name, a in stacked.items()},
             frame,
             config,
@@ -473,7 +474,7 @@ class CircuitStore:
         path = Path(path)
         recover_leftovers(path)
         if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+            raise ValueError(f"kind must be one of {tuple(KINDS)}, got {kind!r}")
         _check_replaceable(path, overwrite)
         frame = frame.reset_index(drop=True)
         if "id" not in frame.columns:
@@ -487,7 +488,7 @@ class CircuitStore:
                 f"holds {frame['id'].dtype} values ({frame['id'].iloc[0]!r:.40}, ...)",
                 "ids are all integers or all strings",
             )
-        if kind == "nac" and "signatures" in arrays:
+        if kind == NAC and "signatures" in arrays:
             zero = first_zero_vector(arrays["signatures"][0])
             if zero is not None:
                 raise zero_signature_error(f"circuit {zero[0]}, module {zero[1]}")
@@ -638,7 +639,7 @@ def _parse_meta(path: Path, text: str) -> dict[str, Any]:
             f"{list(READABLE_VERSIONS)}; re-export the store with this version",
         )
     if version == 1:  # no kind, no array list: a NAC's signatures (and codes)
-        meta = {**meta, "kind": "nac", "arrays": _nac_array_specs(meta)}
+        meta = {**meta, "kind": NAC, "arrays": _nac_array_specs(meta)}
     kind = meta.get("kind")
     if kind not in KINDS:
         raise CircuitStoreError(path, f"kind {kind!r}; this circuitlab reads kinds {list(KINDS)}")
@@ -650,7 +651,7 @@ def _parse_meta(path: Path, text: str) -> dict[str, Any]:
         raise CircuitStoreError(path, f"'arrays' must list entries with keys {sorted(keys)}")
     _check_array_specs(path, arrays)
     _check_circuit_array(kind, arrays, lambda message: CircuitStoreError(path, message))
-    if kind != "nac":
+    if kind != NAC:
         return meta
     for key in ("n_modules", "d_sig", "eps", "roles"):
         if key not in meta:
@@ -674,9 +675,9 @@ def _parse_meta(path: Path, text: str) -> dict[str, Any]:
 
 
 def _check_circuit_array(kind: str, specs: list[dict[str, Any]], error: Any) -> None:
-    """A store of ``kind`` lists its circuit array (``CIRCUIT_ARRAYS``) with a sample axis
+    """A store of ``kind`` lists its circuit array (its kind's ``circuit_array``) with a sample axis
     first; ``error(message)`` is raised otherwise (a kind that disagrees with its arrays)."""
-    name = CIRCUIT_ARRAYS[kind]
+    name = KINDS[kind].circuit_array
     spec = next((s for s in specs if s["name"] == name), None)
     if spec is None or spec["axes"][:1] != [SAMPLE_AXIS]:
         listed = sorted(s["name"] for s in specs)

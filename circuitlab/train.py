@@ -34,6 +34,7 @@ from tqdm import tqdm
 from circuitlab import distributed
 from circuitlab.checkpoint import (
     CHECKPOINT,
+    Model,
     model_weights,
     read_checkpoint,
     restore_training,
@@ -64,7 +65,6 @@ from circuitlab.run_config import (
     SPEED_ONLY_FIELDS,
     SUMMARY,
     TOY_MODEL,
-    Model,
     Stage,
     TrainConfig,
     objective,

@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 
 from circuitlab import CircuitStore
-from circuitlab.export import export_run
+from circuitlab.export import export_checkpoint
 from circuitlab.loading import load_model
 from circuitlab.run_config import TrainConfig
 from circuitlab.train import train
@@ -37,7 +37,7 @@ def main() -> None:
         summary = train(config, run_dir, resume=resume)
         print(f"validation accuracy {summary['val_acc']:.3f} in {summary['wall_time_s']:.0f} s")
 
-    store = export_run(run_dir, store_dir, overwrite=True)
+    store = export_checkpoint(run_dir, store_dir, overwrite=True)[""]
     circuit = store[0]
     graph = circuit.to_networkx(threshold=0.5)
     print(store)

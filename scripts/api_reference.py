@@ -22,6 +22,7 @@ API = ROOT / "docs" / "api.md"
 PACKAGES = [
     ("circuitlab", "the model, circuits and stores"),
     ("circuitlab.nn", "the NAC's layers"),
+    ("circuitlab.kinds", "model kinds: the registry every part asks"),
     ("circuitlab.tasks", "tasks: seeded sources of batches"),
     ("circuitlab.train", "training, and what it re-exports from loading, predict and run_config"),
     ("circuitlab.analysis", "graphs, prior fits, embeddings and figures (numpy only)"),

@@ -44,11 +44,11 @@ def demo_folder(tmp_path_factory) -> Path:
     """A folder laid out like a clone after ``make demo``, made once for the whole session:
     ``checkpoints/`` (the shipped ones) and small real stores in ``stores/nlvr/`` (the shipped
     model's circuits of the first 150 NLVR2 sentences and NLVR examples of each split)."""
-    from circuitlab.export import export_nlvr
+    from circuitlab.export import export_checkpoint
 
     folder = tmp_path_factory.mktemp("demo")
     (folder / "checkpoints").symlink_to(ROOT / "checkpoints")
-    export_nlvr(ROOT / "checkpoints" / "nlvr", folder / "stores" / "nlvr", limit=150)
+    export_checkpoint(ROOT / "checkpoints" / "nlvr", folder / "stores" / "nlvr", limit=150)
     return folder
 
 
@@ -58,7 +58,7 @@ def tiny_pairs_export(tmp_path_factory) -> tuple[Path, Path]:
     its two stores (12 NLVR2 sentences; 8 held-out pair-world examples of each split, the first
     12 kept): (checkpoint path, stores folder with ``nlvr2/`` and ``pairs/``)."""
     from circuitlab.checkpoint import checkpoint_file
-    from circuitlab.export import write_pair_stores
+    from circuitlab.export import _write_pair_stores  # 8 examples a split: a knob of its own
     from circuitlab.train import load_model, train
     from tests.test_train import tiny_conditional_config
 
@@ -69,7 +69,7 @@ def tiny_pairs_export(tmp_path_factory) -> tuple[Path, Path]:
     checkpoint = checkpoint_file(folder / "run")
     model, config = load_model(checkpoint)
     out = folder / "stores"
-    write_pair_stores(model, config, checkpoint, out, overwrite=False, limit=12, n_examples=8)
+    _write_pair_stores(model, config, checkpoint, out, overwrite=False, limit=12, n_examples=8)
     return checkpoint, out
 
 

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from circuitlab.cli import app
-from circuitlab.export import export_model_set
+from circuitlab.export import export_checkpoint
 from circuitlab.store import CircuitStore
 from circuitlab.train import TOY_MODEL, TrainConfig, load_model, train
 
@@ -52,10 +52,10 @@ def test_runs_of_other_shapes_and_empty_folders_are_refused(model_set, tmp_path)
     (mixed / "a").symlink_to(model_set / "none")
     _tiny_run(mixed / "b", n_processors=6)
     with pytest.raises(ValueError, match="a store holds circuits of one shape"):
-        export_model_set(mixed, tmp_path / "s")
+        export_checkpoint(mixed, tmp_path / "s")
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="no run folder"):
-        export_model_set(tmp_path / "empty", tmp_path / "s")
+        export_checkpoint(tmp_path / "empty", tmp_path / "s")
 
 
 def test_shipping_keeps_the_model_drops_the_optimiser_and_thins_the_metrics(model_set, tmp_path):
@@ -80,3 +80,13 @@ def test_shipping_keeps_the_model_drops_the_optimiser_and_thins_the_metrics(mode
     (run / "summary.json").unlink()  # an unfinished run is refused
     with pytest.raises(FileNotFoundError, match="ship a finished run"):
         ship_weights_only(run, tmp_path / "again")
+
+
+def test_one_run_exports_through_the_one_entry_point_and_limit_is_refused_where_it_means_nothing(
+    model_set, tmp_path
+) -> None:
+    stores = export_checkpoint(model_set / "none", tmp_path / "one")
+    assert set(stores) == {""} and len(CircuitStore.open(tmp_path / "one")) == 1
+    with pytest.raises(ValueError, match="not an NLVR or pair-world sentence model"):
+        export_checkpoint(model_set / "none", tmp_path / "two", limit=5)
+    assert not (tmp_path / "two").exists()

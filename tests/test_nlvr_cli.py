@@ -13,7 +13,7 @@ import pytest
 from circuitlab import CircuitStore
 from circuitlab.data.nlvr import read_annotations, read_nlvr, read_nlvr2
 from circuitlab.data.tagger import TAGGED
-from circuitlab.export import export_nlvr
+from circuitlab.export import export_checkpoint
 from circuitlab.nlvr_eval import evaluate_file
 from circuitlab.train import TrainConfig, train
 from tests.test_train import TINY_MODEL, tiny_conditional_config
@@ -68,7 +68,7 @@ def test_evaluate_scores_an_nlvr_file_overall_and_per_category(tiny_run, tmp_pat
 
 
 def test_export_writes_the_nlvr2_and_nlvr_stores(tiny_run, tmp_path):
-    stores = export_nlvr(tiny_run, tmp_path / "stores")
+    stores = export_checkpoint(tiny_run, tmp_path / "stores")
     nlvr2 = CircuitStore.open(tmp_path / "stores" / "nlvr2")
     sentences = set(read_nlvr2("nlvr2-dev")["sentence"]) | set(
         read_nlvr2("nlvr2-test1")["sentence"]
@@ -195,7 +195,7 @@ def test_an_interrupted_export_says_which_stores_are_complete(tiny_run, tmp_path
     import circuitlab.export
 
     out = tmp_path / "stores"
-    export_nlvr(tiny_run, out, limit=20)
+    export_checkpoint(tiny_run, out, limit=20)
     manifest = json.loads((out / "export.json").read_text())
     assert manifest["stores"] == {"nlvr2": "complete", "nlvr": "complete"}
     digest = manifest["checkpoint_sha256"]
@@ -206,7 +206,7 @@ def test_an_interrupted_export_says_which_stores_are_complete(tiny_run, tmp_path
 
     monkeypatch.setattr(circuitlab.export, "predict_nlvr", killed)
     with pytest.raises(KeyboardInterrupt):
-        export_nlvr(tiny_run, out, overwrite=True, limit=20)
+        export_checkpoint(tiny_run, out, overwrite=True, limit=20)
     manifest = json.loads((out / "export.json").read_text())
     assert manifest["stores"] == {"nlvr2": "complete", "nlvr": "pending"}
 

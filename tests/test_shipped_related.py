@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from circuitlab.export import export_checkpoint
+from circuitlab.kinds import kind_of
 from circuitlab.predict import batch_metrics
 from circuitlab.run_records import RESUME_ONLY
 from circuitlab.tasks import make_task
@@ -28,7 +29,7 @@ def test_a_related_model_ships_weights_only_and_scores_as_its_summary_says(name,
     assert (folder / "checkpoint.pt").stat().st_size < 4 * 2**20
     assert not set(RESUME_ONLY) & set(read_checkpoint(folder))
     model, config = load_model(folder)
-    assert model.kind == kind == config.model_kind
+    assert kind_of(model).name == kind == config.model_kind
     task = make_task(config.task, **config.task_options)
     _, score = batch_metrics(model, task.validation(512, seed=0), "cpu", task)
     summary = json.loads((folder / "summary.json").read_text())

@@ -11,14 +11,6 @@ import typer
 import yaml
 from typer.core import TyperGroup
 
-# what each model kind is called in messages
-KIND_NAMES = {
-    "nac": "Neural Attentive Circuit",
-    "ni": "Neural Interpreter",
-    "mn": "Modular Network",
-    "nfm": "network with Neural Function Modules",
-}
-
 # what bad input raises (a wrong value or file, a file that is not what it claims to be: an
 # OSError covers a directory given for a file, a .gz that is not gzip, no permission): one red
 # line and exit status 2, never a traceback; CIRCUITLAB_TRACEBACK=1 shows the traceback instead

@@ -9,6 +9,7 @@ import pandas as pd
 import typer
 
 from circuitlab.cli.common import app, exit_with
+from circuitlab.kinds import nac
 
 
 @app.command()
@@ -50,7 +51,7 @@ def export(
         exit_with(err)
     for store in stores.values():
         typer.echo(f"wrote {store!r}")
-    nac_stores = [s for s in stores.values() if s.meta.get("kind", "nac") == "nac"]
+    nac_stores = [s for s in stores.values() if s.kind == nac.NAME]
     if app_cache and nac_stores:  # the other kinds' app views compute nothing on first open
         from circuitlab.app.store_view import prepare_store
 

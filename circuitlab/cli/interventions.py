@@ -9,7 +9,8 @@ from typing import Annotated
 import pandas as pd
 import typer
 
-from circuitlab.cli.common import KIND_NAMES, app, exit_with
+from circuitlab.cli.common import app, exit_with
+from circuitlab.kinds import model_kind, nac
 
 
 @app.command()
@@ -88,11 +89,11 @@ def causality(
         exit_with(ValueError("nothing to score: give --world N > 0 or --nlvr FILE"))
     try:
         model, config = load_model(checkpoint, str(pick_device(device)))
-        if config.model_kind != "nac":
+        if config.model_kind != nac.NAME:
+            title = model_kind(config.model_kind).title
             raise ValueError(
-                f"{checkpoint} is a {KIND_NAMES[config.model_kind]}: interventions swap and cut "
-                "a NAC's circuits; read its routing in its store (circuitlab export, "
-                "circuitlab app)"
+                f"{checkpoint} is a {title}: interventions swap and cut a NAC's circuits; "
+                "read its routing in its store (circuitlab export, circuitlab app)"
             )
         if not model.config.conditional:
             raise ValueError(

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from circuitlab.cli.common import app, exit_with, parse_value, read_config_file
+from circuitlab.kinds import DEFAULT, nac
 
 # the options of `circuitlab train`, each with its help
 _Out = Annotated[Path, typer.Option(help="Run directory: config, metrics.csv, checkpoints.")]
@@ -138,8 +139,8 @@ def train(
     from circuitlab.train import train as run_training
 
     values = _starting_values(out, config, resume)
-    kind = model_kind or values.get("model_kind", "nac")
-    model = dict(values.pop("model", None) or (TrainConfig().model if kind == "nac" else {}))
+    kind = model_kind or values.get("model_kind", DEFAULT)
+    model = dict(values.pop("model", None) or (TrainConfig().model if kind == DEFAULT else {}))
     cli = dict(
         task=task,
         conditional=conditional,
@@ -213,6 +214,6 @@ def _with_model_fields(model: dict, fields: dict, kind: str) -> dict:
     from circuitlab.config_groups import nest_flat_names
     from circuitlab.options_file import merge_options
 
-    if kind == "nac":
+    if kind == nac.NAME:
         model, fields = nest_flat_names(model), nest_flat_names(fields)
     return merge_options(model, fields)

@@ -1,4 +1,4 @@
-"""A Modular Network's circuits in a circuit store (kind "mn").
+"""A Modular Network's circuits in a circuit store (``circuitlab.kinds.mn``).
 
 Per input: ``paths`` (N, layer, pick) int16, the modules the controller's argmax picks in every
 layer; ``probabilities`` (N, layer, categorical, module) float32, the controllers' softmax
@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from circuitlab.files import file_sha256
+from circuitlab.kinds import mn
 from circuitlab.mn.model import ModularNetwork
 from circuitlab.mn.paths import layer_transitions, module_usage
 from circuitlab.run_config import TrainConfig
@@ -69,7 +70,7 @@ def write_mn_store(
     }
     return CircuitStore.write_arrays(
         out,
-        "mn",
+        mn.NAME,
         arrays,
         frame,
         config.to_dict(),

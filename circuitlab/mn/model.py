@@ -47,7 +47,6 @@ class ModularNetwork(nn.Module):
     read as (B, C, H, W) with ``image_shape``); outputs (B, n_outputs): logits, or the
     regression's predictions."""
 
-    kind = "mn"
     metric_names = ("h_a", "h_b")  # logged per training step: circuitlab.mn.diagnostics
 
     def __init__(self, config: MNConfig) -> None:

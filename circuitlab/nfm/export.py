@@ -1,4 +1,4 @@
-"""An NFM network's circuits in a circuit store (kind "nfm").
+"""An NFM network's circuits in a circuit store (``circuitlab.kinds.nfm``).
 
 Per input: ``attention`` (N, reader, slot) float32, the weight each layer of the second pass
 puts on what each layer wrote (slots: the first pass's layers, the second pass's, the null
@@ -18,6 +18,7 @@ import torch
 
 from circuitlab.data.sort_of_clevr import ANSWERS
 from circuitlab.files import file_sha256
+from circuitlab.kinds import nfm
 from circuitlab.nfm.model import NFMNetwork, slot_names
 from circuitlab.run_config import TrainConfig
 from circuitlab.store import SAMPLE_AXIS, CircuitStore
@@ -67,7 +68,7 @@ def write_nfm_store(
     }
     return CircuitStore.write_arrays(
         out,
-        "nfm",
+        nfm.NAME,
         arrays,
         frame,
         model.config.to_dict(),

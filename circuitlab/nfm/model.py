@@ -31,8 +31,6 @@ class NFMNetwork(nn.Module):
     read, and a row of 0 for a layer that does not attend. None without ``nfm``.
     """
 
-    kind = "nfm"
-
     def __init__(self, config: NFMConfig) -> None:
         super().__init__()
         self.config = c = config

@@ -1,4 +1,4 @@
-"""A Neural Interpreter's circuits in a circuit store (kind "ni").
+"""A Neural Interpreter's circuits in a circuit store (``circuitlab.kinds.ni``).
 
 Per input: ``routing`` (N, steps, U, V) float16, the weight with which each function handles
 each token at every function iteration (steps = scripts x iterations, in order; tokens: the
@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from circuitlab.files import file_sha256
+from circuitlab.kinds import ni
 from circuitlab.ni.model import NeuralInterpreter
 from circuitlab.run_config import TrainConfig
 from circuitlab.store import SAMPLE_AXIS, CircuitStore
@@ -86,7 +87,7 @@ def write_ni_store(
     }
     return CircuitStore.write_arrays(
         out,
-        "ni",
+        ni.NAME,
         arrays,
         frame,
         config.to_dict(),

@@ -117,8 +117,6 @@ class NeuralInterpreter(nn.Module):
     first among the V), and None.
     """
 
-    kind = "ni"
-
     def __init__(self, config: NIConfig) -> None:
         super().__init__()
         self.config = config

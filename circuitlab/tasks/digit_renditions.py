@@ -31,6 +31,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
+from circuitlab.kinds import ni
 from circuitlab.tasks.base import Batch
 from circuitlab.tasks.digits import split_digits
 
@@ -101,7 +102,7 @@ class DigitRenditions:
 
     name = "digit-renditions"
     objective = "multitask"
-    model_kinds = ("ni",)
+    model_kinds = (ni.NAME,)
     conditional = False
     cond_vocab = None
     cond_dim = None

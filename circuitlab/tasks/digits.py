@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
+from circuitlab.kinds import mn
 from circuitlab.tasks.base import Batch, sample_rows
 
 
@@ -40,7 +41,7 @@ class Digits:
 
     name = "digits"
     objective = "classification"
-    model_kinds = ("mn",)  # the model kinds this task is made for
+    model_kinds = (mn.NAME,)  # the model kinds this task is made for
     conditional = False
     cond_vocab = None
     cond_dim = None

@@ -18,6 +18,7 @@ import math
 import pandas as pd
 import torch
 
+from circuitlab.kinds import mn
 from circuitlab.tasks.base import Batch, sample_rows
 
 
@@ -57,7 +58,7 @@ class MixtureRegression:
 
     name = "mixture-regression"
     objective = "regression"
-    model_kinds = ("mn",)  # the model kinds this task is made for
+    model_kinds = (mn.NAME,)  # the model kinds this task is made for
     conditional = False
     cond_vocab = None
     cond_dim = None

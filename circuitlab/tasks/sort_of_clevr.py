@@ -15,6 +15,7 @@ import pandas as pd
 import torch
 
 from circuitlab.data.sort_of_clevr import ANSWERS, COLOURS, QUESTION_DIM, QUESTIONS, SortOfClevr
+from circuitlab.kinds import nfm
 from circuitlab.tasks.base import Batch
 
 SPLITS = ("train", "test", "heldout")
@@ -25,7 +26,7 @@ class SortOfClevrTask:
 
     name = "sort-of-clevr"
     objective = "classification"
-    model_kinds = ("nfm",)  # the model kinds this task is made for
+    model_kinds = (nfm.NAME,)  # the model kinds this task is made for
     conditional = False
     cond_vocab = None
     cond_dim = QUESTION_DIM

@@ -15,12 +15,12 @@ from pathlib import Path
 
 from circuitlab import CircuitStore
 from circuitlab.analysis import category_separation, embed, embedding_figure
-from circuitlab.export import export_nlvr
+from circuitlab.export import export_checkpoint
 
 TINY = os.environ.get("CIRCUITLAB_TINY") == "1"
 if TINY:
     out = Path(os.environ.get("CIRCUITLAB_OUT", "runs/notebook-nlvr2"))
-    store = export_nlvr("checkpoints/nlvr", out, overwrite=True, limit=300)["nlvr2"]
+    store = export_checkpoint("checkpoints/nlvr", out, overwrite=True, limit=300)["nlvr2"]
 else:
     store = CircuitStore.open(os.environ.get("CIRCUITLAB_STORE", "stores/nlvr/nlvr2"))
 print(store)

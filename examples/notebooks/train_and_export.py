@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from circuitlab import CircuitStore
-from circuitlab.export import export_run
+from circuitlab.export import export_checkpoint
 from circuitlab.train import TrainConfig, train
 
 TINY = os.environ.get("CIRCUITLAB_TINY") == "1"
@@ -39,7 +39,7 @@ print(f"validation accuracy {summary['val_acc']:.3f} after {STEPS} steps")
 # ## Export and reopen the circuits
 
 # %%
-store = export_run(OUT / "run", OUT / "store", n_circuits=32 if TINY else 256, overwrite=True)
+export_checkpoint(OUT / "run", OUT / "store", n_circuits=32 if TINY else 256, overwrite=True)
 store = CircuitStore.open(OUT / "store")
 print(store)
 store.frame.head()
