@@ -81,7 +81,7 @@ def _small_nac(**options):
     from circuitlab.config import NACConfig
 
     sizes = dict(n_classes=3, n_processors=6, n_readouts=2, dim=16, head_dim=8, code_dim=8)
-    return NAC(NACConfig(**sizes, sig_dim=4, **options))
+    return NAC(NACConfig.from_dict(dict(sizes, sig_dim=4, **options)))
 
 
 @pytest.mark.parametrize(
