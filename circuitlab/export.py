@@ -289,6 +289,13 @@ def _export_model_set(
     )
 
 
+def _is_sentence_model(model: object, config: TrainConfig) -> bool:
+    """Whether ``model`` is a conditional NLVR or pair-world model, whose export is two sentence
+    stores (any other kind or task: one store)."""
+    conditional = getattr(getattr(model, "config", None), "conditional", False)
+    return conditional and config.task in ("nlvr", "pairs")
+
+
 def write_nac_stores(
     model: NAC,
     config: TrainConfig,
@@ -303,7 +310,7 @@ def write_nac_stores(
     """A NAC's stores: a conditional NLVR model's two (``_write_nlvr_stores``), a conditional
     pair-world model's two (``_write_pair_stores``), otherwise one (``_write_run_store``).
     ``limit``: the sentence stores' first ``limit`` sentences and examples only."""
-    if model.config.conditional and config.task in ("nlvr", "pairs"):
+    if _is_sentence_model(model, config):
         write = _write_nlvr_stores if config.task == "nlvr" else _write_pair_stores
         return write(model, config, checkpoint, Path(out), overwrite=overwrite, limit=limit)
     options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
@@ -352,7 +359,7 @@ def export_checkpoint(
     model, config = load_model(checkpoint)
     options = {"n_circuits": n_circuits, "seed": seed, "overwrite": overwrite}
     if limit is not None:
-        if not (getattr(model.config, "conditional", False) and config.task in ("nlvr", "pairs")):
+        if not _is_sentence_model(model, config):
             raise ValueError(
                 f"limit={limit}: {path} is not an NLVR or pair-world sentence model, whose "
                 "stores it shortens; leave limit out"
