@@ -25,10 +25,10 @@ from circuitlab.train import TrainConfig
 
 # model name -> recipe under configs/; "none" is the NAC with no prior (the Fig. 3 control);
 # modfc and frozen_graph are the middle rungs of the ablation ladder (Table 1); processors_U the
-# no-prior NAC with U processors instead of 128 (object_scaling); ring_of_cliques_w10 and _w100
-# the ring's prior at weight 10 (its first recipe) and 100, beside the recipe's 30;
-# ring_of_cliques_seeded its signatures seeded from the prior before training (_slr1: and then
-# moved at the base learning rate)
+# no-prior NAC with U processors instead of 128 (object_scaling); ring_of_cliques_w10, _w30 and
+# _w100 the ring's prior at weight 10 (its first recipe), 30 (its second) and 100, from random
+# signatures; ring_of_cliques_seeded the second recipe with its signatures seeded from the prior
+# before training (the recipe, ring_of_cliques, then moves them at the base learning rate)
 OBJECTS = RunSet(
     Path("runs/objects"),
     {
@@ -44,9 +44,9 @@ OBJECTS = RunSet(
         "processors_64": "experiments/object-images/processors-64.yaml",
         "processors_256": "experiments/object-images/processors-256.yaml",
         "ring_of_cliques_w10": "experiments/object-images/ring-of-cliques-w10.yaml",
+        "ring_of_cliques_w30": "experiments/object-images/ring-of-cliques-w30.yaml",
         "ring_of_cliques_w100": "experiments/object-images/ring-of-cliques-w100.yaml",
         "ring_of_cliques_seeded": "experiments/object-images/ring-of-cliques-seeded.yaml",
-        "ring_of_cliques_seeded_slr1": "experiments/object-images/ring-of-cliques-seeded-slr1.yaml",
     },
     how_to_train="python bench/object_runs.py --models NAME --seeds SEED",
 )
