@@ -18,6 +18,18 @@ from threadpoolctl import threadpool_limits
 
 from circuitlab.analysis.communities import communities
 
+__all__ = [
+    "MAX_BLOCKS",
+    "adjacency_embedding",
+    "bethe_hessian_blocks",
+    "block_counts",
+    "cluster",
+    "louvain",
+    "refine",
+    "relabel",
+    "ring_order",
+]
+
 MAX_BLOCKS = 64
 
 

@@ -7,6 +7,8 @@ import importlib.util
 
 import networkx as nx
 
+__all__ = ["communities", "modularity"]
+
 BACKENDS = ("auto", "networkx", "leiden")
 
 
@@ -37,7 +39,15 @@ def communities(graph: nx.Graph, backend: str = "auto", seed: int = 0) -> list[s
 
 
 def modularity(graph: nx.Graph, backend: str = "auto", seed: int = 0) -> tuple[list[set], float]:
-    """The ``communities`` of ``graph`` and their modularity (0 for a graph without edges)."""
+    """The ``communities`` of ``graph`` and their modularity (0 for a graph without edges).
+
+    Parameters
+    ----------
+    graph
+        The graph.
+    backend, seed
+        As ``communities`` takes them.
+    """
     found = communities(graph, backend=backend, seed=seed)
     if graph.number_of_edges() == 0:
         return found, 0.0

@@ -25,6 +25,20 @@ from circuitlab.store import CircuitStore, category_lists
 if TYPE_CHECKING:
     from sklearn.decomposition import PCA
 
+__all__ = [
+    "category_separation",
+    "circuit_features",
+    "embed",
+    "embedding_is_cached",
+    "fit_pca",
+    "knn_accuracy",
+    "lower_triangle",
+    "pca_features",
+    "sentence_embeddings",
+    "single_category_labels",
+    "tsne",
+]
+
 METHODS = ("tsne", "pca", "umap")
 TSNE_BACKENDS = ("opentsne", "sklearn")
 
@@ -78,6 +92,23 @@ def embed(
     "umap" (PCA, then UMAP; needs ``pip install umap-learn``). ``perplexity`` is capped at
     (N - 1) / 3 for small stores. ``tsne_backend``: "opentsne" or "sklearn" (the cache
     records which, so switching recomputes).
+
+    Parameters
+    ----------
+    store
+        A NAC's store.
+    method
+        "tsne", "pca" or "umap", as above.
+    pca_dims
+        Components kept before t-SNE or UMAP.
+    seed
+        Seed of the PCA, t-SNE and UMAP.
+    perplexity
+        t-SNE's perplexity.
+    tsne_backend
+        As above.
+    recompute
+        Recompute a cached embedding.
     """
     if method not in METHODS:
         raise ValueError(f"unknown embedding method {method!r}; choose one of {METHODS}")
@@ -185,7 +216,15 @@ def single_category_labels(
     frame: pd.DataFrame, categories: Sequence[str] | None = None
 ) -> pd.Series:
     """The category of each row that has exactly one of ``categories`` (default: all that
-    occur) in its ``categories`` list; other rows are left out (a Series indexed like frame)."""
+    occur) in its ``categories`` list; other rows are left out (a Series indexed like frame).
+
+    Parameters
+    ----------
+    frame
+        A store's frame with ``categories``.
+    categories
+        As above.
+    """
     if "categories" not in frame.columns:
         raise ValueError(
             "the store has no 'categories' column; export an NLVR run (circuitlab export) "
@@ -199,7 +238,15 @@ def single_category_labels(
 
 
 def sentence_embeddings(texts: Sequence[str], text_encoder: str = "minilm") -> np.ndarray:
-    """(N, dim) mean of the frozen text encoder's token vectors: what the generator read."""
+    """(N, dim) mean of the frozen text encoder's token vectors: what the generator read.
+
+    Parameters
+    ----------
+    texts
+        The sentences.
+    text_encoder
+        The frozen text encoder ("minilm").
+    """
     from circuitlab.data.text import make_encoder
 
     encoder = make_encoder(text_encoder)
@@ -215,7 +262,17 @@ def sentence_embeddings(texts: Sequence[str], text_encoder: str = "minilm") -> n
 
 def knn_accuracy(x: np.ndarray, y: np.ndarray, k: int = 5, seed: int = 0) -> float:
     """k-nearest-neighbour accuracy of labels ``y`` (N,) from features ``x`` (N, d), by 5-fold
-    stratified cross-validation (every label needs at least 5 rows)."""
+    stratified cross-validation (every label needs at least 5 rows).
+
+    Parameters
+    ----------
+    x, y
+        As above.
+    k
+        Neighbours of the classifier.
+    seed
+        Seed of the folds.
+    """
     from sklearn.model_selection import StratifiedKFold, cross_val_score
     from sklearn.neighbors import KNeighborsClassifier
 
@@ -239,6 +296,23 @@ def category_separation(
     the sentence embeddings the generator read (``sentence_features`` (N, dim), or computed
     with ``text_encoder``). Only circuits with exactly one of ``categories`` are scored;
     ``chance`` is the share of the largest category.
+
+    Parameters
+    ----------
+    store
+        A NAC's store whose frame has ``categories``.
+    embedding
+        The circuits' 2-D embedding (``embed``'s frame).
+    categories
+        The categories scored (default: every one that occurs).
+    k
+        Neighbours of the k-NN classifier.
+    sentence_features
+        (N, dim) the baseline's features; None: computed with ``text_encoder``.
+    text_encoder
+        The frozen text encoder that computes them.
+    seed
+        Seed of the PCA and the folds.
     """
     from sklearn.metrics import silhouette_score
 

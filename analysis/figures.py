@@ -9,6 +9,16 @@ from pathlib import Path
 
 import matplotlib
 
+__all__ = [
+    "degree_figure",
+    "draw_circuit",
+    "dropping_figure",
+    "embedding_figure",
+    "embedding_plotly",
+    "prior_samples_figure",
+    "save_figure",
+]
+
 matplotlib.use("Agg")  # figures are files; never open a window
 import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
@@ -47,7 +57,21 @@ def save_figure(
     dpi: int = 200,
 ) -> list[Path]:
     """Write ``fig`` as ``out_dir/name.{png,svg,pdf}``; returns the paths. ``dpi`` sets the
-    PNG's resolution (200: print; about 100 keeps a figure in the docs small)."""
+    PNG's resolution (200: print; about 100 keeps a figure in the docs small).
+
+    Parameters
+    ----------
+    fig
+        The figure.
+    out_dir
+        The folder written into (made if missing).
+    name
+        The files' name without suffix.
+    formats
+        The suffixes written.
+    dpi
+        As above.
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{name}.{fmt}" for fmt in formats]
@@ -71,7 +95,23 @@ def draw_circuit(
     """Draw ``graph`` on ``ax`` at ``positions`` (U, 2), edge width and alpha by ``p``.
     ``labels``: each module's number on it; ``cut`` (undirected pairs, drawn whether or not
     the graph has them) dashed red, ``forced`` (the same; a cut wins) dashed green, as the app
-    draws them, ``knocked`` modules hollow and dashed: an edited circuit."""
+    draws them, ``knocked`` modules hollow and dashed: an edited circuit.
+
+    Parameters
+    ----------
+    ax
+        The axes drawn on.
+    graph
+        The circuit's graph (``to_graph``).
+    positions
+        (U, 2) module positions.
+    colors
+        U module colours (default: ``module_colors``).
+    title
+        The axes' title.
+    labels, cut, knocked, forced
+        As above.
+    """
     colors = colors or module_colors(graph.number_of_nodes())
     pos = {i: positions[i] for i in graph.nodes}
     cut = {(min(i, j), max(i, j)) for i, j in cut}
@@ -110,7 +150,15 @@ def draw_circuit(
 
 
 def prior_samples_figure(n_modules: int = 128, seed: int = 0) -> Figure:
-    """One graph sampled from each of the four priors' targets (paper Fig. 3)."""
+    """One graph sampled from each of the four priors' targets (paper Fig. 3).
+
+    Parameters
+    ----------
+    n_modules
+        Nodes of each sampled graph.
+    seed
+        Seed of the samples.
+    """
     fig, axes = plt.subplots(1, 4, figsize=(14, 3.8))
     rng = np.random.default_rng(seed)
     for ax, name in zip(axes, prior_targets.PRIOR_NAMES, strict=True):
@@ -137,6 +185,11 @@ def dropping_figure(results: pd.DataFrame) -> Figure:
     ``results``: columns ``model``, ``dropped`` (fraction), ``accuracy`` and ``throughput``
     (samples per second), one row per model and fraction; with a ``task`` column, one row of
     panels per task (models of different tasks share no scale).
+
+    Parameters
+    ----------
+    results
+        As above.
     """
     missing = {"model", "dropped", "accuracy", "throughput"} - set(results.columns)
     if missing:
@@ -168,7 +221,21 @@ def embedding_figure(
 ) -> Figure:
     """The circuit embedding coloured by reasoning category, beside one example circuit of each
     of the ``n_examples`` most common categories: the circuit nearest its category's centre
-    (paper Fig. 6). Circuits with no or several of the categories are grey."""
+    (paper Fig. 6). Circuits with no or several of the categories are grey.
+
+    Parameters
+    ----------
+    store
+        A NAC's store whose frame has ``categories``.
+    embedding
+        The circuits' 2-D embedding (``embed``'s frame).
+    categories
+        The categories coloured (default: every one that occurs).
+    threshold
+        P above which an example circuit's links are drawn.
+    n_examples
+        Categories shown with an example circuit.
+    """
     labels = single_category_labels(store.frame, categories)
     top = labels.value_counts().index[:n_examples]
     fig = plt.figure(figsize=(13, 5.5))
@@ -207,7 +274,19 @@ def degree_figure(
     """The degree distribution with the fitted prior overlaid: observed degree histogram and
     the mean histogram of ``n_simulations`` graphs drawn from ``fit`` (default: the best fit of
     ``best_prior``'s reading, which fits a weighted P itself). A weighted P is drawn once into
-    a 0/1 graph for the histogram."""
+    a 0/1 graph for the histogram.
+
+    Parameters
+    ----------
+    source
+        A circuit, graph or (n, n) matrix, read as ``best_prior`` reads it.
+    fit
+        The prior fit to overlay (default: the best).
+    n_simulations
+        Graphs drawn from the fit for its mean histogram.
+    seed
+        Seed of the fit and the draws.
+    """
     a = link_matrix(source)
     rng = np.random.default_rng(seed)
     weighted = not is_binary(a)
@@ -233,7 +312,15 @@ GROUP_COLORS = [*qualitative.Dark24, *qualitative.Light24]
 
 def embedding_plotly(frame: pd.DataFrame, color: str | None = None) -> go.Figure:
     """WebGL scatter of an embedding frame (columns x, y, id, and ``color`` if given), one
-    trace and one distinct colour per group of ``color`` (cycled past 48 groups)."""
+    trace and one distinct colour per group of ``color`` (cycled past 48 groups).
+
+    Parameters
+    ----------
+    frame
+        The embedding frame.
+    color
+        The column to colour by (None: one colour).
+    """
     if color is not None and color not in frame.columns:
         raise ValueError(f"no column {color!r} to colour by; columns: {list(frame.columns)}")
     fig = go.Figure()

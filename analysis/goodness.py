@@ -19,6 +19,8 @@ from circuitlab.analysis.communities import modularity
 from circuitlab.analysis.matrix import top_eigenvalues
 from circuitlab.analysis.prior_families import PriorFit
 
+__all__ = ["GoodnessOfFit", "degree_histograms", "goodness_of_fit"]
+
 STATISTICS = (
     "degree_ks",
     "transitivity",
@@ -31,7 +33,19 @@ STATISTICS = (
 
 @dataclass
 class GoodnessOfFit:
-    """Observed statistics, simulated means and spreads, and which fall outside the band."""
+    """Observed statistics, simulated means and spreads, and which fall outside the band.
+
+    Parameters
+    ----------
+    observed
+        Each statistic of the read graph, by name.
+    simulated_mean, simulated_sd
+        Each statistic's mean and spread over the graphs simulated from the fit.
+    z_scores
+        (observed - mean) / sd per statistic.
+    outside
+        The statistics outside the band.
+    """
 
     observed: dict[str, float]
     simulated_mean: dict[str, float]
@@ -86,7 +100,23 @@ def goodness_of_fit(
     rel_tol: float = 0.05,
     seed: int = 0,
 ) -> GoodnessOfFit:
-    """Compare the 0/1 graph ``a`` (n, n) with ``n_simulations`` graphs drawn from ``fit``."""
+    """Compare the 0/1 graph ``a`` (n, n) with ``n_simulations`` graphs drawn from ``fit``.
+
+    Parameters
+    ----------
+    a
+        (n, n) the 0/1 graph read.
+    fit
+        The prior fit simulated from.
+    n_simulations
+        Graphs drawn from the fit.
+    z
+        Simulated standard deviations beyond which a statistic falls outside the band.
+    rel_tol
+        The floor of the simulated spread, as a share of the simulated mean.
+    seed
+        Seed of the draws.
+    """
     from scipy.stats import ks_2samp  # here: importing scipy.stats takes ~1 s
 
     if n_simulations < 1:

@@ -11,6 +11,8 @@ from circuitlab.analysis.matrix import LinkMatrixError, link_matrix
 from circuitlab.circuit import Circuit, links_graph
 from circuitlab.prior_targets import sample_graph
 
+__all__ = ["directed_graph", "to_graph"]
+
 
 def to_graph(
     source: Circuit | np.ndarray,
@@ -39,6 +41,17 @@ def to_graph(
     >>> p = np.array([[1.0, 0.9, 0.2], [0.9, 1.0, 0.6], [0.2, 0.6, 1.0]])
     >>> sorted(to_graph(p).edges(data="p"))
     [(0, 1, 0.9), (1, 2, 0.6)]
+
+    Parameters
+    ----------
+    source
+        A ``Circuit`` or a (U, U) matrix.
+    threshold, top_k, sample, seed
+        How links are picked, as above.
+    roles
+        U roles for a matrix's nodes.
+    directed
+        Read ``source`` as directed weights, as above.
     """
     chosen = sum([threshold is not None, top_k is not None, sample])
     if chosen > 1:

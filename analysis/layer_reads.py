@@ -10,6 +10,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+__all__ = ["read_graph", "slot_label", "top_down_share"]
+
 
 def _reads(attention: np.ndarray) -> tuple[np.ndarray, int]:
     attention = np.asarray(attention, dtype=np.float64)
@@ -30,7 +32,15 @@ def slot_label(slot: int, n_layers: int) -> str:
 def read_graph(attention: np.ndarray, threshold: float = 0.05) -> nx.DiGraph:
     """One input's (or a mean) reads (L, 2 L + 1) as a directed graph: an edge from each slot
     to each second-pass layer that puts more than ``threshold`` of its weight on it (attribute
-    ``weight``); nodes carry ``pass`` (1, 2 or None for null) and ``layer``."""
+    ``weight``); nodes carry ``pass`` (1, 2 or None for null) and ``layer``.
+
+    Parameters
+    ----------
+    attention
+        (L, 2 L + 1) each second-pass layer's weights over the slots.
+    threshold
+        Weight above which an edge is drawn.
+    """
     attention, n_layers = _reads(attention)
     graph = nx.DiGraph()
     for slot in range(2 * n_layers + 1):
@@ -52,7 +62,13 @@ def read_graph(attention: np.ndarray, threshold: float = 0.05) -> nx.DiGraph:
 
 def top_down_share(attention: np.ndarray) -> np.ndarray:
     """The weight each reader puts on first-pass layers deeper than itself: (..., L, 2L + 1)
-    -> (..., L); the deepest reader's is 0."""
+    -> (..., L); the deepest reader's is 0.
+
+    Parameters
+    ----------
+    attention
+        (..., L, 2 L + 1) each reader's weights over the slots.
+    """
     attention, n_layers = _reads(attention)
     deeper = np.triu(np.ones((n_layers, n_layers)), k=1)  # [reader, first-pass layer]
     return (attention[..., :n_layers] * deeper).sum(-1)

@@ -9,6 +9,15 @@ from matplotlib import colormaps
 
 from circuitlab.store import CircuitStore
 
+__all__ = [
+    "MIN_DISTANCE",
+    "layout_from_similarity",
+    "layout_is_cached",
+    "module_colors",
+    "module_layout",
+    "spread_apart",
+]
+
 LAYOUT_KEY = "layout"
 # the closest two modules may sit, in layout units ([-1, 1]): the app draws a module as a 24-pixel
 # disc at 260 pixels a unit (0.09), so 0.12 keeps every disc clear of its neighbours and
@@ -22,6 +31,17 @@ def module_layout(
     """(U, 2) positions in [-1, 1] from a force layout whose springs are the modules' mean
     link probability over the store (up to ``max_circuits`` circuits, evenly spaced):
     modules whose signatures are similar on average sit close. Cached in store.json.
+
+    Parameters
+    ----------
+    store
+        A NAC's store.
+    seed
+        Seed of the force layout.
+    max_circuits
+        Circuits averaged at most.
+    recompute
+        Recompute a cached layout.
     """
     n = len(store)
     params = _layout_params(store, seed, max_circuits)
@@ -116,7 +136,13 @@ def spread_apart(
 
 
 def module_colors(n_modules: int) -> list[str]:
-    """A fixed hex colour per module index (tab20, cycled), the same in every figure."""
+    """A fixed hex colour per module index (tab20, cycled), the same in every figure.
+
+    Parameters
+    ----------
+    n_modules
+        How many colours.
+    """
     cmap = colormaps["tab20"]
     return [
         "#{:02x}{:02x}{:02x}".format(*(int(255 * c) for c in cmap(i % 20)[:3]))

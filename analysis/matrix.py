@@ -15,6 +15,8 @@ import numpy as np
 from circuitlab.circuit import Circuit
 from circuitlab.errors import CircuitlabError
 
+__all__ = ["LinkMatrixError", "check_link_matrix", "is_binary", "link_matrix", "top_eigenvalues"]
+
 
 class LinkMatrixError(CircuitlabError):
     """A link-probability or adjacency matrix that analysis cannot use, and why."""
@@ -27,6 +29,15 @@ def check_link_matrix(p: Any, *, name: str = "P", symmetric_tol: float = 1e-5) -
     diagonal outside [0, 1] (the diagonal is not read), or a matrix that is not symmetric within
     ``symmetric_tol`` (links are undirected: symmetrise it yourself with ``(P + P.T) / 2`` if
     that is what you mean).
+
+    Parameters
+    ----------
+    p
+        The matrix, anything ``np.asarray`` reads.
+    name
+        What messages call it.
+    symmetric_tol
+        Largest |P - P.T| taken as symmetric.
     """
     p = np.asarray(p, dtype=np.float64)
     if p.ndim != 2 or p.shape[0] != p.shape[1]:
@@ -56,7 +67,13 @@ def check_link_matrix(p: Any, *, name: str = "P", symmetric_tol: float = 1e-5) -
 
 def link_matrix(source: Circuit | nx.Graph | np.ndarray) -> np.ndarray:
     """(U, U) float64 matrix of ``source``: a circuit's P, a graph's 0/1 adjacency (in node order,
-    or its ``p``/``weight`` edge attribute is ignored), or a checked copy of a matrix."""
+    or its ``p``/``weight`` edge attribute is ignored), or a checked copy of a matrix.
+
+    Parameters
+    ----------
+    source
+        A ``Circuit``, a networkx graph or a (U, U) matrix.
+    """
     if isinstance(source, Circuit):
         return check_link_matrix(source.link_probability())
     if isinstance(source, nx.Graph):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["graph_movement"]
+
 
 def graph_movement(learned: np.ndarray, initial: np.ndarray) -> dict[str, float]:
     """{"corr_with_init", "crossed_half", "mean_abs_change"} of two (U, U) link-probability
@@ -21,6 +23,11 @@ def graph_movement(learned: np.ndarray, initial: np.ndarray) -> dict[str, float]
     1.0
     >>> graph_movement(1 - initial, initial)["crossed_half"]
     1.0
+
+    Parameters
+    ----------
+    learned, initial
+        (U, U) the link probabilities after training and at initialisation.
     """
     learned, initial = np.asarray(learned, dtype=float), np.asarray(initial, dtype=float)
     if learned.shape != initial.shape or learned.ndim != 2 or learned.shape[0] != learned.shape[1]:

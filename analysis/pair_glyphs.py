@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from circuitlab.data.pair_world import PairObject
 
+__all__ = ["pair_glyphs"]
+
 FILL = {
     "white": "#f7f7f7",
     "black": "#222222",

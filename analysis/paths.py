@@ -21,6 +21,8 @@ import pandas as pd
 # usage and transitions are computed in circuitlab.mn (the core); importable from here too
 from circuitlab.mn.paths import check_paths, layer_transitions, module_usage  # noqa: F401
 
+__all__ = ["layered_graph", "node", "path_features", "path_graph", "usage_by_label"]
+
 
 def node(layer: int, module: int) -> str:
     """The layered graph's name of ``module`` in ``layer``: "L0.m3"."""
@@ -29,7 +31,16 @@ def node(layer: int, module: int) -> str:
 
 def layered_graph(usage: np.ndarray, transitions: np.ndarray) -> nx.DiGraph:
     """Nodes (layer, module) with attributes layer, module and usage; an edge for every
-    transition taken by at least one input, with its count as ``weight``."""
+    transition taken by at least one input, with its count as ``weight``.
+
+    Parameters
+    ----------
+    usage
+        (L, M) the share of inputs whose path picks each module of each layer (``module_usage``).
+    transitions
+        (L - 1, M, M) how many inputs go from module i of a layer to module j of the next
+        (``layer_transitions``).
+    """
     usage = np.asarray(usage, dtype=np.float64)
     transitions = np.asarray(transitions, dtype=np.float64)
     n_layers, n_modules = usage.shape
@@ -52,7 +63,13 @@ def layered_graph(usage: np.ndarray, transitions: np.ndarray) -> nx.DiGraph:
 
 def path_graph(path: np.ndarray) -> nx.DiGraph:
     """One input's path (L, K) as a directed graph: its picked modules, each layer's linked to
-    the next's."""
+    the next's.
+
+    Parameters
+    ----------
+    path
+        (L, K) the K modules picked in each of L layers.
+    """
     path = check_paths(np.asarray(path)[None])[0]
     graph = nx.DiGraph()
     for layer, picks in enumerate(path.tolist()):
@@ -67,7 +84,17 @@ def path_graph(path: np.ndarray) -> nx.DiGraph:
 
 def usage_by_label(paths: np.ndarray, labels: Sequence, n_modules: int) -> pd.DataFrame:
     """Module usage per label: one row per label (sorted), one column per (layer, module)
-    named "L0.m3", each the share of that label's inputs whose path picks the module."""
+    named "L0.m3", each the share of that label's inputs whose path picks the module.
+
+    Parameters
+    ----------
+    paths
+        (N, L, K) each input's path.
+    labels
+        N labels.
+    n_modules
+        Modules per layer.
+    """
     paths = check_paths(paths)
     labels = np.asarray(labels)
     if len(labels) != len(paths):

@@ -30,6 +30,19 @@ from circuitlab.analysis import blocks
 from circuitlab.analysis.matrix import is_binary
 from circuitlab.prior_targets import sample_graph
 
+__all__ = [
+    "PlantedPartitionFit",
+    "PriorFit",
+    "RingOfCliquesFit",
+    "ScaleFreeFit",
+    "fit_all",
+    "group_code",
+    "label_cost",
+    "merge_blocks",
+    "n_pairs",
+    "planted_partition_code",
+]
+
 _EPS = 1e-12
 LOUVAIN_MAX_LINKS = 50_000  # Louvain in networkx takes ~1 s at this size
 # Louvain at resolution 1 merges small cliques (its resolution limit): resolutions 2 and 4 kept

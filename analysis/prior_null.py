@@ -42,6 +42,8 @@ from circuitlab.analysis.matrix import LinkMatrixError, check_link_matrix
 from circuitlab.analysis.prior_families import PriorFit, fit_all, n_pairs
 from circuitlab.circuit import link_probabilities
 
+__all__ = ["NullComparison", "PriorNull", "random_signature_null"]
+
 NULL_DRAWS = 20
 NULL_Z = 4.0
 NULL_STATISTICS = ("density", "structure")
@@ -54,7 +56,19 @@ class NullComparison:
 
     ``observed``, ``mean``, ``sd`` and ``z_scores`` are keyed by statistic
     (``NULL_STATISTICS``); ``outside`` lists those beyond ``NULL_Z``; ``source`` says what the
-    null is (e.g. "random signatures (d_sig 16, eps 0.25), 20 draws")."""
+    null is (e.g. "random signatures (d_sig 16, eps 0.25), 20 draws").
+
+    Parameters
+    ----------
+    source
+        What the null is.
+    family
+        The family whose band the reading is held against.
+    observed, mean, sd, z_scores
+        The reading's statistics, the null's mean and spread, and the z-scores, by statistic.
+    outside
+        The statistics beyond ``NULL_Z``.
+    """
 
     source: str
     family: str
@@ -121,6 +135,15 @@ class PriorNull:
     ``matrices`` (S, n, n): S >= 2 null draws of the same n modules (entries in [0, 1],
     symmetric); ``source`` says what they are. The families are fitted to each draw once, on
     first use (``seed`` for the fits), and kept.
+
+    Parameters
+    ----------
+    matrices
+        (S, n, n) the null's link-probability matrices, S >= 2.
+    source
+        What they are, for messages and tables.
+    seed
+        Seed of the families' fits to each draw.
     """
 
     def __init__(self, matrices: np.ndarray | Sequence[np.ndarray], source: str, seed: int = 0):
@@ -210,7 +233,19 @@ def random_signature_null(
     signatures of width ``sig_dim`` (how an untrained unconditional NAC draws them), each read
     through the kernel P = exp(-(1 - cos) / ``eps``) (0 beyond ``truncation``).
 
-    The same arguments return the same object (cached), so its fits are computed once."""
+    The same arguments return the same object (cached), so its fits are computed once.
+
+    Parameters
+    ----------
+    n_modules, sig_dim
+        The circuits' modules and signature width.
+    eps, truncation
+        The kernel's width and cut-off.
+    n_draws
+        Null draws.
+    seed
+        Seed of the signatures.
+    """
     if n_modules < 3 or sig_dim < 1 or n_draws < 2:
         raise ValueError(
             f"a random-signature null needs n_modules >= 3, sig_dim >= 1 and n_draws >= 2; "

@@ -44,6 +44,8 @@ from circuitlab.analysis.prior_null import NullComparison, PriorNull, random_sig
 from circuitlab.circuit import Circuit
 from circuitlab.prior_targets import PRIOR_NAMES, sample_graph
 
+__all__ = ["AMBIGUITY_NATS", "PriorVerdict", "best_prior", "fit_priors", "read_matrix"]
+
 AMBIGUITY_NATS = 3.0
 AMBIGUOUS, NO_PRIOR_FITS, LIKE_NULL = "ambiguous", "no_prior_fits", "like_null"
 # the words of a verdict that name no family
@@ -70,6 +72,11 @@ class PriorVerdict:
     ``gap``: nats to the second best; ``goodness``: the goodness-of-fit check (None if
     skipped); ``null``: the comparison with the null (None without one); ``reading``: what was
     read (e.g. "P among 128 processors"); ``fits``: every family's fit.
+
+    Parameters
+    ----------
+    family, params, best, gap, goodness, fits, null, reading
+        As above.
     """
 
     family: str
@@ -205,6 +212,11 @@ def fit_priors(
     degenerate graphs) have NaN lengths. ``frame.attrs`` holds the goodness-of-fit check
     (``"goodness"``, a dict, when run), the comparison with the null (``"null"``, a dict, when
     there is one) and what was read (``"reading"``).
+
+    Parameters
+    ----------
+    source, readouts, null, check, n_simulations, seed
+        As ``best_prior`` takes them.
     """
     verdict = best_prior(
         source,

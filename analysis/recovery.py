@@ -32,6 +32,8 @@ from circuitlab.prior_targets import (
     target,
 )
 
+__all__ = ["GRAPHON_SIZES", "graphon_recovery", "recovered_prior", "recovery", "summary"]
+
 # how far a fitted rate may be from the target's and still count as recovered
 RATE_TOLERANCE = {"erdos_renyi": 0.03, "planted_partition": 0.1, "ring_of_cliques": 0.1}
 SCALE_FREE_DRAWS = 200  # the band holds a new draw of the target with probability 200/201
@@ -40,7 +42,19 @@ SCALE_FREE_DRAWS = 200  # the band holds a new draw of the target with probabili
 @dataclass
 class PriorRecovery:
     """Whether ``prior`` was recovered: ``recovered`` (the family named and every check
-    passed), ``checks`` {what: passed}, the ``target``'s parameters and the ``fitted`` ones."""
+    passed), ``checks`` {what: passed}, the ``target``'s parameters and the ``fitted`` ones.
+
+    Parameters
+    ----------
+    prior
+        The imposed prior's name.
+    recovered
+        The family named and every check passed.
+    checks
+        Each check's outcome, by what it checks.
+    target, fitted
+        The imposed parameters and the fitted ones.
+    """
 
     prior: str
     recovered: bool
@@ -113,6 +127,17 @@ def recovered_prior(
     >>> v = best_prior(planted_partition(96, n_blocks=3), null=None)
     >>> recovered_prior(v, "planted_partition", 96, n_blocks=3).recovered
     True
+
+    Parameters
+    ----------
+    verdict
+        ``best_prior``'s verdict on the learned circuit.
+    prior
+        The imposed prior's name.
+    n_modules
+        The processors read.
+    **params
+        The imposed parameters.
     """
     wanted = target_parameters(prior, n_modules, **params)
     fit = verdict.fits.get(prior)

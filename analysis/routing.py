@@ -23,6 +23,8 @@ import numpy as np
 
 from circuitlab.analysis.graphs import directed_graph
 
+__all__ = ["co_routing", "token_path_graph", "transition_graph", "transitions"]
+
 
 def _steps(routing: np.ndarray) -> np.ndarray:
     routing = np.asarray(routing, dtype=np.float64)

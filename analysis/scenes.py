@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import matplotlib
 
+__all__ = ["pair_figure"]
+
 matplotlib.use("Agg")  # figures are files; never open a window
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
@@ -62,7 +64,15 @@ def _draw_image(ax: Axes, image: tuple[PairObject, ...], title: str) -> None:
 
 
 def pair_figure(scene: PairScene, sentence: str | None = None, label: bool | None = None) -> Figure:
-    """Two panels, left and right image, with ``sentence`` (and its ``label``) as the title."""
+    """Two panels, left and right image, with ``sentence`` (and its ``label``) as the title.
+
+    Parameters
+    ----------
+    scene
+        The pair of images.
+    sentence, label
+        The title and its truth value (None: left out).
+    """
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.6))
     for ax, side, image in zip(axes, IMAGES, scene.images, strict=True):
         _draw_image(ax, image, f"{side} image ({len(image)} objects)")

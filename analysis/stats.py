@@ -9,6 +9,8 @@ import pandas as pd
 from circuitlab.analysis.communities import modularity
 from circuitlab.analysis.matrix import top_eigenvalues
 
+__all__ = ["graph_stats"]
+
 
 def graph_stats(graph: nx.Graph, backend: str = "auto", seed: int = 0) -> pd.DataFrame:
     """One-row DataFrame of ``graph``'s statistics.
@@ -19,6 +21,13 @@ def graph_stats(graph: nx.Graph, backend: str = "auto", seed: int = 0) -> pd.Dat
     than two standard deviations), eigenvalue_1..3 (largest adjacency eigenvalues; 0 where the
     graph has fewer nodes). A graph without nodes is an error; a graph without edges has
     density 0, modularity 0 and one component per node.
+
+    Parameters
+    ----------
+    graph
+        The graph.
+    backend, seed
+        The community detection's backend and seed (``analysis.communities``).
     """
     n = graph.number_of_nodes()
     if n == 0:

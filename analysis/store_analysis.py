@@ -26,6 +26,8 @@ from circuitlab.analysis.stats import graph_stats
 from circuitlab.kinds import nac
 from circuitlab.store import CircuitStore
 
+__all__ = ["analyze_graphs", "analyze_store", "write_figures"]
+
 GRAPH_KEY = "graphs"
 GRAPH_COLUMNS = ("links", "density", "transitivity", "modularity", "components")
 PRIOR_COLUMNS = ("prior", "prior_best", "prior_gap", "prior_null_z")
@@ -47,7 +49,21 @@ def analyze_graphs(
       reading (P among the processors, against random signatures of the store's width and
       eps); ``prior_null_z``: the largest |z| of the circuit's density and structure against
       that null (above ``NULL_Z`` the circuit is distinguishable from one that learned nothing).
-    The reading and the null are recorded in the store's analysis parameters."""
+    The reading and the null are recorded in the store's analysis parameters.
+
+    Parameters
+    ----------
+    store
+        A NAC's store.
+    threshold
+        P above which a link is in the graph the statistics read.
+    check
+        Run ``best_prior``'s goodness-of-fit check on each circuit.
+    seed
+        Seed of the fits, the community detection and the null.
+    recompute
+        Recompute what the store has cached.
+    """
     params = {
         "threshold": threshold,
         "check": check,
@@ -110,7 +126,17 @@ def analyze_store(
 ) -> tuple[CircuitStore, pd.DataFrame]:
     """Run every cached analysis on the store at ``path``; returns it and a summary table
     (one row per prior verdict: circuits, share, median |z| against the null, and the mean
-    links, density, transitivity and modularity of the graphs at P > ``threshold``)."""
+    links, density, transitivity and modularity of the graphs at P > ``threshold``).
+
+    Parameters
+    ----------
+    path
+        The store's folder.
+    threshold, check, seed, recompute
+        As ``analyze_graphs`` takes them.
+    method
+        The map to compute and cache (``embed``'s ``method``).
+    """
     store = _nac_store(path)
     graphs = analyze_graphs(store, threshold=threshold, check=check, seed=seed, recompute=recompute)
     if len(store) >= 3:
@@ -142,7 +168,19 @@ def write_figures(
     samples; the degree distribution of the store's mean circuit (P among the processors, one
     graph drawn from it) with its fitted prior; the
     embedding by category with example circuits (stores with categories); accuracy and speed
-    against modules dropped when a ``dropping`` CSV is given (see ``dropping_figure``)."""
+    against modules dropped when a ``dropping`` CSV is given (see ``dropping_figure``).
+
+    Parameters
+    ----------
+    path
+        The store's folder.
+    out
+        The folder written into.
+    dropping
+        A CSV of ``bench/object_dropping.py`` (None: no dropping figure).
+    method, threshold, seed
+        The map, the link threshold of the drawn circuits and the seed of fits and draws.
+    """
     store = _nac_store(path)
     written = save_figure(prior_samples_figure(seed=seed), out, "prior_samples")
     processors = np.flatnonzero(np.asarray(store.roles) == "processor")

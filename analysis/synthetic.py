@@ -27,6 +27,8 @@ import numpy as np
 
 from circuitlab.circuit import link_probabilities
 
+__all__ = ["SYNTHETIC_FAMILIES", "synthetic_graphs"]
+
 SYNTHETIC_FAMILIES = (
     "erdos_renyi",
     "planted_partition",
@@ -79,6 +81,16 @@ def synthetic_graph(family: str, rng: np.random.Generator) -> SyntheticGraph:
 
 
 def synthetic_graphs(family: str, count: int, seed: int = 0) -> list[SyntheticGraph]:
-    """``count`` graphs of ``family``, reproducible from ``seed``."""
+    """``count`` graphs of ``family``, reproducible from ``seed``.
+
+    Parameters
+    ----------
+    family
+        One of the four families.
+    count
+        Graphs drawn.
+    seed
+        Seed of the draws.
+    """
     rng = np.random.default_rng([seed, SYNTHETIC_FAMILIES.index(family)])
     return [synthetic_graph(family, rng) for _ in range(count)]

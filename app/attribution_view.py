@@ -26,7 +26,10 @@ import pandas as pd
 from circuitlab.app.scene_kinds import scene_examples
 from circuitlab.app.store_view import load_circuit_generator
 from circuitlab.circuit import circuit_links, present_links
+from circuitlab.kinds import nac
 from circuitlab.store import CircuitStore
+
+__all__ = ["ExampleAttribution", "attribute_store", "store_links", "stored_circuits"]
 
 ATTRIBUTION_KEY = "attribution"
 COLUMNS = (
@@ -83,7 +86,7 @@ def attribute_store(
     from circuitlab.files import file_sha256
 
     store = CircuitStore.open(store_path)
-    if store.kind != "nac" or "scene" not in store.frame:
+    if store.kind != nac.NAME or "scene" not in store.frame:
         raise ValueError(
             f"{store_path} holds no scenes to run: attribution needs a NAC store of NLVR scenes "
             "or pair-world pairs (e.g. stores/nlvr/nlvr, stores/pairs/pairs)"

@@ -9,6 +9,8 @@ from xml.sax.saxutils import quoteattr
 
 from circuitlab.data.nlvr import BOX_SIZE, SceneObject
 
+__all__ = ["BORDER", "GAP", "MIN_READ", "object_names", "read_stroke", "scene_svg", "svg_data_uri"]
+
 GAP = 12  # pixels between boxes
 BORDER = 3  # the boxes' dark frame, as in NLVR's images
 

@@ -17,6 +17,8 @@ from circuitlab.app.page import page
 from circuitlab.app.store_view import MAX_EDGES
 from circuitlab.app.stores import AppStores, Checkpoints
 
+__all__ = ["create_app"]
+
 ASSETS = Path(__file__).resolve().parent / "assets"
 
 
@@ -40,7 +42,26 @@ def create_app(
     URL's ``?store=`` picks another store under the root, opened (and its embedding computed and
     cached, the first time) when a page first asks for it. With ``checkpoint`` (the conditional
     NLVR or pair-world model of the stores, or several models: each store gets the one it was
-    exported from) typed sentences get circuits live, and stored scenes take interventions."""
+    exported from) typed sentences get circuits live, and stored scenes take interventions.
+
+    Parameters
+    ----------
+    path
+        A store, or a folder of stores.
+    root
+        The folder whose stores the app serves (default: ``path``); a URL reaches none outside it.
+    checkpoint
+        A run directory or checkpoint file, or several, as above (None: no model).
+    max_edges
+        The most links a drawn circuit may have (a denser one asks for a higher threshold).
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path`` is not a folder, or holds no store.
+    ValueError
+        ``path`` is outside ``root``.
+    """
     stores = AppStores(path, root=root, checkpoint=checkpoint, max_edges=max_edges)
     stores.open(stores.default)  # open the default store now: a bad store fails at start
     cyto.load_extra_layouts()  # the bundle with cytoscape-svg: the SVG export needs cy.svg()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+__all__ = ["input_map_figure", "unit_heatmap"]
+
 
 def input_map_figure(
     embedding: pd.DataFrame | None, frame: pd.DataFrame, what: str, highlight: int | None

@@ -20,6 +20,8 @@ from circuitlab.edits import CircuitEdit
 if TYPE_CHECKING:
     from circuitlab.tasks.base import Batch
 
+__all__ = ["Intervener", "Outcome"]
+
 # torch and the model code are imported inside the methods that run the model: the app reads
 # stores without torch, and only a store opened with a checkpoint ever makes an Intervener.
 
@@ -182,7 +184,7 @@ class Intervener:
         after = self._p_true(rows, batch, CircuitEdit(knocked_out=(module,)))
         right_before, right_after = (baseline > 0.5) == labels, (after > 0.5) == labels
         groups = [("all", np.ones(len(rows), dtype=bool))]
-        for category, mask in self.view.category_rows().items():
+        for category, mask in self.view.statistics.category_rows().items():
             if mask[rows].any():
                 groups.append((category, mask[rows]))
         return [

@@ -11,6 +11,8 @@ from circuitlab.analysis.pair_glyphs import pair_glyphs
 from circuitlab.app.example_view import BORDER, GAP, read_stroke
 from circuitlab.data.pair_world import IMAGES, PairObject, PairScene
 
+__all__ = ["pair_object_names", "pair_scene_svg"]
+
 UNREAD = ' stroke="#333" stroke-width="1"'  # the thin frame of a glyph nobody reads
 
 PANEL_WIDTH, PANEL_HEIGHT = 200, 150  # pixels of one image of a pair (the panel shows both in ~330)

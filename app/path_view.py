@@ -10,7 +10,10 @@ import pandas as pd
 from circuitlab.analysis.embedding import embed
 from circuitlab.analysis.paths import node, usage_by_label
 from circuitlab.app.input_map import input_map_figure, unit_heatmap
+from circuitlab.kinds import mn
 from circuitlab.store import CircuitStore
+
+__all__ = ["PathView"]
 
 LAYER_GAP, MODULE_GAP = 160, 60  # pixels between layers (x) and modules (y) in the drawing
 
@@ -19,8 +22,8 @@ class PathView:
     """Read-only view of an ``mn`` store for the app."""
 
     def __init__(self, store: CircuitStore) -> None:
-        if store.kind != "mn":
-            raise ValueError(f"{store.path} is a store of kind {store.kind!r}, not 'mn'")
+        if store.kind != mn.NAME:
+            raise ValueError(f"{store.path} is a store of kind {store.kind!r}, not {mn.NAME!r}")
         self.store = store
         self.frame = store.frame.reset_index(drop=True)
         self.paths = np.asarray(store.array("paths"), dtype=np.int64)  # (N, L, K)

@@ -10,7 +10,10 @@ import pandas as pd
 from circuitlab.analysis.embedding import embed
 from circuitlab.analysis.layer_reads import slot_label, top_down_share
 from circuitlab.app.input_map import input_map_figure, unit_heatmap
+from circuitlab.kinds import nfm
 from circuitlab.store import CircuitStore
+
+__all__ = ["ReadView"]
 
 PASS_GAP, LAYER_GAP = 220, 80  # pixels between the passes (x) and the layers (y)
 READ_THRESHOLD = 0.05  # the weight an arrow needs to be drawn
@@ -20,8 +23,8 @@ class ReadView:
     """Read-only view of an ``nfm`` store for the app."""
 
     def __init__(self, store: CircuitStore) -> None:
-        if store.kind != "nfm":
-            raise ValueError(f"{store.path} is a store of kind {store.kind!r}, not 'nfm'")
+        if store.kind != nfm.NAME:
+            raise ValueError(f"{store.path} is a store of kind {store.kind!r}, not {nfm.NAME!r}")
         self.store = store
         self.frame = store.frame.reset_index(drop=True)
         self.attention = store.array("attention")  # (N, L, 2 L + 1)

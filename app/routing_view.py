@@ -10,17 +10,20 @@ import pandas as pd
 from circuitlab.analysis.embedding import embed
 from circuitlab.analysis.routing import transitions
 from circuitlab.app.input_map import input_map_figure, unit_heatmap
+from circuitlab.kinds import ni
 from circuitlab.store import CircuitStore
+
+__all__ = ["RoutingView"]
 
 TRANSITION_THRESHOLD = 0.1  # the share of a function's tokens an arrow needs to be drawn
 
 
 class RoutingView:
-    """Read-only view of an ``ni`` store for the app."""
+    """Read-only view of a Neural Interpreter's store for the app."""
 
     def __init__(self, store: CircuitStore) -> None:
-        if store.kind != "ni":
-            raise ValueError(f"{store.path} is a store of kind {store.kind!r}, not 'ni'")
+        if store.kind != ni.NAME:
+            raise ValueError(f"{store.path} is a store of kind {store.kind!r}, not {ni.NAME!r}")
         self.store = store
         self.frame = store.frame.reset_index(drop=True)
         self.routing = store.array("routing")  # (N, steps, U, V), memory-mapped

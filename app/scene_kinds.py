@@ -17,6 +17,16 @@ from circuitlab.data.nlvr import NLVRExample, NLVRFormatError, scene_from_json
 from circuitlab.data.pair_world import PairExample, PairScene, pair_scene_from_json
 from circuitlab.errors import CircuitlabError
 
+__all__ = [
+    "NLVR_SCENES",
+    "PAIR_SCENES",
+    "SceneFormatError",
+    "SceneKind",
+    "example_summary",
+    "scene_examples",
+    "scene_kind",
+]
+
 
 @dataclass(frozen=True)
 class SceneKind:

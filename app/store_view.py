@@ -1,5 +1,6 @@
-"""What the app shows of one circuit store: search, cached layout and embedding, and one
-circuit's graph as cytoscape elements (memoised)."""
+"""What the app shows of one circuit store: search, typed sentences, the map and nearest
+circuits, one circuit's graph (drawn by ``CircuitElements``, memoised), its prior fit and a
+module's details; statistics over the store in ``StoreStatistics``."""
 
 from __future__ import annotations
 
@@ -10,39 +11,32 @@ from importlib.util import find_spec
 
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
 
-from circuitlab.analysis.communities import communities
 from circuitlab.analysis.embedding import embed, embedding_is_cached, fit_pca, lower_triangle
 from circuitlab.analysis.goodness import degree_histograms
 from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import layout_is_cached, module_colors, module_layout
 from circuitlab.analysis.prior_verdict import best_prior, read_matrix
-from circuitlab.circuit import Circuit, links_graph
+from circuitlab.app.circuit_elements import CircuitElements
+from circuitlab.app.store_statistics import StoreStatistics
+from circuitlab.circuit import Circuit
 from circuitlab.prior_targets import sample_graph
 from circuitlab.store import CircuitStore, category_lists, row_of_id
 
+__all__ = [
+    "CircuitGenerator",
+    "FILTER_COLUMNS",
+    "MAX_EDGES",
+    "MAX_SENTENCE",
+    "StoreView",
+    "is_prepared",
+    "load_circuit_generator",
+    "prepare_store",
+]
+
 MAX_EDGES = 5000
 MAX_SENTENCE = 300  # characters of a typed sentence
-LAYOUT_SCALE = 260  # cytoscape pixels per layout unit
 FILTER_COLUMNS = ("split", "label", "correct")
-
-
-# the data keys an edit or the attribution view sets on a drawn element, at their "none" value
-UNEDITED = {"edit": None, "effect": None}
-
-
-def within_z(p: np.ndarray) -> np.ndarray:
-    """(U, U) link probabilities z-scored over the circuit's own off-diagonal links (its
-    density and spread factored out; the diagonal set to 0)."""
-    off = ~np.eye(len(p), dtype=bool)
-    spread = p[off].std()
-    z = (p - p[off].mean()) / (spread if spread > 0 else 1.0)
-    return np.where(off, z, 0.0)
-
-
-class TooManyEdges(ValueError):
-    """A circuit view would draw more edges than the guard allows."""
 
 
 class CircuitGenerator:
@@ -104,9 +98,8 @@ class StoreView:
         self.colors = module_colors(self.n_modules)
         self.embedding = embed(store, "tsne") if len(store) >= 3 else None
         self.texts = self.frame["text"].fillna("").astype(str) if "text" in self.frame else None
-        self._strength = None
-        self._z_stack: np.ndarray | None = None
-        self._category_rows: dict[str, np.ndarray] | None = None
+        self.statistics = StoreStatistics(store, self.frame, self.categories())
+        self.renderer = CircuitElements(self.positions, self.colors, store.roles, max_edges)
         self._pca = None
         # sentence -> Circuit (a CircuitGenerator, or the app's model that made this store, set
         # by AppStores); else what typing a sentence tells the user
@@ -258,11 +251,11 @@ class StoreView:
         """Cytoscape elements of the circuit ``key`` names and its number of edges (store
         circuits memoised)."""
         if "typed" in key:
-            return self._elements(self.circuit_of(key), threshold, top_k, color_by)
+            return self.renderer.elements(self.circuit_of(key), threshold, top_k, color_by)
         return self._cached_elements(key["index"], threshold, top_k, color_by)
 
     def _store_elements(self, index: int, threshold: float, top_k: int | None, color_by: str):
-        return self._elements(self.store[index], threshold, top_k, color_by)
+        return self.renderer.elements(self.store[index], threshold, top_k, color_by)
 
     def visible_graph(self, key: dict, threshold: float, top_k: int | None):
         """The networkx graph the view shows."""
@@ -271,127 +264,26 @@ class StoreView:
             return to_graph(circuit, top_k=top_k)
         return to_graph(circuit, threshold=threshold)
 
-    def _elements(
-        self, source: Circuit | np.ndarray, threshold: float, top_k: int | None, color_by: str
-    ) -> tuple[list[dict], int]:
-        roles = self.store.roles
-        if top_k is not None:
-            graph = to_graph(
-                source, top_k=top_k, roles=None if isinstance(source, Circuit) else roles
-            )
-        else:
-            graph = to_graph(
-                source, threshold=threshold, roles=None if isinstance(source, Circuit) else roles
-            )
-        if graph.number_of_edges() > self.max_edges:
-            raise TooManyEdges(
-                f"{graph.number_of_edges()} links at this setting; the view draws at most "
-                f"{self.max_edges}: raise the threshold or use top-k"
-            )
-        colors = self.colors
-        if color_by == "community":
-            palette = module_colors(20)
-            colors = [""] * self.n_modules
-            for c, members in enumerate(communities(graph)):
-                for node in members:
-                    colors[node] = palette[c % 20]
-        elements = self._nodes(graph, colors)
-        elements += [
-            {
-                "data": {
-                    "id": f"{i}-{j}",
-                    "source": str(i),
-                    "target": str(j),
-                    "p": round(d["p"], 4),
-                    "width": 0.5 + 4 * d["p"],
-                    # cytoscape merges an update into an element's data, keeping keys the update
-                    # lacks: without these, a link restored by undo would still hover "(cut)"
-                    # and one drawn after the attribution view its old effect
-                    **UNEDITED,
-                },
-                # a base class on every link: cytoscape keeps an element's old classes when an
-                # update carries none, so a reset would leave a cut link drawn as cut
-                "classes": "link",
-            }
-            for i, j, d in graph.edges(data=True)
-        ]
-        return elements, graph.number_of_edges()
-
-    def _nodes(self, graph, colors: list[str]) -> list[dict]:
-        return [
-            {
-                "data": {
-                    "id": str(i),
-                    "label": str(i),
-                    "role": d["role"],
-                    "color": colors[i],
-                    "degree": d["degree"],
-                    **UNEDITED,
-                },
-                "position": {
-                    "x": float(self.positions[i, 0] * LAYOUT_SCALE),
-                    "y": float(self.positions[i, 1] * LAYOUT_SCALE),
-                },
-                "classes": d["role"],
-            }
-            for i, d in graph.nodes(data=True)
-        ]
-
     # ----------------------------------------------------------------------------- comparing
-    def mean_p(self, category: str) -> np.ndarray:
-        """(U, U) mean P of the store circuits tagged ``category``."""
-        rows = self.category_rows().get(category) if "categories" in self.frame else None
-        if rows is None or not rows.any():
-            raise ValueError(f"no circuit is tagged {category!r}")
-        return self.store.mean_link_probability(np.flatnonzero(rows))
-
     def reference_elements(self, reference: dict, threshold: float) -> tuple[list[dict], int]:
         """Elements of the circuit to compare with: ``{"index": row}`` or ``{"category": c}``
         (the category's mean P)."""
         if "category" in reference:
-            return self._elements(self.mean_p(reference["category"]), threshold, None, "module")
+            mean = self.statistics.mean_p(reference["category"])
+            return self.renderer.elements(mean, threshold, None, "module")
         return self.graph_elements(reference, threshold, None, "module")
 
     def difference_elements(
         self, key: dict, reference: dict, scale: str = "z"
     ) -> tuple[list[dict], int, int]:
-        """Links that differ between the shown circuit and the reference: by ``scale`` "z",
-        each circuit's off-diagonal P z-scored within itself first (overall density factored
-        out), links whose z moves by at least 0.5; by "p", links whose P moves by at least
-        0.05. Colour on a red (gained) / blue (lost) scale, width by the change. Returns the
-        elements and the numbers of links gained and lost."""
-        p = self.circuit_of(key).link_probability()
+        """The links that differ between the circuit ``key`` names and ``reference`` (a row or
+        a category's mean P), as ``CircuitElements.difference`` draws them."""
         q = (
-            self.mean_p(reference["category"])
+            self.statistics.mean_p(reference["category"])
             if "category" in reference
             else self.store[reference["index"]].link_probability()
         )
-        if scale == "z":
-            delta, min_change, full = np.triu(within_z(p) - within_z(q), k=1), 0.5, 3.0
-        else:
-            delta, min_change, full = np.triu(p - q, k=1), 0.05, 1.0
-        rows, cols = np.nonzero(np.abs(delta) >= min_change)
-        colours = colormaps["RdBu_r"]
-        edges = []
-        for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
-            d = float(delta[i, j])
-            rgb = colours(0.5 + 0.5 * float(np.clip(d / full, -1, 1)))[:3]
-            edges.append(
-                {
-                    "data": {
-                        "id": f"d{i}-{j}",
-                        "source": str(i),
-                        "target": str(j),
-                        "p": round(d, 4),
-                        "width": 0.5 + 6 * min(abs(d) / full, 1.0),
-                        "color": "#{:02x}{:02x}{:02x}".format(*(int(255 * c) for c in rgb)),
-                    }
-                }
-            )
-        no_links = np.zeros_like(p, dtype=bool)
-        nodes = self._nodes(links_graph(p, no_links, self.store.roles), self.colors)
-        gained = int(np.sum(delta[rows, cols] > 0))
-        return nodes + edges, gained, len(edges) - gained
+        return self.renderer.difference(self.circuit_of(key).link_probability(), q, scale)
 
     def prior_fit(self, key: dict) -> dict:
         """The library's prior reading of the circuit (``best_prior``: P among the processors,
@@ -426,83 +318,6 @@ class StoreView:
             "fitted": simulated.tolist(),
         }
 
-    def module_strength(self) -> np.ndarray:
-        """(N, U) summed link probability of every module in every circuit (computed once)."""
-        if self._strength is None:
-            out = np.empty((len(self.store), self.n_modules), dtype=np.float32)
-            for start, p in self.store.link_probability_batches(batch=1024):
-                out[start : start + len(p)] = p.sum(axis=2) - 1.0
-            self._strength = out
-        return self._strength
-
-    def relative_strength(self) -> np.ndarray:
-        """(N, U) each module's strength z-scored within its circuit: how connected it is
-        against the circuit's other modules, overall density factored out (raw strength ranks
-        circuits by density: every module is "most connected" in the same dense circuits)."""
-        # in float64: a nearly full circuit's spread is small, and float32 z-scores of it would
-        # miss a mean of 0 by more than rounding
-        strength = self.module_strength().astype(np.float64)
-        spread = strength.std(axis=1, keepdims=True)
-        return (strength - strength.mean(axis=1, keepdims=True)) / np.where(spread > 0, spread, 1)
-
-    def module_by_category(self, module: int) -> list[tuple[str, float, int]]:
-        """(category, mean relative strength of ``module`` in its circuits minus the mean over
-        all circuits, circuits) per category, most connected first."""
-        if "categories" not in self.frame:
-            return []
-        z = self.relative_strength()[:, module]
-        out = [
-            (category, float(z[rows].mean() - z.mean()), int(rows.sum()))
-            for category, rows in self.category_rows().items()
-        ]
-        return sorted(out, key=lambda item: -item[1])
-
-    def category_rows(self) -> dict[str, np.ndarray]:
-        """category -> boolean (N,) mask of the circuits tagged with it (computed once)."""
-        if self._category_rows is None:
-            self._category_rows = {
-                c: self.frame["categories"].map(lambda cats, c=c: c in cats).to_numpy()
-                for c in self.categories()
-            }
-        return self._category_rows
-
-    def z_stack(self) -> np.ndarray:
-        """(N, U, U) every circuit's P z-scored within itself (``within_z``; computed once)."""
-        if self._z_stack is None:
-            out = np.empty((len(self.store), self.n_modules, self.n_modules), dtype=np.float32)
-            for start, p in self.store.link_probability_batches(batch=1024):
-                for k, one in enumerate(p):
-                    out[start + k] = within_z(one)
-            self._z_stack = out
-        return self._z_stack
-
-    def selection_summary(self, rows: list[int], k: int = 3) -> dict:
-        """A selection of circuits against the rest of the store: per category the share of
-        each tagged with it (the ``k`` most over- and under-represented in the selection), and
-        the ``k`` links most stronger and weaker in the selection (mean within-circuit z of P,
-        selection minus rest). Empty lists when the selection is empty or the whole store."""
-        chosen = np.zeros(len(self.store), dtype=bool)
-        chosen[rows] = True
-        if not chosen.any() or chosen.all():
-            return {"categories": [], "stronger": [], "weaker": []}
-        shares = [
-            (c, float(mask[chosen].mean()), float(mask[~chosen].mean()))
-            for c, mask in self.category_rows().items()
-        ]
-        shares.sort(key=lambda item: item[2] - item[1])
-        z = self.z_stack()
-        difference = z[chosen].mean(0) - z[~chosen].mean(0)
-        i, j = np.triu_indices(self.n_modules, 1)
-        order = np.argsort(difference[i, j])
-        links = [(int(i[n]), int(j[n]), float(difference[i[n], j[n]])) for n in order]
-        over = [s for s in shares[:k] if s[1] > s[2]]
-        under = [s for s in shares[::-1][:k] if s[1] < s[2]]
-        return {
-            "categories": over + under,
-            "stronger": [link for link in links[::-1][:k] if link[2] > 0],
-            "weaker": [link for link in links[:k] if link[2] < 0],
-        }
-
     def module_details(self, key: dict, module: int, threshold: float) -> dict:
         """Role, degree, strongest links in the circuit ``key`` names, the store circuits where
         the module is most connected relative to their other modules, and by category."""
@@ -510,12 +325,12 @@ class StoreView:
         row = p[module].copy()
         row[module] = -1
         strongest = np.argsort(-row)[:5]
-        top = np.argsort(-self.relative_strength()[:, module])[:5]
+        top = np.argsort(-self.statistics.relative_strength()[:, module])[:5]
         return {
             "module": module,
             "role": str(self.store.roles[module]),
             "degree": int(np.sum(row > threshold)),
             "links": [(int(j), float(row[j])) for j in strongest],
             "sentences": self.table_rows(top).to_dict("records"),
-            "by_category": self.module_by_category(module),
+            "by_category": self.statistics.module_by_category(module),
         }

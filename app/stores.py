@@ -13,12 +13,10 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from circuitlab.app.intervention_view import Intervener
-from circuitlab.app.path_view import PathView
-from circuitlab.app.read_view import ReadView
-from circuitlab.app.routing_view import RoutingView
+from circuitlab.app.panels import panel_of
 from circuitlab.app.store_view import (
     MAX_EDGES,
     CircuitGenerator,
@@ -29,7 +27,13 @@ from circuitlab.app.store_view import (
 from circuitlab.app.world_view import WorldProbe
 from circuitlab.circuit import Circuit
 from circuitlab.files import checkpoint_file, file_sha256
+from circuitlab.kinds import DEFAULT
 from circuitlab.store import META, CircuitStore, CircuitStoreError
+
+if TYPE_CHECKING:
+    from circuitlab.app.panels.base import KindPanel
+
+__all__ = ["AppStores", "Checkpoints", "find_stores"]
 
 # imported in the background as the app starts: a first page's prior fit and neighbours need
 # them, and importing them (~2 s) before the server listens would only delay it
@@ -39,13 +43,13 @@ MAX_STORES = 200
 
 
 def store_kind(path: Path) -> str:
-    """The model kind a store's store.json names ("nac" when it names none, or cannot be
-    read: opening it then says what is wrong)."""
+    """The model kind a store's store.json names (``circuitlab.kinds.DEFAULT`` when it names
+    none, or cannot be read: opening it then says what is wrong)."""
     try:
         meta = json.loads((path / META).read_text())
     except (OSError, ValueError):
-        return "nac"
-    return meta.get("kind", "nac") if isinstance(meta, dict) else "nac"
+        return DEFAULT
+    return meta.get("kind", DEFAULT) if isinstance(meta, dict) else DEFAULT
 
 
 class AppModel:
@@ -159,7 +163,7 @@ class AppStores:
         self._loader.submit(_import_all, FIRST_PAGE_IMPORTS)
         self.models = load_models(checkpoint, self._loader)
         self._views: dict[str, StoreView] = {}
-        self._kind_views: dict[str, RoutingView | PathView | ReadView] = {}
+        self._kind_views: dict[str, Any] = {}  # input panels' views (``KindPanel.view``)
         self._interveners: dict[str, Intervener] = {}
         self._worlds: dict[int, WorldProbe] = {}  # by id of the generator
         self._store_models: dict[str, AppModel] = {}  # the model each opened store got
@@ -192,49 +196,46 @@ class AppStores:
         return self.default, f"no store {requested[:60]!r} under the app's root (stores: {shown})"
 
     def kind(self, key: str | None) -> str:
-        """The model kind of the store ``key`` (the default for None): "nac", "ni", "mn" or
-        "nfm"."""
-        return self.kinds.get(self.default if key is None else key, "nac")
+        """The model kind of the store ``key`` (the default for None), a name in
+        ``circuitlab.kinds.KINDS``."""
+        return self.kinds.get(self.default if key is None else key, DEFAULT)
+
+    def panel(self, key: str | None) -> KindPanel:
+        """The page panel that shows the store ``key`` (``circuitlab.app.panels``)."""
+        return panel_of(self.kind(key))
+
+    def has_circuit_view(self, key: str | None) -> bool:
+        """Whether the store ``key`` opens in the NAC's panels (``view``, a ``StoreView``),
+        not in an input panel of another kind (``kind_view``)."""
+        return not self.panel(key).is_input_panel
 
     def opens_at_once(self, key: str) -> bool:
         """Whether opening the store ``key`` takes no computing: it is open already, of a kind
         whose view computes nothing on opening, or a NAC store holding its module layout and
         map (``prepare_store``; exported with ``--no-app-cache`` it does not). A store that
         cannot be opened counts as opening at once: opening it fails fast."""
-        if self.kind(key) != "nac" or key in self._views:
+        if not self.has_circuit_view(key) or key in self._views:
             return True
         try:
             return is_prepared(CircuitStore.open(self.paths[key]))
         except (CircuitStoreError, ValueError):
             return True
 
-    def open(self, key: str | None) -> StoreView | RoutingView | PathView | ReadView:
+    def open(self, key: str | None) -> Any:
         """The view of the store ``key`` whatever its kind (opened on first use)."""
-        views = {"ni": self.routing_view, "mn": self.path_view, "nfm": self.read_view}
-        return views.get(self.kind(key), self.view)(key)
+        return (
+            self.view(key) if self.has_circuit_view(key) else self.kind_view(key, self.panel(key))
+        )
 
-    def routing_view(self, key: str | None) -> RoutingView:
-        """The view of a Neural Interpreter's store (kind "ni"), opened on first use. Raises
-        KeyError for a key that is not one of ``keys`` or names another kind."""
-        return self._kind_view(key, "ni", RoutingView)
-
-    def path_view(self, key: str | None) -> PathView:
-        """The view of a Modular Network's store (kind "mn"), opened on first use. Raises
-        KeyError for a key that is not one of ``keys`` or names another kind."""
-        return self._kind_view(key, "mn", PathView)
-
-    def read_view(self, key: str | None) -> ReadView:
-        """The view of an NFM network's store (kind "nfm"), opened on first use. Raises
-        KeyError for a key that is not one of ``keys`` or names another kind."""
-        return self._kind_view(key, "nfm", ReadView)
-
-    def _kind_view(self, key: str | None, kind: str, view_class: type) -> Any:
+    def kind_view(self, key: str | None, panel: KindPanel) -> Any:
+        """The view (``panel.view``) of the store ``key`` of ``panel``'s kind, opened on first
+        use. Raises KeyError for a key that is not one of ``keys`` or names another kind."""
         key = self.default if key is None else key
-        if key not in self.paths or self.kind(key) != kind:
-            raise KeyError(f"no store {key!r} of kind {kind!r} under the app's root")
+        if key not in self.paths or self.kind(key) != panel.kind:
+            raise KeyError(f"no store {key!r} of kind {panel.kind!r} under the app's root")
         with self._lock:
             if key not in self._kind_views:
-                self._kind_views[key] = view_class(CircuitStore.open(self.paths[key]))
+                self._kind_views[key] = panel.view(CircuitStore.open(self.paths[key]))
             return self._kind_views[key]
 
     def view(self, key: str | None) -> StoreView:
@@ -244,7 +245,7 @@ class AppStores:
         key = self.default if key is None else key
         if key not in self.paths:
             raise KeyError(f"no store {key!r} under the app's root")
-        if self.kind(key) != "nac":
+        if not self.has_circuit_view(key):
             raise KeyError(f"store {key!r} is of kind {self.kind(key)!r}: it has no NAC view")
         with self._lock:  # the server answers on several threads; open each store once
             if key not in self._views:

@@ -18,6 +18,8 @@ from circuitlab.data.nlvr2_vocab import words
 from circuitlab.data.pair_world import random_pair, world_nouns
 from circuitlab.data.world import Sentence, random_scene
 
+__all__ = ["WorldProbe"]
+
 N_SCENES = 3
 
 

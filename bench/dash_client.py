@@ -8,8 +8,9 @@ typed sentence) it fires each server callback one of them feeds, applies the ans
 props and goes on with the callbacks the new props feed, in rounds, until nothing changes. Each
 request is ``POST /_dash-update-component`` with the body the renderer sends (output, outputs,
 inputs, state, changedPropIds). Clientside callbacks run in the browser: the page opens the
-plot slots as the app's does (``OPEN_NAC_PLOTS``); edits, which the browser records from clicks,
-are set directly as props. Pattern-matching ids are not used by the app and not supported.
+plot slots as the app's does (the NAC panel's clientside callback in ``callbacks.bodies``);
+edits, which the browser records from clicks, are set directly as props. Pattern-matching ids
+are not used by the app and not supported.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
-from circuitlab.app.page import SLOT_OPEN
+from circuitlab.app.layout.parts import SLOT_OPEN
 
 Prop = tuple[str, str]  # (component id, property)
 ROUNDS = 12  # a chain of callbacks longer than this is a loop

@@ -35,6 +35,17 @@ from circuitlab.interventions import LinkEdit, generated_circuits
 from circuitlab.model import NAC
 from circuitlab.tasks.base import Batch
 
+__all__ = [
+    "Baseline",
+    "category_links",
+    "circuit_links",
+    "link_effect_estimates",
+    "link_effects",
+    "link_masks",
+    "minimal_circuits",
+    "module_effects",
+]
+
 MEASURES = ("p_answer", "margin")
 ROWS_PER_RUN = 1024  # (example, edit) rows per model run: memory stays small, runs stay large
 

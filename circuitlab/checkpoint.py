@@ -33,6 +33,16 @@ from circuitlab.files import CHECKPOINT as CHECKPOINT  # re-exported: its home b
 from circuitlab.files import checkpoint_file, write_atomic
 from circuitlab.kinds import DEFAULT, KINDS, kind_of
 
+__all__ = [
+    "CHECKPOINT_VERSION",
+    "Model",
+    "model_from_checkpoint",
+    "model_weights",
+    "read_checkpoint",
+    "restore_training",
+    "save_checkpoint",
+]
+
 CHECKPOINT_VERSION = 1  # bump when a checkpoint's contents change meaning
 
 # a model of any kind (circuitlab.kinds): a NAC, a Neural Interpreter, a Modular Network or an

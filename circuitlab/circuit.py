@@ -14,6 +14,17 @@ import numpy as np
 from circuitlab.checks import check_probability
 from circuitlab.errors import InputError
 
+__all__ = [
+    "Circuit",
+    "circuit_links",
+    "first_non_finite",
+    "first_zero_vector",
+    "link_probabilities",
+    "links_graph",
+    "present_links",
+    "zero_signature_error",
+]
+
 PROCESSOR, READOUT = "processor", "readout"
 
 
@@ -81,7 +92,20 @@ def _is_real(value: object) -> bool:
 @dataclass
 class Circuit:
     """One circuit: ``signatures`` (U, d_sig), ``codes`` (U, d_code) or None, ``roles`` (U,)
-    of "processor" / "readout", and the kernel's ``eps`` and ``truncation``."""
+    of "processor" / "readout", and the kernel's ``eps`` and ``truncation``.
+
+    Parameters
+    ----------
+    signatures
+        (U, d_sig) each module's signature; distances between them set the link probabilities.
+    roles
+        (U,) "processor" or "readout" per module.
+    codes
+        (U, d_code) each module's code (what it computes), or None where the store keeps none.
+    eps, truncation
+        The kernel's width and cut-off (``KernelConfig``): P = exp(-d / eps), links with P below
+        ``truncation`` cut (None: none are).
+    """
 
     signatures: np.ndarray
     roles: np.ndarray

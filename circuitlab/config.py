@@ -23,6 +23,8 @@ from circuitlab.config_groups import (
 )
 from circuitlab.prior_targets import PRIOR_NAMES
 
+__all__ = ["NACConfig"]
+
 GRAPHS = ("learned", "frozen", "dense")
 FFN_ACTIVATIONS = ("gelu", "geglu")
 
@@ -35,31 +37,72 @@ class NACConfig:
     ``modfc`` (code-conditioned layers on/off), ``graph`` (``dense`` all-ones kernel,
     ``frozen`` random signatures, ``learned``) and ``prior`` (None or a graph-prior name).
     ``NACConfig.perceiver_io(...)`` is the bottom rung.
+
+    Parameters
+    ----------
+    input_dim
+        Features per input token (``read_in.tokenizer`` "features"), or channels for
+        "patches"; the task sets it when it builds the model.
+    n_classes
+        Outputs of the read-out head (classes, or regression targets); set by the task.
+    n_processors
+        Processor modules, U - R: the nodes of the learned graph.
+    n_readouts
+        Read-out modules, R, whose states the output head pools.
+    dim
+        Width of every module's state.
+    depth
+        Propagator rounds L: how many times the modules talk along the graph.
+    heads, head_dim
+        Attention heads of the read-in and SKMDPA, and each head's width.
+    ffn_mult, ffn_activation
+        Hidden width (a multiple of ``dim``) and activation ("gelu" or "relu") of each
+        module's code-conditioned feed-forward block.
+    code_dim
+        Width of each module's code, which conditions its ModFC layers (what it computes).
+    sig_dim
+        Width of each module's signature, whose distances set the link probabilities P (who
+        talks to whom).
+    modfc
+        Code-conditioned (ModFC) layers; False: plain layers shared by every module.
+    graph
+        "learned" (signatures trained), "frozen" (random signatures kept) or "dense" (every
+        module linked to every other).
+    prior
+        The graph prior the signatures are pulled towards ("scale_free", "planted_partition",
+        "ring_of_cliques", "erdos_renyi"), or None.
+    prior_weight
+        Weight of the prior's loss beside the task's.
+    prior_params
+        The prior's parameters (e.g. ``{"n_blocks": 12}``), beside its defaults
+        (``circuitlab.prior_targets``).
+    conditional
+        One circuit per input, generated from a conditioning sequence (a sentence) by
+        ``generator``; False: one circuit for every input.
+    read_in, kernel, penalties, generator, prior_fit
+        The groups (``circuitlab.config_groups``): how modules read the input, how signatures
+        become link probabilities, extra losses on the graph, the conditional generator, how a
+        prior is fitted. A mapping of a group's fields is accepted wherever a config is read.
     """
 
-    # the task's shape (a task sets these when it builds the model)
-    input_dim: int = 16  # features per token (read_in.tokenizer "features"); channels for "patches"
+    input_dim: int = 16
     n_classes: int = 2
-    # modules
     n_processors: int = 32
     n_readouts: int = 4
     dim: int = 128
-    depth: int = 2  # propagator rounds L
+    depth: int = 2
     heads: int = 4
     head_dim: int = 32
     ffn_mult: int = 2
     ffn_activation: str = "gelu"
     code_dim: int = 64
     sig_dim: int = 32
-    # ablation ladder
     modfc: bool = True
     graph: str = "learned"
     prior: str | None = None
     prior_weight: float = 0.1
     prior_params: dict[str, Any] = field(default_factory=dict)
-    # conditional circuit generator (one circuit per conditioning sequence)
     conditional: bool = False
-    # the groups
     read_in: ReadInConfig = field(default_factory=ReadInConfig)
     kernel: KernelConfig = field(default_factory=KernelConfig)
     penalties: PenaltyConfig = field(default_factory=PenaltyConfig)

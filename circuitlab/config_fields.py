@@ -10,6 +10,8 @@ import types
 import typing
 from typing import Any, TypeVar
 
+__all__ = ["check_fields", "check_ranges", "from_dict"]
+
 T = TypeVar("T")
 
 

@@ -16,6 +16,20 @@ from typing import Any
 
 from circuitlab.config_fields import check_fields, check_ranges
 
+__all__ = [
+    "EVAL_KERNELS",
+    "FLAT_NAMES",
+    "GROUPS",
+    "GeneratorConfig",
+    "KernelConfig",
+    "PRIOR_LOSSES",
+    "PenaltyConfig",
+    "PriorFitConfig",
+    "READ_IN_WEIGHTS",
+    "ReadInConfig",
+    "nest_flat_names",
+]
+
 TOKENIZERS = ("features", "patches", "bytes")
 READ_IN_WEIGHTS = ("softmax", "sigmoid")
 # how the kernel links modules at evaluation (circuitlab/nn/kernel.py)
@@ -46,28 +60,44 @@ def _check_at_least(config: Any, bound: int, *names: str) -> None:
 
 @dataclass
 class ReadInConfig:
-    """How the input becomes tokens and how the processors read them."""
+    """How the input becomes tokens and how the processors read them.
 
-    # "features" (a linear map of each input vector), "patches" (images cut into patch_size
-    # squares) or "bytes" (a byte sequence, embedded)
+    Parameters
+    ----------
+    tokenizer
+        "features" (a linear map of each input vector), "patches" (images cut into
+        patch_size squares) or "bytes" (a byte sequence, embedded).
+    max_tokens
+        Learned positional embedding over this many positions.
+    patch_size
+        Side, in pixels, of the square patches an image is cut into (tokenizer "patches").
+    token_dim
+        Width of the tokens the read-in attends to; None = the NAC's dim. The
+        code-conditioned read-in costs token_dim per module, token and head, so narrow
+        tokens make a NAC cheaper to read many tokens with (bench/nac_vs_pio.py).
+    null_token
+        A learned token beside every input's tokens, so that how many tokens a module's
+        query matches (none included) survives the softmax (circuitlab/nn/readin.py).
+    weights
+        How the read-in weighs the input tokens: "softmax" (an average) or "sigmoid" (each
+        token on its own, so a module reads a sum that grows with how many tokens it
+        matches).
+    input_layers
+        Self-attention blocks over the input tokens before the read-in (0: none), so that
+        each token knows its neighbours and relations between tokens survive the read-in's
+        pooling.
+    every_round
+        After every propagation round the processors read the input again (a read-in of
+        their own per round), so what a module looks for next can follow what it was told.
+    """
+
     tokenizer: str = "features"
-    max_tokens: int | None = None  # learned positional embedding over this many positions
+    max_tokens: int | None = None
     patch_size: int = 4
-    # width of the tokens the read-in attends to; None = the NAC's dim. The code-conditioned
-    # read-in costs token_dim per module, token and head, so narrow tokens make a NAC cheaper to
-    # read many tokens with (bench/nac_vs_pio.py)
     token_dim: int | None = None
-    # a learned token beside every input's tokens, so that how many tokens a module's query
-    # matches (none included) survives the softmax (circuitlab/nn/readin.py)
     null_token: bool = False
-    # how the read-in weighs the input tokens: "softmax" (an average) or "sigmoid" (each token
-    # on its own, so a module reads a sum that grows with how many tokens it matches)
     weights: str = "softmax"
-    # self-attention blocks over the input tokens before the read-in (0: none), so that each
-    # token knows its neighbours and relations between tokens survive the read-in's pooling
     input_layers: int = 0
-    # after every propagation round the processors read the input again (a read-in of their
-    # own per round), so what a module looks for next can follow what it was told
     every_round: bool = False
 
     def __post_init__(self) -> None:
@@ -79,20 +109,35 @@ class ReadInConfig:
 
 @dataclass
 class KernelConfig:
-    """SKMDPA's kernel: link probabilities P = exp(-d / eps) from signature distances d."""
+    """SKMDPA's kernel: link probabilities P = exp(-d / eps) from signature distances d.
+
+    Parameters
+    ----------
+    eps
+        The kernel's width: P = exp(-d / eps), so a small eps makes links sparse.
+    learn_eps
+        Train eps with the signatures (per head of the kernel).
+    truncation
+        Links with P below this are cut (None: none are).
+    truncation_gradient
+        Cut links still pass the gradient of their log P (straight through), so signatures
+        cut apart can be pulled back together.
+    tau
+        Temperature of the relaxed-Bernoulli link samples in training.
+    evaluation
+        How links are used at evaluation: "none" (P weighs every link), "threshold" (P >
+        0.5) or "sample" (a Bernoulli draw).
+    sample
+        False: training uses P itself, as evaluation does, instead of relaxed-Bernoulli
+        samples.
+    """
 
     eps: float = 1.0
     learn_eps: bool = False
-    # links with P below this are cut (None: none are)
     truncation: float | None = None
-    # cut links still pass the gradient of their log P (straight through), so signatures cut
-    # apart can be pulled back together
     truncation_gradient: bool = False
-    tau: float = 0.5  # temperature of the relaxed-Bernoulli link samples in training
-    # how links are used at evaluation: "none" (P weighs every link), "threshold" (P > 0.5) or
-    # "sample" (a Bernoulli draw)
+    tau: float = 0.5
     evaluation: str = "none"
-    # False: training uses P itself, as evaluation does, instead of relaxed-Bernoulli samples
     sample: bool = True
 
     def __post_init__(self) -> None:
@@ -105,30 +150,47 @@ class KernelConfig:
 
 @dataclass
 class PenaltyConfig:
-    """Loss terms on the graph beside the task's (0 or None: off)."""
+    """Loss terms on the graph beside the task's (0 or None: off).
 
-    # mean off-diagonal P among processors pulled towards this value (None: no pull), with
-    # density_weight * (batch-mean density - target)^2 added to the loss: a kernel with small eps
-    # can then say no without every link being cut
+    Parameters
+    ----------
+    density_target
+        Mean off-diagonal P among processors pulled towards this value (None: no pull), with
+        density_weight * (batch-mean density - target)^2 added to the loss: a kernel with
+        small eps can then say no without every link being cut.
+    density_weight
+        Weight of the density terms (density_target, density_band).
+    density_scope
+        "batch": the batch-mean density is pulled (sentences may differ in density, which
+        then dominates how their graphs differ); "circuit": every circuit's own density is
+        pulled, density_weight * mean over the batch of (density - target)^2.
+    density_band
+        With density_scope "batch": each circuit whose own density strays from the target by
+        more than this pays density_weight * (excess)^2 too (mean over the batch), so
+        sentences may differ in how full their graphs are, but only so far (None: no bound).
+    signature_repulsion
+        Hinge repulsion between processor signatures: weight * mean over pairs of
+        relu(repulsion_hinge - cosine distance), pushing apart pairs closer than the hinge
+        (the authors' code uses hinge 0.4); 0 turns it off.
+    repulsion_hinge
+        The cosine distance below which two signatures are pushed apart.
+    logic_contrast_weight
+        Logic contrast (conditional NACs, tasks that give Batch.contrast: the pair world's
+        contrast_per_batch): for a training sentence s, its noun swap s_n and a logic change
+        s_l, weight * mean relu(log(1 + margin) - log(|P(s_l) - P(s)| / |P(s_n) - P(s)|))
+        (Frobenius norms over the processors' P): the logic change should move P (1 +
+        margin) times as far.
+    logic_contrast_margin
+        How much farther, as (1 + margin) times, a logic change must
+        move P than a noun swap.
+    """
+
     density_target: float | None = None
     density_weight: float = 1.0
-    # "batch": the batch-mean density is pulled (sentences may differ in density, which then
-    # dominates how their graphs differ); "circuit": every circuit's own density is pulled,
-    # density_weight * mean over the batch of (density - target)^2
     density_scope: str = "batch"
-    # with density_scope "batch": each circuit whose own density strays from the target by more
-    # than this pays density_weight * (excess)^2 too (mean over the batch), so sentences may
-    # differ in how full their graphs are, but only so far (None: no bound)
     density_band: float | None = None
-    # hinge repulsion between processor signatures: weight * mean over pairs of
-    # relu(repulsion_hinge - cosine distance), pushing apart pairs closer than the hinge (the
-    # authors' code uses hinge 0.4); 0 turns it off
     signature_repulsion: float = 0.0
     repulsion_hinge: float = 0.4
-    # logic contrast (conditional NACs, tasks that give Batch.contrast: the pair world's
-    # contrast_per_batch): for a training sentence s, its noun swap s_n and a logic change s_l,
-    # weight * mean relu(log(1 + margin) - log(|P(s_l) - P(s)| / |P(s_n) - P(s)|)) (Frobenius
-    # norms over the processors' P): the logic change should move P (1 + margin) times as far
     logic_contrast_weight: float = 0.0
     logic_contrast_margin: float = 0.5
 
@@ -165,49 +227,77 @@ class PenaltyConfig:
 @dataclass
 class GeneratorConfig:
     """A conditional NAC's circuit generator: one circuit (signatures, codes) per input's
-    conditioning tokens. Read only when ``NACConfig.conditional``."""
+    conditioning tokens. Read only when ``NACConfig.conditional``.
 
-    cond_dim: int = 64  # width of conditioning tokens (or of their embedding if cond_vocab)
-    cond_vocab: int | None = None  # conditioning given as token ids when set
+    Parameters
+    ----------
+    cond_dim
+        Width of conditioning tokens (or of their embedding if cond_vocab).
+    cond_vocab
+        Conditioning given as token ids when set.
+    dim
+        Width of the generator's transformer over the conditioning tokens.
+    heads
+        Attention heads of the generator's transformer.
+    sentence_codes
+        False: the generator emits signatures only and codes stay per-module parameters, so
+        a conditional NAC's input reaches the executor through the wiring alone.
+    code_scope
+        Where a circuit's codes act: "all" (every ModFC and the initial states, as in the
+        paper) or "read_in" (only what each processor looks for: the read-in's queries and
+        keys); elsewhere each module then keeps one code, its generator's base code, for
+        every input.
+    code_queries
+        With code_scope "read_in": the codes also add a linear term to each processor's
+        read-in query, so what it looks for can follow the input fully (ModFC's modulation
+        alone moves a query by about alpha, 0.1 at the start).
+    code_dropout
+        In training, each example's generated codes are replaced by the modules' own codes
+        with this probability: on those examples only the wiring carries the input, so it
+        must.
+    token_dropout
+        In training, each conditioning token is hidden from the generator with this
+        probability (word dropout; circuitlab.nn.token_dropout), so no one word carries a
+        circuit alone.
+    token_noise
+        In training, each conditioning token's vector moves by Gaussian noise of about this
+        expected length (circuitlab.nn.token_noise; MiniLM's token vectors are about 8
+        long), so nearby wordings get nearby circuits.
+    split_conditioning
+        Conditioning in two parts told apart by its last feature (0: skeleton, 1: content),
+        as the "minilm-split" text encoder writes it: signatures (the wiring) are generated
+        from the skeleton tokens alone and codes from the content tokens alone (needs
+        sentence_codes).
+    signature_tokens
+        With split_conditioning, what the signatures are generated from: "skeleton" (the
+        wiring cannot depend on the content words) or "sentence" (skeleton and content
+        tokens, so the wiring sees every word while the codes still see only the content).
+    signature_pooling
+        The signature queries read the mean of each part's tokens (of the whole input when
+        not split) instead of the tokens: MiniLM's mean-pooled embeddings are trained to
+        land close for paraphrases, so wiring built from them may carry over to wordings
+        never trained on (screened: worse on the shapes world, NLVR test -5.8 points at
+        16,000 steps).
+    signature_layers
+        Trainable self-attention blocks over the tokens the signatures read, before they are
+        read (the frozen encoder's tokens adapted to the wiring; the codes still read them
+        as they are; screened with 2 on the shapes world: NLVR test -1.7 points at 16,000
+        steps, docs/results.md).
+    """
+
+    cond_dim: int = 64
+    cond_vocab: int | None = None
     dim: int = 128
     heads: int = 4
-    # False: the generator emits signatures only and codes stay per-module parameters, so a
-    # conditional NAC's input reaches the executor through the wiring alone
     sentence_codes: bool = True
-    # where a circuit's codes act: "all" (every ModFC and the initial states, as in the paper) or
-    # "read_in" (only what each processor looks for: the read-in's queries and keys); elsewhere
-    # each module then keeps one code, its generator's base code, for every input
     code_scope: str = "all"
-    # with code_scope "read_in": the codes also add a linear term to each processor's read-in
-    # query, so what it looks for can follow the input fully (ModFC's modulation alone moves a
-    # query by about alpha, 0.1 at the start)
     code_queries: bool = False
-    # in training, each example's generated codes are replaced by the modules' own codes with
-    # this probability: on those examples only the wiring carries the input, so it must
     code_dropout: float = 0.0
-    # in training, each conditioning token is hidden from the generator with this probability
-    # (word dropout; circuitlab.nn.token_dropout), so no one word carries a circuit alone
     token_dropout: float = 0.0
-    # in training, each conditioning token's vector moves by Gaussian noise of about this
-    # expected length (circuitlab.nn.token_noise; MiniLM's token vectors are about 8 long), so
-    # nearby wordings get nearby circuits
     token_noise: float = 0.0
-    # conditioning in two parts told apart by its last feature (0: skeleton, 1: content), as
-    # the "minilm-split" text encoder writes it: signatures (the wiring) are generated from the
-    # skeleton tokens alone and codes from the content tokens alone (needs sentence_codes)
     split_conditioning: bool = False
-    # with split_conditioning, what the signatures are generated from: "skeleton" (the wiring
-    # cannot depend on the content words) or "sentence" (skeleton and content tokens, so the
-    # wiring sees every word while the codes still see only the content)
     signature_tokens: str = "skeleton"
-    # the signature queries read the mean of each part's tokens (of the whole input when not
-    # split) instead of the tokens: MiniLM's mean-pooled embeddings are trained to land close
-    # for paraphrases, so wiring built from them may carry over to wordings never trained on
-    # (screened: worse on the shapes world, NLVR test -5.8 points at 16,000 steps)
     signature_pooling: bool = False
-    # trainable self-attention blocks over the tokens the signatures read, before they are read
-    # (the frozen encoder's tokens adapted to the wiring; the codes still read them as they are;
-    # screened with 2 on the shapes world: NLVR test -1.7 points at 16,000 steps, docs/results.md)
     signature_layers: int = 0
 
     def __post_init__(self) -> None:
@@ -252,15 +342,24 @@ class GeneratorConfig:
 @dataclass
 class PriorFitConfig:
     """How the graph prior's loss is computed (``NACConfig.prior`` names the family,
-    ``prior_weight`` its weight and ``prior_params`` its parameters)."""
+    ``prior_weight`` its weight and ``prior_params`` its parameters).
 
-    # "matched_mse": mean squared error between P and the prior's target, its nodes matched to
-    # the modules; "spectral": between their spectra (circuitlab.prior_loss)
+    Parameters
+    ----------
+    loss
+        "matched_mse": mean squared error between P and the prior's target, its nodes
+        matched to the modules; "spectral": between their spectra (circuitlab.prior_loss).
+    rematch_every
+        Steps between re-matchings of the target's nodes to the modules.
+    seed_steps
+        Before a fresh run's first step, fit an unconditional NAC's processor signatures to
+        the prior's target alone for this many Adam steps (the authors' code can seed
+        signatures from a preset graph; circuitlab.prior_seeding); 0: signatures start at
+        random.
+    """
+
     loss: str = "matched_mse"
-    rematch_every: int = 50  # steps between re-matchings of the target's nodes to the modules
-    # before a fresh run's first step, fit an unconditional NAC's processor signatures to the
-    # prior's target alone for this many Adam steps (the authors' code can seed signatures from
-    # a preset graph; circuitlab.prior_seeding); 0: signatures start at random
+    rematch_every: int = 50
     seed_steps: int = 0
 
     def __post_init__(self) -> None:

@@ -8,6 +8,8 @@ import platform
 
 import torch
 
+__all__ = ["keep_freed_memory", "pick_device"]
+
 
 def pick_device(name: str | None = "auto") -> torch.device:
     """``"auto"`` (or None) -> cuda if available else cpu; otherwise ``torch.device(name)``."""

@@ -16,6 +16,8 @@ import torch.distributed as dist
 
 from circuitlab.device import pick_device
 
+__all__ = ["Rank", "mean_over_ranks", "parameter_checksums", "shard", "start", "stop"]
+
 
 @dataclass(frozen=True)
 class Rank:

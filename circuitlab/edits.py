@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = ["CircuitEdit"]
+
 Link = tuple[int, int]
 
 
@@ -18,7 +20,17 @@ class CircuitEdit:
     """Links cut and links forced on, each an undirected pair (i, j) of module indices (P is
     symmetric, so both directions are edited; a link both cut and forced is cut), and modules
     knocked out: a knocked-out processor sends nothing, a knocked-out read-out does not vote.
-    An edit with nothing in it is false."""
+    An edit with nothing in it is false.
+
+    Parameters
+    ----------
+    cut
+        Links (i, j) cut: P set to 0 both ways.
+    knocked_out
+        Modules knocked out.
+    forced
+        Links (i, j) forced on: P set to 1 both ways.
+    """
 
     cut: tuple[Link, ...] = ()
     knocked_out: tuple[int, ...] = ()

@@ -17,7 +17,17 @@ class CircuitlabError(ValueError):
 
 class InputError(CircuitlabError):
     """An argument of a public function that cannot be used: ``argument`` names it, the
-    message says what is wrong with it and what to pass instead."""
+    message says what is wrong with it and what to pass instead.
+
+    Parameters
+    ----------
+    argument
+        The argument's name, as the caller wrote it.
+    problem
+        What is wrong with the value given.
+    fix
+        What to pass instead ("" when the problem says it).
+    """
 
     def __init__(self, argument: str, problem: str, fix: str = "") -> None:
         self.argument = argument

@@ -27,6 +27,8 @@ from circuitlab.store import CircuitStore
 from circuitlab.tasks import make_task
 from circuitlab.tasks.pairs import PairWorldTask
 
+__all__ = ["export_checkpoint", "write_nac_stores"]
+
 
 class TextTask(Protocol):
     def encode_text(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]: ...

@@ -19,6 +19,19 @@ try:
 except ImportError:  # Windows: writers are not locked against each other
     fcntl = None
 
+__all__ = [
+    "CHECKPOINT",
+    "DirectorySnapshot",
+    "being_replaced",
+    "checkpoint_file",
+    "file_sha256",
+    "recover_leftovers",
+    "replace_dir",
+    "temporary_dir_beside",
+    "write_atomic",
+    "writer_lock",
+]
+
 # reading through a handle on the directory (os.open(name, dir_fd=...)): POSIX
 DIRECTORY_HANDLES = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 

@@ -39,6 +39,23 @@ from circuitlab.model import NAC
 from circuitlab.tasks.base import Batch
 from circuitlab.tensor_checks import as_circuit_tensor, check_finite
 
+__all__ = [
+    "LinkEdit",
+    "accuracy",
+    "causality_report",
+    "circuit_tensors",
+    "generated_circuits",
+    "graph_shape",
+    "knockout_accuracies",
+    "link_probabilities",
+    "minimal_pair_shifts",
+    "off_diagonal",
+    "read_in_weights",
+    "run_with_circuit",
+    "sentence_link_probabilities",
+    "swap_partners",
+]
+
 LINK_THRESHOLD = 0.5  # a link "is there" when P exceeds this
 
 

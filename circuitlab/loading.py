@@ -9,9 +9,19 @@ from circuitlab.kinds import model_kind
 from circuitlab.run_config import TrainConfig
 from circuitlab.tasks import Task
 
+__all__ = ["build_model", "load_model"]
+
 
 def build_model(config: TrainConfig, task: Task) -> Model:
-    """The untrained model a run of ``config`` on ``task`` trains, of its ``model_kind``."""
+    """The untrained model a run of ``config`` on ``task`` trains, of its ``model_kind``.
+
+    Parameters
+    ----------
+    config
+        The run's config: its ``model_kind`` and model options.
+    task
+        The task, which fixes inputs, outputs and conditioning.
+    """
     return model_kind(config.model_kind).model_class()(config.model_config(task))
 
 
@@ -20,7 +30,22 @@ def load_model(
 ) -> tuple[Model, TrainConfig]:
     """The model of a run's latest checkpoint (``path``: the run directory or its
     checkpoint.pt), in eval mode, with the run's TrainConfig. A run trained with ``ema_decay``
-    gives its averaged weights, or with ``averaged=False`` the trained ones."""
+    gives its averaged weights, or with ``averaged=False`` the trained ones.
+
+    Parameters
+    ----------
+    path
+        A run directory or its checkpoint.pt.
+    device
+        Where the model is put.
+    averaged
+        The averaged weights of a run trained with ``ema_decay`` (False: the trained ones).
+
+    Raises
+    ------
+    FileNotFoundError
+        No checkpoint at ``path``.
+    """
     state = read_checkpoint(path, device)
     model = model_from_checkpoint(state, averaged)
     return model.to(device).eval(), TrainConfig.from_dict(state["train_config"])

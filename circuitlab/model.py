@@ -40,6 +40,8 @@ from circuitlab.nn.tokenizers import ByteTokenizer, FeatureTokenizer, PatchToken
 from circuitlab.prior_loss import GraphPriorRegularizer
 from circuitlab.tensor_checks import check_finite, check_token_ids, worth_checking
 
+__all__ = ["NAC", "link_density", "signature_repulsion"]
+
 
 def _tokenizer(config: NACConfig) -> nn.Module:
     width = config.token_width
@@ -155,7 +157,13 @@ class _Propagator(nn.Module):
 
 
 class NAC(nn.Module):
-    """Neural Attentive Circuit. ``NAC(NACConfig(...))``; see ``NACConfig`` for the options."""
+    """Neural Attentive Circuit. ``NAC(NACConfig(...))``; see ``NACConfig`` for the options.
+
+    Parameters
+    ----------
+    config
+        The architecture (``NACConfig``).
+    """
 
     def __init__(self, config: NACConfig) -> None:
         super().__init__()

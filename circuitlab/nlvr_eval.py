@@ -23,6 +23,19 @@ from circuitlab.run_config import TrainConfig
 from circuitlab.tasks import make_task
 from circuitlab.tasks.nlvr import NLVRWorld
 
+__all__ = [
+    "WORLD_HELDOUT_SEED",
+    "accuracy_table",
+    "evaluate_file",
+    "full_task",
+    "nlvr2_sentences",
+    "nlvr_causality",
+    "nlvr_task",
+    "predict_nlvr",
+    "world_heldout",
+    "write_predictions",
+]
+
 
 def nlvr_task(
     config: TrainConfig, *, pool_size: int = 1, val_pool_size: int = 1, extra_pool_size: int = 0

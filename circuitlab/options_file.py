@@ -18,6 +18,8 @@ import yaml
 from circuitlab.config_groups import nest_flat_names
 from circuitlab.kinds import DEFAULT, nac
 
+__all__ = ["merge_options", "read_options"]
+
 BASE = "base"
 
 

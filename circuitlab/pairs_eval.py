@@ -19,6 +19,16 @@ from circuitlab.tasks import make_task
 from circuitlab.tasks.base import Batch
 from circuitlab.tasks.pairs import PairWorldTask
 
+__all__ = [
+    "HELDOUT_SPLITS",
+    "PAIRS_HELDOUT_SEED",
+    "SCRAMBLES",
+    "heldout_accuracies",
+    "input_probes",
+    "pairs_task",
+    "scramble_objects",
+]
+
 PAIRS_HELDOUT_SEED = 12345
 # the split of the pair world's task -> the name its accuracy goes by in tables and results.json
 HELDOUT_SPLITS = {"val": "heldout_sentences", "held_out": "heldout_nouns"}

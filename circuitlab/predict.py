@@ -14,9 +14,31 @@ from circuitlab.run_config import TrainConfig, objective, step_seed
 from circuitlab.tasks import Batch, Task
 from circuitlab.tasks.boolean import r_squared
 
+__all__ = [
+    "batch_metrics",
+    "evaluate",
+    "forward_batch",
+    "objective_loss",
+    "own_task_logits",
+    "predict_logits",
+    "score_name",
+    "task_score",
+    "validation_batch",
+]
+
 
 def forward_batch(model: torch.nn.Module, batch: Batch, **kwargs: Any) -> Any:
-    """``model`` (a NAC, or a DDP-wrapped one) on a Batch, masks included."""
+    """``model`` (a NAC, or a DDP-wrapped one) on a Batch, masks included.
+
+    Parameters
+    ----------
+    model
+        The model.
+    batch
+        The examples.
+    **kwargs
+        Passed to the model's forward (a NAC's ``return_circuit=True``, say).
+    """
     return model(
         batch.inputs,
         batch.conditioning,
@@ -30,7 +52,19 @@ def forward_batch(model: torch.nn.Module, batch: Batch, **kwargs: Any) -> Any:
 def predict_logits(
     model: NAC, batch: Batch, device: torch.device | str = "cpu", chunk: int = 256
 ) -> torch.Tensor:
-    """Logits (B, n_classes) in eval mode, ``chunk`` examples at a time."""
+    """Logits (B, n_classes) in eval mode, ``chunk`` examples at a time.
+
+    Parameters
+    ----------
+    model
+        The model.
+    batch
+        The examples.
+    device
+        Where the model runs.
+    chunk
+        Examples per forward pass.
+    """
     was_training = model.training
     model.eval()
     parts = [
@@ -44,12 +78,32 @@ def predict_logits(
 def evaluate(
     model: NAC, task: Task, config: TrainConfig, device: torch.device
 ) -> tuple[float, float]:
-    """(mean loss, accuracy) on the run's fixed validation set (seed independent of training)."""
+    """(mean loss, accuracy) on the run's fixed validation set (seed independent of training).
+
+    Parameters
+    ----------
+    model
+        The model.
+    task
+        The run's task.
+    config
+        The run's config (``eval_size``, ``seed``).
+    device
+        Where the model runs.
+    """
     return batch_metrics(model, validation_batch(task, config), device, task)
 
 
 def validation_batch(task: Task, config: TrainConfig) -> Batch:
-    """The run's fixed validation set: ``eval_size`` examples from a seed no step uses."""
+    """The run's fixed validation set: ``eval_size`` examples from a seed no step uses.
+
+    Parameters
+    ----------
+    task
+        The run's task.
+    config
+        The run's config.
+    """
     return task.validation(config.eval_size, seed=step_seed(config.seed, 10**12))
 
 
@@ -57,14 +111,36 @@ def batch_metrics(
     model: Model, batch: Batch, device: torch.device | str = "cpu", task: Task | None = None
 ) -> tuple[float, float]:
     """(mean loss, accuracy) of ``model`` on ``batch``, in eval mode; for a regression
-    ``task``, (mean squared error, R^2)."""
+    ``task``, (mean squared error, R^2).
+
+    Parameters
+    ----------
+    model
+        A model of any kind.
+    batch
+        The examples.
+    device
+        Where the model runs.
+    task
+        The task (None: a classification).
+    """
     logits = predict_logits(model, batch, device)
     return objective_loss(task, logits, batch.labels).item(), task_score(task, logits, batch.labels)
 
 
 def objective_loss(task: Task | None, outputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """The training loss: cross-entropy, or the mean squared error for a regression task; for
-    a multi-task one, the cross-entropy of each example's own task's outputs."""
+    a multi-task one, the cross-entropy of each example's own task's outputs.
+
+    Parameters
+    ----------
+    task
+        The task (None: a classification).
+    outputs
+        The model's outputs.
+    labels
+        The batch's labels.
+    """
     if objective(task) == "regression":
         return F.mse_loss(outputs, labels)
     if objective(task) == "multitask":
@@ -85,13 +161,29 @@ def own_task_logits(outputs: torch.Tensor, labels: torch.Tensor, n_classes: int)
 
 
 def score_name(task: Task) -> str:
-    """The score's name in metrics.csv (train_NAME, val_NAME) and summary.json (val_NAME)."""
+    """The score's name in metrics.csv (train_NAME, val_NAME) and summary.json (val_NAME).
+
+    Parameters
+    ----------
+    task
+        The task.
+    """
     return "r2" if objective(task) == "regression" else "acc"
 
 
 def task_score(task: Task | None, outputs: torch.Tensor, labels: torch.Tensor) -> float:
     """The score logged as train_acc / val_acc: accuracy; R^2 (train_r2 / val_r2) for a
-    regression task."""
+    regression task.
+
+    Parameters
+    ----------
+    task
+        The task (None: a classification).
+    outputs
+        The model's outputs.
+    labels
+        The batch's labels.
+    """
     if objective(task) == "regression":
         return r_squared(outputs.detach().float(), labels.float())
     if objective(task) == "multitask":

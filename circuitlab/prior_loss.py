@@ -11,6 +11,8 @@ import torch
 from circuitlab.config_groups import PRIOR_LOSSES
 from circuitlab.prior_targets import closest_permutation, target
 
+__all__ = ["GraphPriorRegularizer", "matched_mse", "spectral_loss"]
+
 
 def matched_mse(p: torch.Tensor, g: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
     """MSE(P[perm][:, perm], G) for P (..., U, U), G (U, U); mean over any batch dimension."""

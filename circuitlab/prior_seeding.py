@@ -15,6 +15,8 @@ import torch
 
 from circuitlab.model import NAC
 
+__all__ = ["seed_signatures_from_prior"]
+
 
 def seed_signatures_from_prior(model: NAC, steps: int, lr: float = 0.05) -> float:
     """Fit ``model``'s processor signatures to its prior's target for ``steps`` Adam steps of the

@@ -26,6 +26,21 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+__all__ = [
+    "PRIOR_NAMES",
+    "block_labels",
+    "block_sizes",
+    "closest_permutation",
+    "default_blocks",
+    "erdos_renyi",
+    "off_diagonal_density",
+    "planted_partition",
+    "ring_of_cliques",
+    "sample_graph",
+    "scale_free",
+    "target",
+]
+
 PRIOR_NAMES = ("scale_free", "planted_partition", "ring_of_cliques", "erdos_renyi")
 
 

@@ -16,6 +16,17 @@ from circuitlab.kinds import DEFAULT, KINDS, model_kind, nac
 from circuitlab.tasks import Task
 from circuitlab.weight_average import check_decay
 
+__all__ = [
+    "MODEL_KINDS",
+    "SPEED_ONLY_FIELDS",
+    "Stage",
+    "TOY_MODEL",
+    "TrainConfig",
+    "objective",
+    "step_seed",
+    "training_stages",
+]
+
 # the learning-rate schedules circuitlab.train implements
 LR_SCHEDULE_NAMES = ("cosine", "constant")
 
@@ -47,7 +58,69 @@ OPTIMIZERS = ("adamw", "radam")
 
 @dataclass
 class TrainConfig:
-    """Everything a training run depends on; saved as config.json in the run directory."""
+    """Everything a training run depends on; saved as config.json in the run directory.
+
+    Parameters
+    ----------
+    task
+        The task's name (``circuitlab.tasks.TASKS``: "toy-sets", "nlvr", "pairs", ...).
+    conditional
+        Train a conditional model: one circuit per input, generated from its sentence or
+        conditioning tokens.
+    task_options
+        The task's own options (its class's keyword arguments).
+    steps
+        Optimiser steps.
+    batch_size
+        Examples per step.
+    lr
+        The peak learning rate (reached after ``warmup_steps``).
+    signature_lr_scale
+        The signatures' learning rate is lr times this: at 1 a NAC's graph barely leaves its
+        random start in a short run (docs/experiments.md, "The paper's claims").
+    weight_decay
+        Decoupled weight decay.
+    optimizer
+        "adamw" or "radam" (RAdam with decoupled weight decay: the Neural Interpreters
+        paper's).
+    warmup_steps
+        Steps of linear warm-up from 0 to ``lr``.
+    lr_schedule
+        After warm-up the learning rate decays to 0 at ``steps`` ("cosine") or stays at lr
+        ("constant", for a run whose weights are averaged: see ema_decay).
+    ema_decay
+        Keep an exponential moving average of the weights with this decay per step (0.999
+        spans about 1,000 steps): validation, the checkpoint's model and everything that
+        reads it (export, --init-from, the benches) then use the averaged weights; None: no
+        average.
+    grad_clip
+        The gradient's norm is clipped to this; None: no clipping (0 is refused, not read as
+        "off").
+    eval_every
+        Steps between validations.
+    eval_size
+        Validation examples per validation.
+    checkpoint_every
+        Steps between checkpoints (the run resumes from the last).
+    seed
+        Seed of the model's initialisation, the batches and the kernel's samples.
+    device
+        "auto" (CUDA when present, else CPU) or a torch device name ("cpu", "cuda:1").
+    compile
+        ``torch.compile`` the training forward pass: the first step compiles (about a minute on
+        2 CPU cores), later ones run faster (bench/nac_vs_pio.py --compile). Same maths, but
+        compiled code draws the kernel samples from its own random stream, so its numbers
+        differ from an eager run's. A run may be resumed with it switched either way.
+    init_from
+        A checkpoint (file or run directory) whose model weights start this run: a warm
+        start, with a fresh optimiser and schedule (to train a model further, or fine-tune
+        it). The model options must build the same architecture.
+    model_kind
+        The model's kind, a name in ``circuitlab.kinds.KINDS``.
+    model
+        The model's options: the fields of its kind's config (``NACConfig`` for "nac"),
+        those the task sets left out.
+    """
 
     task: str = "toy-sets"
     conditional: bool = False
@@ -55,37 +128,20 @@ class TrainConfig:
     steps: int = 3000
     batch_size: int = 64
     lr: float = 1e-3
-    # the signatures' learning rate is lr times this: at 1 a NAC's graph barely leaves its
-    # random start in a short run (docs/experiments.md, "The paper's claims")
     signature_lr_scale: float = 1.0
     weight_decay: float = 0.01
-    # "adamw" or "radam" (RAdam with decoupled weight decay: the Neural Interpreters paper's)
     optimizer: str = "adamw"
     warmup_steps: int = 100
-    # after warm-up the learning rate decays to 0 at ``steps`` ("cosine") or stays at lr
-    # ("constant", for a run whose weights are averaged: see ema_decay)
     lr_schedule: str = "cosine"
-    # keep an exponential moving average of the weights with this decay per step (0.999 spans
-    # about 1,000 steps): validation, the checkpoint's model and everything that reads it
-    # (export, --init-from, the benches) then use the averaged weights; None: no average
     ema_decay: float | None = None
-    # the gradient's norm is clipped to this; None: no clipping (0 is refused, not read as "off")
     grad_clip: float | None = 1.0
     eval_every: int = 100
     eval_size: int = 1024
     checkpoint_every: int = 100
     seed: int = 0
     device: str = "auto"
-    # torch.compile the training forward pass: the first step compiles (about a minute on
-    # 2 CPU cores), later ones run faster (bench/nac_vs_pio.py --compile). Same maths, but
-    # compiled code draws the kernel samples from its own random stream, so its numbers differ
-    # from an eager run's. A run may be resumed with it switched either way.
     compile: bool = False
-    # a checkpoint (file or run directory) whose model weights start this run: a warm start,
-    # with a fresh optimiser and schedule (to train a model further, or fine-tune it). The
-    # model options must build the same architecture.
     init_from: str | None = None
-    # one of MODEL_KINDS (circuitlab.kinds); ``model`` holds that kind's config fields
     model_kind: str = DEFAULT
     model: dict[str, Any] = field(default_factory=lambda: dict(TOY_MODEL))
 
@@ -139,19 +195,43 @@ SPEED_ONLY_FIELDS = ("compile",)  # TrainConfig fields that change no number of 
 def objective(task: Task | None) -> str:
     """ "classification" (cross-entropy, accuracy; also for no task), "regression" (MSE, R^2,
     one target per output: fuzzy-boolean) or "multitask" (labels (B, 2) of task and class;
-    cross-entropy and accuracy of each example's own task's outputs: digit-renditions)."""
+    cross-entropy and accuracy of each example's own task's outputs: digit-renditions).
+
+    Parameters
+    ----------
+    task
+        The task, or None.
+    """
     return getattr(task, "objective", "classification")
 
 
 def step_seed(seed: int, step: int) -> int:
-    """The seed of every random draw at ``step`` of a run seeded ``seed``."""
+    """The seed of every random draw at ``step`` of a run seeded ``seed``.
+
+    Parameters
+    ----------
+    seed
+        The run's seed.
+    step
+        The step.
+    """
     return (seed * 1_000_003 + step) % (2**63)
 
 
 @dataclass(frozen=True)
 class Stage:
     """One run of a chain of ``--init-from`` runs: its directory, its config.json and its
-    summary.json (None while it has not finished)."""
+    summary.json (None while it has not finished).
+
+    Parameters
+    ----------
+    run_dir
+        The stage's run directory.
+    config
+        Its config.json, parsed.
+    summary
+        Its summary.json, parsed; None while it has not finished.
+    """
 
     run_dir: Path
     config: dict[str, Any]
@@ -161,7 +241,13 @@ class Stage:
 def training_stages(run_dir: str | os.PathLike) -> list[Stage]:
     """How ``run_dir`` was trained: the runs it was warm-started from (``init_from``, a run
     directory or its checkpoint file), followed back to one trained from scratch, oldest first,
-    ``run_dir`` last. FileNotFoundError names a stage whose run is not there."""
+    ``run_dir`` last. FileNotFoundError names a stage whose run is not there.
+
+    Parameters
+    ----------
+    run_dir
+        The run directory.
+    """
     stages: list[Stage] = []
     path: Path | None = Path(run_dir)
     while path is not None:

@@ -21,6 +21,8 @@ import torch
 from circuitlab.checkpoint import CHECKPOINT, read_checkpoint
 from circuitlab.files import write_atomic
 
+__all__ = ["RESUME_ONLY", "keep_record", "ship_weights_only", "thin_metrics", "thinned_rows"]
+
 # a checkpoint's entries that only a resumed run needs
 RESUME_ONLY = ("optimizer", "scheduler")
 

@@ -57,6 +57,15 @@ from circuitlab.files import (
 )
 from circuitlab.kinds import DEFAULT, KINDS, nac
 
+__all__ = [
+    "CircuitStore",
+    "CircuitStoreError",
+    "P_BATCH_BYTES",
+    "SAMPLE_AXIS",
+    "category_lists",
+    "row_of_id",
+]
+
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 # a store's model kind is one of circuitlab.kinds.KINDS, whose circuit_array it must hold; a
@@ -84,7 +93,15 @@ class _Replaced(Exception):
 
 
 class CircuitStoreError(CircuitlabError):
-    """A store file is missing, corrupt or inconsistent; the message names the file."""
+    """A store file is missing, corrupt or inconsistent; the message names the file.
+
+    Parameters
+    ----------
+    path
+        The store file (or folder) at fault.
+    problem
+        What is wrong with it, and what to do.
+    """
 
     def __init__(self, path: Path, problem: str) -> None:
         self.path = Path(path)
@@ -129,7 +146,24 @@ def array_spec(name: str, array: np.ndarray, axes: Sequence[str]) -> dict[str, A
 
 class CircuitStore:
     """Read access to a circuit store: ``len(store)``, ``store.frame``, ``store.array(name)``;
-    for a NAC's store also ``store[i] -> Circuit``, ``store.signatures``, link probabilities."""
+    for a NAC's store also ``store[i] -> Circuit``, ``store.signatures``, link probabilities.
+
+    Open a store with ``CircuitStore.open(path)``; write one with ``CircuitStore.write`` or
+    ``write_arrays``. The constructor takes what ``open`` read:
+
+    Parameters
+    ----------
+    path
+        The store's folder.
+    meta
+        The parsed ``store.json``.
+    frame
+        One row per circuit (``id``, ``text``, ``label``, ... and analysis columns).
+    arrays
+        The store's arrays by name, memory-mapped.
+    meta_text
+        ``store.json`` as read, so a later write can tell whether it changed meanwhile.
+    """
 
     def __init__(
         self,

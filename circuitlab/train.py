@@ -484,11 +484,53 @@ def train(
     """Train (or resume) a NAC on ``config.task``; returns the summary written to summary.json.
 
     Under torchrun every process calls this; rank 0 alone writes the run directory.
+
+    Parameters
+    ----------
+    config
+        The run's config.
+    run_dir
+        Where the run writes config.json, checkpoint.pt, metrics.csv and summary.json.
+    resume
+        Go on from ``run_dir``'s checkpoint; ``config`` must be the run's (``compile`` aside).
+    progress
+        Show a progress bar.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``resume`` without a checkpoint in ``run_dir``.
+    FileExistsError
+        ``run_dir`` holds a run and ``resume`` is off.
+    ValueError
+        ``resume`` with options that differ from the run's (they are named).
     """
     run_dir = Path(run_dir)
     _check_run_dir(config, run_dir, resume)
     rank, device = distributed.start(config.device)
     run = _set_up(config, run_dir, resume, rank, device)
+    started = time.perf_counter()
+    validation, checksums = _train_steps(run, config, run_dir, rank, device, progress)
+    wall_time = run.elapsed_before + time.perf_counter() - started
+    name = score_name(run.task)
+    summary = _summary(config, run.model, name, validation, wall_time, device, rank)
+    summary["parameter_checksums"] = checksums
+    if rank.is_main:
+        (run_dir / SUMMARY).write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def _train_steps(
+    run: _Run,
+    config: TrainConfig,
+    run_dir: Path,
+    rank: distributed.Rank,
+    device: torch.device,
+    progress: bool,
+) -> tuple[tuple[float, float], list]:
+    """The run's steps from ``run.start_step`` to ``config.steps``: metrics logged, validated
+    and checkpointed on schedule, a checkpoint saved on Ctrl-C (then KeyboardInterrupt).
+    Returns the last validation (loss, score) and the parameters' checksums over ranks."""
     model, task, average = run.model, run.task, run.average
     scored = model if average is None else average.model  # what validation and summary read
     rows = distributed.shard(config.batch_size, rank)
@@ -547,10 +589,4 @@ def train(
         if log is not None:
             log.close()
         distributed.stop(rank)
-
-    wall_time = run.elapsed_before + time.perf_counter() - started
-    summary = _summary(config, model, name, (val_loss, val_acc), wall_time, device, rank)
-    summary["parameter_checksums"] = checksums
-    if rank.is_main:
-        (run_dir / SUMMARY).write_text(json.dumps(summary, indent=2))
-    return summary
+    return (val_loss, val_acc), checksums

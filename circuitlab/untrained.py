@@ -19,6 +19,8 @@ from circuitlab.model import NAC
 from circuitlab.run_config import TrainConfig
 from circuitlab.tasks import make_task
 
+__all__ = ["untrained_link_probabilities"]
+
 UNTRAINED_SEEDS = 20
 
 
@@ -35,7 +37,19 @@ def untrained_link_probabilities(
 
     Raises ValueError for a conditional model (its circuit depends on the input: use random
     signatures, ``circuitlab.analysis.prior_null.random_signature_null``) or a model kind that
-    has no module graph."""
+    has no module graph.
+
+    Parameters
+    ----------
+    config
+        The run's config (its model options and task).
+    n_draws
+        How many initialisations to draw.
+    first_seed
+        The first seed; the draws use ``first_seed`` .. ``first_seed + n_draws - 1``.
+    readouts
+        Keep the read-out modules' rows and columns.
+    """
     if config.conditional:
         raise ValueError(
             "a conditional model has one circuit per input, not one at initialisation; hold "

@@ -14,6 +14,8 @@ from typing import Any
 
 import torch
 
+__all__ = ["WeightAverage", "check_decay"]
+
 
 def check_decay(decay: float) -> None:
     """Refuse a decay outside (0, 1), naming the option (``TrainConfig.ema_decay``)."""

@@ -23,8 +23,8 @@ from circuitlab.store import CircuitStore
 from circuitlab.tasks import ToySets
 
 ROOT = Path(__file__).resolve().parents[1]
-# the layers whose code must ask the registry (the app's panels still name kinds: to move)
-ASKING = ("circuitlab", "analysis")
+# the layers whose code must ask the registry
+ASKING = ("circuitlab", "analysis", "app")
 
 
 @dataclasses.dataclass
@@ -70,6 +70,53 @@ def tiny_summary(store: CircuitStore) -> str:
     return f"a tiny store of {len(store)} circuit(s)"
 
 
+class TinyView:
+    """What the app shows of a tiny store: its one row, its hidden units as a graph."""
+
+    def __init__(self, store: CircuitStore) -> None:
+        self.store = store
+        self.frame = store.frame.reset_index(drop=True).assign(id=lambda f: range(len(f)))
+
+    def rows(self) -> list[dict]:
+        return self.frame[["id", "text"]].to_dict("records")
+
+    def units(self, index: int) -> list[dict]:
+        weights = self.store.array("weights")[index]
+        return [{"data": {"id": f"u{u}", "label": f"{w.sum():.2f}"}} for u, w in enumerate(weights)]
+
+    def map_figure(self, index: int) -> dict:
+        return {"data": [{"type": "scatter", "x": [0], "y": [0]}], "layout": {}}
+
+
+def tiny_body():  # noqa: ANN201
+    import dash_cytoscape as cyto
+    from dash import html
+
+    from circuitlab.app.layout.parts import inputs_table, kind_body, plot
+
+    graph = cyto.Cytoscape(id="tiny-graph", elements=[])
+    table = inputs_table("tiny-inputs", ("id", "text"))
+    return kind_body("tiny-body", [html.H6(id="tiny-title"), table, graph, plot("tiny-map", "9em")])
+
+
+def tiny_panel():  # noqa: ANN201
+    from circuitlab.app.panels.base import KindPanel, input_title
+
+    return KindPanel(
+        kind="tiny",
+        prefix="tiny",
+        body=tiny_body,
+        plots=("tiny-map",),
+        first_graph="tiny-graph",
+        title_id="tiny-title",
+        view=TinyView,
+        shown=(("tiny-graph", "elements"),),
+        show=lambda view, index: (view.units(index),),
+        title=lambda view, index: input_title(view.frame, index),
+        first_elements=lambda view, index: view.units(index),
+    )
+
+
 TINY = ModelKind(
     name="tiny",
     title="tiny network",
@@ -79,7 +126,14 @@ TINY = ModelKind(
     exporter=f"{__name__}:write_tiny_store",
     circuit_array="weights",
     store_summary=f"{__name__}:tiny_summary",
+    app_panel=f"{__name__}:TINY_PANEL",
 )
+
+
+def __getattr__(name: str) -> Any:  # the panel is built on first use: it imports dash
+    if name == "TINY_PANEL":
+        return tiny_panel()
+    raise AttributeError(name)
 
 
 @pytest.fixture
@@ -114,6 +168,32 @@ def test_a_registered_kind_trains_saves_loads_and_exports_through_the_registry(t
     store = CircuitStore.open(tmp_path / "store")
     assert set(stores) == {""} and store.kind == "tiny"
     np.testing.assert_array_equal(store.array("weights")[0], model.hidden.weight.detach().numpy())
+
+
+def test_a_registered_kind_gets_its_own_page_in_the_app(tmp_path, tiny_kind):
+    from circuitlab.app import create_app
+    from circuitlab.app.callbacks.first_view import first_view
+    from circuitlab.app.page import page
+
+    config = TrainConfig(model_kind="tiny", model={"width": 5})
+    model = build_model(config, ToySets())
+    tiny_kind.export(model, config, tmp_path / "checkpoint.pt", tmp_path / "stores" / "tiny",
+                     n_circuits=1, seed=0, overwrite=False)  # fmt: skip
+    app = create_app(tmp_path / "stores")
+    stores = app.circuit_stores
+    assert stores.kind("tiny") == "tiny" and not stores.has_circuit_view("tiny")
+    first = first_view(stores, "?store=tiny")
+    view = stores.open("tiny")
+    assert isinstance(view, TinyView) and first["kind"] == "tiny"
+    assert first["elements"] == view.units(0) and len(first["elements"]) == 5
+    assert first["title"] == "Input 0: the model"
+    root = page(stores.keys, first)
+    assert root["tiny-graph"].elements == view.units(0) and root["tiny-body"].style == {}
+    assert root["nac-body"].style == {"display": "none"}
+    own = [c for c in app._callback_list if c["output"].strip(".").startswith("tiny-")]
+    assert len(own) == 3  # fill the table, choose the row, draw it
+    shown = next(c for c in own if "tiny-graph.elements" in c["output"])
+    assert {i["id"] for i in shown["inputs"]} == {"tiny-input"}
 
 
 def test_an_unknown_kind_is_named_with_the_kinds_there_are():

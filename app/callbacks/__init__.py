@@ -12,9 +12,8 @@
 - ``export``: image, CSV, JSON and figure downloads of the shown circuit;
 - ``url_state``: the view settings read from and written to the URL;
 - ``bodies``: which body the page shows, by the kind of its store;
-- ``routing``: a Neural Interpreter's store (kind "ni"): its routing in place of the above;
-- ``paths``: a Modular Network's store (kind "mn"): its paths in place of the above;
-- ``reads``: an NFM network's store (kind "nfm"): which layer reads which, in their place.
+- ``inputs``: another model kind's store, in its input panel (``circuitlab.app.panels``): the
+  table of its inputs, the chosen one drawn, the map.
 """
 
 from __future__ import annotations
@@ -28,12 +27,10 @@ from circuitlab.app.callbacks import (
     compare,
     example,
     export,
+    inputs,
     intervene,
     map_view,
     module,
-    paths,
-    reads,
-    routing,
     search,
     url_state,
 )
@@ -51,13 +48,12 @@ PANELS = (
     map_view,
     export,
     bodies,
-    routing,
-    paths,
-    reads,
+    inputs,
 )
 
 
 def register_all(app: dash.Dash, stores: AppStores) -> None:
-    """Register every panel's callbacks on ``app`` (never on the global ``dash.callback``)."""
+    """Register every panel's callbacks on ``app`` (never on the global ``dash.callback``),
+    the NAC's and each input panel's."""
     for panel in PANELS:
         panel.register(app, stores)

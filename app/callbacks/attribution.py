@@ -12,8 +12,10 @@ from dash import Input, Output, State, html
 
 from circuitlab.app.attribution_view import ExampleAttribution
 from circuitlab.app.callbacks.intervene import scene_intervener
-from circuitlab.app.store_view import UNEDITED
+from circuitlab.app.circuit_elements import UNEDITED
 from circuitlab.app.stores import AppStores
+
+__all__ = ["attribution_elements", "register"]
 
 SUPPORTS, OPPOSES = (214, 39, 40), (31, 119, 180)  # red, blue
 

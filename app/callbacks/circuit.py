@@ -21,8 +21,11 @@ from circuitlab.app.callbacks.common import (
 )
 from circuitlab.app.callbacks.intervene import edit_of, mark_edits, scene_intervener
 from circuitlab.app.callbacks.map_view import color_columns
-from circuitlab.app.store_view import MAX_SENTENCE, StoreView, TooManyEdges
+from circuitlab.app.circuit_elements import TooManyEdges
+from circuitlab.app.store_view import MAX_SENTENCE, StoreView
 from circuitlab.app.stores import AppStores
+
+__all__ = ["drawing", "edge_text", "node_text", "prior_summary", "register"]
 
 
 def degree_figure(fit: dict) -> go.Figure:

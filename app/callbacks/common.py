@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from urllib.parse import parse_qs
 
-import dash
-import pandas as pd
-from dash import Input, Output, State, ctx
 from dash.exceptions import PreventUpdate
 
-from circuitlab.app.store_view import MAX_SENTENCE, StoreView, row_of_id
+from circuitlab.app.store_view import MAX_SENTENCE, StoreView
 from circuitlab.app.stores import AppStores
+
+__all__ = [
+    "DRAWING_CONTROLS",
+    "VIEW_DEFAULTS",
+    "page_store",
+    "parse_view",
+    "query_of",
+    "row_of",
+    "shows_circuit",
+    "store_view",
+    "threshold_of",
+]
 
 # the view settings a fresh page starts with; the URL carries only those that differ
 VIEW_DEFAULTS = {"threshold": 0.5, "mode": "threshold", "top_k": 3, "color": "module"}
@@ -33,40 +41,6 @@ def page_store(stores: AppStores, key: str | None, search: str | None) -> str:
     URL names (not the default store: a first open of another store would draw the default
     store's circuit of the same row)."""
     return stores.resolve(query_of(search).get("store"))[0] if key is None else key
-
-
-def input_row(
-    prefix: str, frame: pd.DataFrame, cell: dict | None, click: dict | None, figure, search
-) -> int:
-    """The row to show in the input panel of a store of kind ``prefix`` ("ni", "mn", "nfm"):
-    the clicked table cell or map point, else (a fresh page) the URL's id or row 0."""
-    if ctx.triggered_id == f"{prefix}-inputs" and cell:
-        return row_of_id(frame, cell["row_id"])
-    if ctx.triggered_id == f"{prefix}-map" and click:
-        return row_of(click["points"][0], figure)
-    return row_of_id(frame, query_of(search).get("id")) or 0
-
-
-def register_input_choice(
-    app: dash.Dash, prefix: str, frame_of: Callable[[str], pd.DataFrame]
-) -> None:
-    """The callback that sets ``PREFIX-input`` (the row shown) on a page of kind ``prefix``
-    ("ni", "mn", "nfm"): ``input_row`` of the store's frame (``frame_of(key)``), run when the
-    table, the map or the page's store key changes."""
-
-    @app.callback(
-        Output(f"{prefix}-input", "data"),
-        Input(f"{prefix}-inputs", "active_cell"),
-        Input(f"{prefix}-map", "clickData"),
-        Input(f"{prefix}-key", "data"),
-        State(f"{prefix}-map", "figure"),
-        State("url-read", "search"),
-        prevent_initial_call=True,
-    )
-    def choose_input(cell, click, key, figure, search):
-        if key is None:
-            raise PreventUpdate
-        return input_row(prefix, frame_of(key), cell, click, figure, search)
 
 
 def threshold_of(value: float | None) -> float:

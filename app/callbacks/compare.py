@@ -8,8 +8,10 @@ import dash
 from dash import Input, Output, State, ctx
 
 from circuitlab.app.callbacks.common import shows_circuit, store_view, threshold_of
-from circuitlab.app.store_view import TooManyEdges
+from circuitlab.app.circuit_elements import TooManyEdges
 from circuitlab.app.stores import AppStores
+
+__all__ = ["register", "swap_text"]
 
 HIDDEN, SHOWN = {"display": "none"}, {"display": "block"}  # the difference card's style
 

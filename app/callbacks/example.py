@@ -14,6 +14,8 @@ from circuitlab.app.example_view import svg_data_uri
 from circuitlab.app.scene_kinds import example_summary, scene_kind
 from circuitlab.app.stores import AppStores
 
+__all__ = ["register"]
+
 HIDDEN = {"display": "none"}
 SHOWN = {"maxWidth": "100%", "display": "block"}
 

@@ -30,6 +30,8 @@ from circuitlab.app.store_view import StoreView
 from circuitlab.app.stores import AppStores
 from circuitlab.edits import CircuitEdit
 
+__all__ = ["circuit_figure", "register", "state_hash"]
+
 NO_EDIT = CircuitEdit()
 
 
@@ -132,6 +134,13 @@ def links_frame(graph: nx.Graph, edit: CircuitEdit = NO_EDIT) -> pd.DataFrame:
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    _register_image(app, stores)
+    _register_data(app, stores)
+
+
+def _register_image(app: dash.Dash, stores: AppStores) -> None:
+    """The PNG and SVG of the graph as drawn."""
+
     @app.callback(
         Output("graph", "generateImage"),
         Input("export-png", "n_clicks"),
@@ -147,6 +156,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         setting = view_setting(threshold, mode, top_k)
         stem = file_stem(store_view(stores, key), circuit, key, edit_of(actions), setting)
         return {"type": kind, "action": "download", "filename": stem}
+
+
+def _register_data(app: dash.Dash, stores: AppStores) -> None:
+    """The CSV, JSON and figure of the shown circuit."""
 
     @app.callback(
         Output("download", "data"),

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from circuitlab.app.callbacks.circuit import drawing
 from circuitlab.app.callbacks.common import VIEW_DEFAULTS, query_of
-from circuitlab.app.callbacks.paths import path_title
-from circuitlab.app.callbacks.reads import read_title
-from circuitlab.app.callbacks.routing import routing_title
 from circuitlab.app.store_view import row_of_id
 from circuitlab.app.stores import AppStores
+
+__all__ = ["first_view"]
 
 # the URL settings a first view honours; a URL with any other (a threshold, an edit, a typed
 # sentence, a search) is restored and drawn by the callbacks alone, as before
@@ -33,20 +32,15 @@ def first_view(stores: AppStores, search: str | None) -> dict | None:
     key, problem = stores.resolve(query.get("store"))
     if problem:
         return None
-    kind = stores.kind(key)
-    if kind == "nac":
+    if stores.has_circuit_view(key):
         return _nac_view(stores, key, search, query)
-    view = stores.open(key)
+    panel = stores.panel(key)
+    view = stores.kind_view(key, panel)
     if not len(view.frame):
         return None
-    index = row_of_id(view.frame, query.get("id")) or 0  # as ``common.input_row`` picks it
-    if kind == "ni":
-        elements, title = view.transition_elements(index), routing_title(view, index)
-    elif kind == "mn":
-        elements, title = view.graph_elements(index), path_title(view, index)
-    else:
-        elements, title = view.graph_elements(index), read_title(view, index)
-    return {"kind": kind, "elements": elements, "title": title}
+    index = row_of_id(view.frame, query.get("id")) or 0  # as ``inputs.input_row`` picks it
+    elements, title = panel.first_elements(view, index), panel.title(view, index)
+    return {"kind": panel.kind, "elements": elements, "title": title}
 
 
 def _nac_view(stores: AppStores, key: str, search: str | None, query: dict) -> dict | None:
@@ -60,4 +54,5 @@ def _nac_view(stores: AppStores, key: str, search: str | None, query: dict) -> d
     elements, title, count, _, warned = drawing(stores, circuit, *settings, search, [], [], None)
     if warned:
         return None
-    return {"kind": "nac", "circuit": circuit, "elements": elements, "title": title, "count": count}
+    kind = stores.kind(key)
+    return {"kind": kind, "circuit": circuit, "elements": elements, "title": title, "count": count}

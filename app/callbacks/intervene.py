@@ -15,6 +15,16 @@ from circuitlab.app.intervention_view import Intervener, Outcome
 from circuitlab.app.stores import AppStores
 from circuitlab.edits import CircuitEdit
 
+__all__ = [
+    "edit_of",
+    "edits_query",
+    "mark_edits",
+    "parse_edits",
+    "pending_pick",
+    "register",
+    "scene_intervener",
+]
+
 
 def edit_of(actions: list) -> CircuitEdit:
     """The edit a list of toggles makes: ["cut", i, j], ["force", i, j] or ["knock", m], in
@@ -164,6 +174,13 @@ function (edge, node, undo, reset, mode, actions) {
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    _register_edits(app, stores)
+    _register_outcome(app, stores)
+
+
+def _register_edits(app: dash.Dash, stores: AppStores) -> None:
+    """The visitor's edits: clicks, undo and reset, and those of the URL."""
+
     # in the browser: a round trip per click would let quick clicks read the same old list and
     # drop one another's edit
     app.clientside_callback(
@@ -192,6 +209,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         if edit_of(restored) == edit_of(actions):
             raise PreventUpdate
         return restored
+
+
+def _register_outcome(app: dash.Dash, stores: AppStores) -> None:
+    """What the edits do: the summary and the answer under them."""
 
     @app.callback(
         Output("edit-summary", "children"),

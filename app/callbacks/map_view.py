@@ -17,6 +17,8 @@ from circuitlab.app.callbacks.common import query_of, row_of, store_view
 from circuitlab.app.store_view import StoreView
 from circuitlab.app.stores import AppStores
 
+__all__ = ["color_columns", "default_map_color", "register", "summary_text"]
+
 
 def color_columns(view: StoreView) -> list[str]:
     """The columns the embedding can be coloured by: the category, and any with <= 30 values."""
@@ -167,7 +169,7 @@ def _register_map(app: dash.Dash, stores: AppStores) -> None:
         rows = sorted({r for p in selected["points"] if (r := row_of(p, figure)) >= 0})
         view = store_view(stores, key)
         table = view.table_rows(rows).to_dict("records")
-        summary = summary_text(view.selection_summary(rows))
+        summary = summary_text(view.statistics.selection_summary(rows))
         return table, f"selection: {len(rows)} circuits", summary
 
 
@@ -182,7 +184,7 @@ def _register_typing(app: dash.Dash, stores: AppStores) -> None:
     def show_typing(key):
         """The sentence box on a store a model of the app made; elsewhere why there is none
         (a store of unconditional models has no sentences at all)."""
-        if key is None or stores.kind(key) != "nac":
+        if key is None or not stores.has_circuit_view(key):
             raise PreventUpdate
         view = store_view(stores, key)
         if view.generate_circuit is not None:

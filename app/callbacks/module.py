@@ -11,6 +11,8 @@ from circuitlab.app.callbacks.common import query_of, shows_circuit, store_view,
 from circuitlab.app.stores import AppStores
 from circuitlab.edits import CircuitEdit
 
+__all__ = ["module_reads", "register"]
+
 
 def register(app: dash.Dash, stores: AppStores) -> None:
     @app.callback(

@@ -13,6 +13,8 @@ from circuitlab.app.callbacks.map_view import color_columns, default_map_color
 from circuitlab.app.store_view import FILTER_COLUMNS
 from circuitlab.app.stores import AppStores
 
+__all__ = ["register", "result_count"]
+
 
 def result_count(shown: int, total: int) -> str:
     """The line above the results: how many match, and how many of them the table lists."""
@@ -22,6 +24,13 @@ def result_count(shown: int, total: int) -> str:
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    _register_open(app, stores)
+    _register_find(app, stores)
+
+
+def _register_open(app: dash.Dash, stores: AppStores) -> None:
+    """Which store is shown and its filters."""
+
     @app.callback(
         Output("store-key", "data"),
         Output("store-choice", "value"),
@@ -42,7 +51,7 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         if key == current:
             raise PreventUpdate
         name = stores.paths[key].name if key == "." else key
-        if stores.kind(key) != "nac":  # callbacks/routing.py or callbacks/paths.py shows it
+        if not stores.has_circuit_view(key):  # its kind's input panel shows it (app/panels)
             empty = ([],) * len(FILTER_COLUMNS)
             disabled = (True,) * len(FILTER_COLUMNS)
             return key, key, f"circuitlab: {name}", [], [], None, *empty, *disabled, [], None
@@ -64,6 +73,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
             colors,
             color,
         )
+
+
+def _register_find(app: dash.Dash, stores: AppStores) -> None:
+    """Another store chosen, and the sentences that match."""
 
     @app.callback(
         Output("url-switch", "search"),

@@ -20,11 +20,20 @@ from circuitlab.app.callbacks.intervene import edits_query
 from circuitlab.app.callbacks.map_view import default_map_color
 from circuitlab.app.stores import AppStores
 
+__all__ = ["register"]
+
 SETTINGS = ("threshold", "mode", "top_k", "color", "compare", "search")
 URL_NAMES = {"threshold": "threshold", "mode": "mode", "top_k": "k", "color": "color"}
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    _register_restore(app, stores)
+    _register_write(app, stores)
+
+
+def _register_restore(app: dash.Dash, stores: AppStores) -> None:
+    """The view settings read from the URL."""
+
     @app.callback(
         Output("threshold", "value"),
         Output("mode", "value"),
@@ -47,6 +56,10 @@ def register(app: dash.Dash, stores: AppStores) -> None:
         return tuple(
             values[k] if k in values and values[k] != current[k] else no_update for k in SETTINGS
         )
+
+
+def _register_write(app: dash.Dash, stores: AppStores) -> None:
+    """The URL written from the page's settings."""
 
     @app.callback(
         Output("url-write", "search"),

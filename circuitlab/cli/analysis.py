@@ -10,6 +10,8 @@ import typer
 
 from circuitlab.cli.common import app, exit_with
 
+__all__ = []
+
 
 @app.command()
 def analyze(

@@ -11,6 +11,8 @@ import typer
 import yaml
 from typer.core import TyperGroup
 
+__all__ = ["app", "exit_with", "parse_value", "read_config_file"]
+
 # what bad input raises (a wrong value or file, a file that is not what it claims to be: an
 # OSError covers a directory given for a file, a .gz that is not gzip, no permission): one red
 # line and exit status 2, never a traceback; CIRCUITLAB_TRACEBACK=1 shows the traceback instead

@@ -10,6 +10,8 @@ import yaml
 
 from circuitlab.cli.common import app, exit_with, read_config_file
 
+__all__ = []
+
 config_app = typer.Typer(help="Read training recipes (config files).", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 

@@ -11,6 +11,8 @@ import typer
 from circuitlab.cli.common import app, exit_with
 from circuitlab.kinds import nac
 
+__all__ = []
+
 
 @app.command()
 def export(

@@ -16,6 +16,8 @@ from circuitlab.kinds.base import load
 if TYPE_CHECKING:
     pass
 
+__all__ = []
+
 
 @app.command()
 def info(

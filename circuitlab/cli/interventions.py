@@ -12,6 +12,8 @@ import typer
 from circuitlab.cli.common import app, exit_with
 from circuitlab.kinds import model_kind, nac
 
+__all__ = []
+
 
 @app.command()
 def evaluate(

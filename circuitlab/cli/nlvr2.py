@@ -9,6 +9,8 @@ import typer
 
 from circuitlab.cli.common import app, exit_with
 
+__all__ = []
+
 nlvr2_app = typer.Typer(help="NLVR2 with images: frozen CLIP features.", no_args_is_help=True)
 app.add_typer(nlvr2_app, name="nlvr2")
 

@@ -10,6 +10,8 @@ import typer
 from circuitlab.app.serving import DEFAULT_HOST, DEFAULT_THREADS
 from circuitlab.cli.common import app, exit_with
 
+__all__ = []
+
 
 @app.command("app")
 def serve_app(

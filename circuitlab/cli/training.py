@@ -12,6 +12,8 @@ import typer
 from circuitlab.cli.common import app, exit_with, parse_value, read_config_file
 from circuitlab.kinds import DEFAULT, nac
 
+__all__ = []
+
 # the options of `circuitlab train`, each with its help
 _Out = Annotated[Path, typer.Option(help="Run directory: config, metrics.csv, checkpoints.")]
 _Config = Annotated[

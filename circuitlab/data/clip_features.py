@@ -28,6 +28,8 @@ from tqdm import tqdm
 from circuitlab.data.nlvr import read_nlvr2
 from circuitlab.files import write_atomic
 
+__all__ = ["compute_features", "load_features"]
+
 IMAGES, TEXT, EXAMPLES, META = "images.pt", "text.pt", "examples.parquet", "meta.json"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 

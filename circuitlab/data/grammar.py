@@ -13,6 +13,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+__all__ = [
+    "ALL",
+    "COMPARE",
+    "COORD",
+    "COREF",
+    "Count",
+    "EXISTS",
+    "HARD",
+    "NOT",
+    "PRESUPPOSITION",
+    "SOFT",
+    "SPATIAL",
+    "article",
+    "balanced_scene",
+    "both_labels_common",
+    "distinct_sentences",
+    "quantity",
+    "random_quantity",
+]
+
 # the reasoning categories, named as in NLVR2's annotations
 HARD = "hard cardinality"
 SOFT = "soft cardinality"

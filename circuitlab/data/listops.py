@@ -20,6 +20,8 @@ from __future__ import annotations
 import random
 from typing import Union
 
+__all__ = ["Expression", "TOKEN_ID", "VOCAB", "draw", "evaluate", "parse", "to_tokens"]
+
 OPERATIONS = ("[MAX", "[MIN", "[MED", "[SM")
 CLOSE = "]"
 DIGITS = tuple(str(d) for d in range(10))

@@ -22,6 +22,17 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+__all__ = [
+    "NLVR2_LOGIC_KINDS",
+    "NLVR2_LOGIC_RULES",
+    "WORDING_RULES",
+    "logic_variant",
+    "minimal_pairs",
+    "nlvr2_minimal_pairs",
+    "nlvr2_minimal_pairs_by_kind",
+    "wording_variant",
+]
+
 # (pattern, replacement): whole words, case kept for a capitalised first word
 WORDING_RULES: tuple[tuple[str, str], ...] = (
     (r"\bblack\b", "yellow"),

@@ -24,6 +24,25 @@ import pandas as pd
 
 from circuitlab.errors import CircuitlabError
 
+__all__ = [
+    "BOX_SIZE",
+    "CATEGORIES",
+    "COLOURS",
+    "NLVRExample",
+    "NLVRFormatError",
+    "N_BOXES",
+    "SHAPES",
+    "SIZES",
+    "SceneObject",
+    "nlvr_frame",
+    "read_annotations",
+    "read_nlvr",
+    "read_nlvr2",
+    "resolve",
+    "scene_from_json",
+    "scene_json",
+]
+
 SHAPES = ("circle", "square", "triangle")
 COLOURS = ("Black", "Yellow", "#0099ff")
 SIZES = (10, 20, 30)

@@ -21,6 +21,8 @@ from functools import cache
 
 from circuitlab.data.nlvr import read_nlvr2
 
+__all__ = ["NounForms", "object_nouns", "word_coverage", "words"]
+
 SOURCES = ("nlvr2-dev", "nlvr2-test1")
 _LETTERS = re.compile(r"[a-z]+")
 QUANTITIES = frozenset(

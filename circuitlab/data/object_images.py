@@ -28,6 +28,17 @@ from dataclasses import dataclass
 
 import torch
 
+__all__ = [
+    "HELD_OUT_RENDITIONS",
+    "ObjectClass",
+    "PRIMITIVES",
+    "RENDITIONS",
+    "TRAINING_RENDITION",
+    "draw_images",
+    "make_classes",
+    "primitive_sdf",
+]
+
 PRIMITIVES = ("disc", "square", "triangle", "plus", "ring", "bar", "diamond")
 RENDITIONS = ("filled", "outline", "texture", "sketch", "inverted")
 TRAINING_RENDITION = "filled"

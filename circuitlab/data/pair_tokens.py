@@ -25,6 +25,15 @@ from circuitlab.data.pair_world import (
 )
 from circuitlab.data.text import TextEncoder
 
+__all__ = [
+    "ATTRIBUTES",
+    "IMAGE_COLUMNS",
+    "N_ATTRIBUTES",
+    "noun_vectors",
+    "pair_tokens",
+    "scale_noun_vectors",
+]
+
 ATTRIBUTES = (
     [f"image_{side}" for side in IMAGES]
     + [f"colour_{c}" for c in COLOURS]

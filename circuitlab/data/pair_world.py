@@ -48,6 +48,37 @@ from circuitlab.data.grammar import (
 from circuitlab.data.nlvr2_vocab import NounForms, object_nouns
 from circuitlab.data.sentence_parts import Vocabulary
 
+__all__ = [
+    "COLOURS",
+    "FACINGS",
+    "HELD_OUT_EVERY",
+    "IMAGES",
+    "MAX_OBJECTS_PER_IMAGE",
+    "N_NOUNS",
+    "POSES",
+    "PairExample",
+    "PairObject",
+    "PairScene",
+    "PairSentence",
+    "PairWorld",
+    "REF_WORDS",
+    "RELATIONS",
+    "RefWords",
+    "SIZES",
+    "SentenceForm",
+    "noun_forms",
+    "noun_split",
+    "pair_scene_from_json",
+    "pair_scene_json",
+    "pool_nouns",
+    "random_pair",
+    "random_pair_sentence",
+    "read_pair_examples",
+    "split_vocabulary",
+    "world_nouns",
+    "write_pair_examples",
+]
+
 COLOURS = ("white", "black", "brown", "gray", "red", "blue", "green", "yellow")
 SIZES = ("small", "medium", "large")
 POSES = ("standing", "sitting", "lying")

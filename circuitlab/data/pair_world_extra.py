@@ -38,6 +38,8 @@ from circuitlab.data.pair_world import (
     random_pair_sentence,
 )
 
+__all__ = ["random_pair_disjunction", "random_pair_extra_sentence"]
+
 EXTRA_REF_WORDS: RefWords = {
     **{
         side: [

@@ -14,6 +14,8 @@ import torch
 from circuitlab.data.nlvr import BOX_SIZE, COLOURS, SHAPES, SIZES, SceneObject
 from circuitlab.data.world import MAX_OBJECTS, MAX_TOWER, N_BOXES, Scene
 
+__all__ = ["FEATURES", "SCENE_TOKEN_DIM", "scene_tokens"]
+
 WALLS = ("left", "right", "top", "bottom")
 FEATURES = (
     [f"box_{b}" for b in range(N_BOXES)]

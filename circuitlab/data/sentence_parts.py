@@ -25,6 +25,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+__all__ = ["PLACEHOLDER", "SHAPES", "Vocabulary", "content", "skeleton"]
+
 PLACEHOLDER = ("thing", "things")  # singular, plural
 EMPTY_CONTENT = "nothing"  # the content of a sentence that names no object words
 _TOKEN = re.compile(r"[A-Za-z]+|[^A-Za-z\s]+")

@@ -24,6 +24,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = [
+    "ANSWERS",
+    "COLOURS",
+    "QUESTIONS",
+    "QUESTION_DIM",
+    "RGB",
+    "Scene",
+    "SortOfClevr",
+    "answer",
+    "encode_question",
+    "held_out_pairs",
+    "render",
+]
+
 COLOURS = ["red", "green", "blue", "orange", "gray", "yellow"]
 RGB = np.array(
     [

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+__all__ = ["TAGGED", "tag", "tag_all", "tagger_scores"]
+
 NUMBER = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+)"
 SOFT_BEFORE_NUMBER = (
     r"(?:at least|at most|no more than|no less than|no fewer than|more than|less than|"

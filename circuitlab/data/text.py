@@ -30,6 +30,15 @@ import torch
 
 from circuitlab.files import write_atomic
 
+__all__ = [
+    "MiniLMEncoder",
+    "SplitEncoder",
+    "TextEncoder",
+    "WordEncoder",
+    "make_encoder",
+    "pad_tokens",
+]
+
 MAX_TOKENS = 512
 _WORD = re.compile(r"[\w#]+|[^\w\s]")  # words (any script) and single punctuation marks
 

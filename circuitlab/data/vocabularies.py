@@ -9,6 +9,8 @@ from functools import cache
 from circuitlab.data.pair_world import split_vocabulary
 from circuitlab.data.sentence_parts import SHAPES, Vocabulary
 
+__all__ = ["vocabulary"]
+
 NAMES = ("shapes", "pairs")
 
 

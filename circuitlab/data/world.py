@@ -46,6 +46,26 @@ from circuitlab.data.nlvr import (
     SceneObject,
 )
 
+__all__ = [
+    "COLOUR_WORDS",
+    "Forms",
+    "MAX_OBJECTS",
+    "Noun",
+    "OBJECTS_PER_BOX",
+    "OOD_OBJECTS_PER_BOX",
+    "Placed",
+    "Scene",
+    "Sentence",
+    "WORLD_CATEGORIES",
+    "WorldExample",
+    "WorldGenerator",
+    "random_scene",
+    "random_sentence",
+    "scattered_scene",
+    "sentence_from_forms",
+    "tower_scene",
+]
+
 MAX_OBJECTS = 8
 # objects per scattered box, drawn uniformly from this list: mostly 1-4, as in NLVR
 OBJECTS_PER_BOX = (1, 2, 2, 3, 3, 4, 4, 5, 6, 7, 8)

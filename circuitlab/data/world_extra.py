@@ -37,6 +37,8 @@ from circuitlab.data.world import (
     sentence_from_forms,
 )
 
+__all__ = ["random_extra_sentence"]
+
 COLOUR_WORD_FORMS = ("colors", "colours", "different colors")
 
 

@@ -20,21 +20,54 @@ DEFAULT = nac.NAME
 
 
 def register(kind: ModelKind) -> None:
-    """Add ``kind`` to the registry; ValueError if its name is taken."""
+    """Add ``kind`` to the registry; ValueError if its name is taken.
+
+    Parameters
+    ----------
+    kind
+        The kind to add; ``circuitlab.kinds.base.ModelKind`` says what it declares.
+
+    Raises
+    ------
+    ValueError
+        A kind of that name is registered already.
+    """
     if kind.name in KINDS:
         raise ValueError(f"model kind {kind.name!r} is registered already")
     KINDS[kind.name] = kind
 
 
 def model_kind(name: str) -> ModelKind:
-    """The kind called ``name``; ValueError naming the kinds there are."""
+    """The kind called ``name``; ValueError naming the kinds there are.
+
+    Parameters
+    ----------
+    name
+        A kind's name ("nac", or one registered with ``register``).
+
+    Raises
+    ------
+    ValueError
+        No kind is called ``name``; the message lists those there are.
+    """
     if name not in KINDS:
         raise ValueError(f"model kind {name!r}: this circuitlab knows kinds {list(KINDS)}")
     return KINDS[name]
 
 
 def kind_of(model: Any) -> ModelKind:
-    """The kind whose model class ``model`` is an instance of; ValueError if none."""
+    """The kind whose model class ``model`` is an instance of; ValueError if none.
+
+    Parameters
+    ----------
+    model
+        A model of any registered kind.
+
+    Raises
+    ------
+    ValueError
+        ``model`` is no registered kind's model.
+    """
     path = f"{type(model).__module__}:{type(model).__qualname__}"
     for kind in KINDS.values():
         if kind.model == path or isinstance(model, kind.model_class()):

@@ -7,6 +7,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["ModelKind", "arrays_summary", "load"]
+
 
 def load(path: str) -> Any:
     """The object at ``path``, "package.module:attribute"."""
@@ -39,6 +41,9 @@ class ModelKind:
     store_summary
         Import path of ``(CircuitStore) -> str``, what ``circuitlab info`` prints of a store of
         this kind (numpy only); None: the NAC's summary of signatures and links.
+    app_panel
+        Import path of the ``circuitlab.app.panels.base.KindPanel`` the app shows a store of
+        this kind with ("circuitlab.app.panels.ni:PANEL"); None: the app cannot show one.
     """
 
     name: str
@@ -49,6 +54,7 @@ class ModelKind:
     exporter: str
     circuit_array: str
     store_summary: str | None = None
+    app_panel: str | None = None
 
     def config_class(self) -> type:
         """The kind's config class (imported on first use)."""

@@ -9,6 +9,8 @@ import numpy as np
 
 from circuitlab.kinds.base import ModelKind, arrays_summary
 
+__all__ = ["KIND", "NAME", "config_for_task", "store_summary"]
+
 NAME = "mn"
 
 
@@ -58,4 +60,5 @@ KIND = ModelKind(
     exporter="circuitlab.mn.export:write_mn_store",
     store_summary="circuitlab.kinds.mn:store_summary",
     circuit_array="paths",
+    app_panel="circuitlab.app.panels.mn:PANEL",
 )

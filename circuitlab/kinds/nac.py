@@ -7,6 +7,8 @@ from typing import Any
 
 from circuitlab.kinds.base import ModelKind
 
+__all__ = ["KIND", "NAME", "config_for_task"]
+
 NAME = "nac"
 
 
@@ -48,4 +50,5 @@ KIND = ModelKind(
     config_for_task="circuitlab.kinds.nac:config_for_task",
     exporter="circuitlab.export:write_nac_stores",
     circuit_array="signatures",
+    app_panel="circuitlab.app.panels.nac:PANEL",
 )

@@ -9,6 +9,8 @@ import numpy as np
 
 from circuitlab.kinds.base import ModelKind, arrays_summary
 
+__all__ = ["KIND", "NAME", "config_for_task", "store_summary"]
+
 NAME = "nfm"
 
 
@@ -48,4 +50,5 @@ KIND = ModelKind(
     exporter="circuitlab.nfm.export:write_nfm_store",
     store_summary="circuitlab.kinds.nfm:store_summary",
     circuit_array="attention",
+    app_panel="circuitlab.app.panels.nfm:PANEL",
 )

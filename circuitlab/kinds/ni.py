@@ -9,6 +9,8 @@ import numpy as np
 
 from circuitlab.kinds.base import ModelKind, arrays_summary
 
+__all__ = ["KIND", "NAME", "config_for_task", "store_summary"]
+
 NAME = "ni"
 
 
@@ -57,4 +59,5 @@ KIND = ModelKind(
     exporter="circuitlab.ni.export:write_ni_store",
     store_summary="circuitlab.kinds.ni:store_summary",
     circuit_array="routing",
+    app_panel="circuitlab.app.panels.ni:PANEL",
 )

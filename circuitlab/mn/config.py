@@ -9,6 +9,8 @@ from typing import Any
 
 from circuitlab.config_fields import check_fields, from_dict
 
+__all__ = ["MNConfig"]
+
 METHODS = ("em", "reinforce", "topk")
 CONTROLLERS = ("linear", "conv")
 OBJECTIVES = ("classification", "regression")
@@ -37,6 +39,31 @@ class MNConfig:
     ``controller``: "linear" (a linear map of the layer's flattened input, as the authors'
     code) or, with ``image_shape``, "conv" (``ConvControllerFeatures``: a 3x3 convolution to
     ``controller_channels`` maps, ReLU, pooled to 2 x 2, then the linear map).
+
+    Parameters
+    ----------
+    input_dim
+        Features per input (the flattened image's, with ``image_shape``).
+    image_shape
+        (C, H, W) of image inputs (None: vectors).
+    n_outputs
+        Numbers the network outputs (classes, or regression targets).
+    objective
+        "regression" or "classification" (set by the task).
+    n_layers, n_modules, n_select, width, module_hidden, head
+        The modular layers, as above.
+    method, n_examples, balance_weight, sparse
+        How paths are trained, as above.
+    e_step_every, e_step_samples
+        Viterbi EM: the E-step runs on every ``e_step_every``-th minibatch (before its M-step)
+        and scores the example's best path against ``e_step_samples - 1`` paths drawn from the
+        controller.
+    likelihood_std
+        Regression: log p(y | x, a) = -|y - f(x; a)|^2 / (2 likelihood_std^2) (+ a constant).
+    reinforce_baseline_decay
+        Decay of REINFORCE's moving-average baseline.
+    controller, controller_channels
+        The controller, as above.
     """
 
     input_dim: int = 2
@@ -50,12 +77,9 @@ class MNConfig:
     module_hidden: int | None = None
     head: bool = False
     method: str = "em"
-    # Viterbi EM: the E-step runs on every e_step_every-th minibatch (before its M-step) and
-    # scores the example's best path against e_step_samples - 1 paths drawn from the controller
     n_examples: int = 0
     e_step_every: int = 1
     e_step_samples: int = 10
-    # regression: log p(y | x, a) = -|y - f(x; a)|^2 / (2 likelihood_std^2) (+ a constant)
     likelihood_std: float = 0.1
     balance_weight: float = 0.0
     reinforce_baseline_decay: float = 0.9

@@ -15,6 +15,15 @@ import torch
 
 from circuitlab.mn.paths import module_usage
 
+__all__ = [
+    "batch_entropy_per_layer",
+    "batch_selection_entropy",
+    "collapsed",
+    "modules_used",
+    "selection_entropy",
+    "specialisation",
+]
+
 # a module counts as used when it is picked for at least this share of the inputs
 USED_SHARE = 0.01
 

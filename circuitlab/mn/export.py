@@ -26,6 +26,8 @@ from circuitlab.run_config import TrainConfig
 from circuitlab.store import SAMPLE_AXIS, CircuitStore
 from circuitlab.tasks import make_task
 
+__all__ = ["write_mn_store"]
+
 
 @torch.no_grad()
 def write_mn_store(

@@ -8,6 +8,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+__all__ = [
+    "ConvControllerFeatures",
+    "ConvModules",
+    "DenseModules",
+    "ModularLayer",
+    "selection_mask",
+]
+
 
 class DenseModules(nn.Module):
     """M dense modules run on every input: (B, in_features) -> (B, M, out_features). Each is a

@@ -24,6 +24,8 @@ from circuitlab.mn.layers import (
     selection_mask,
 )
 
+__all__ = ["ModularCircuit", "ModularNetwork", "path_log_prob"]
+
 # pick(layer, logits (B, n_categoricals, M), x) -> (selection (B, K) long, gates (B, M))
 Pick = Callable[[int, torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 
@@ -32,7 +34,13 @@ Pick = Callable[[int, torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Ten
 class ModularCircuit:
     """The circuits of a batch: ``paths`` (B, L, K) module indices; ``logits`` (B, L, C, M), the
     controllers' logits (C = K categoricals; 1 gate for top-k), whose softmax over the last
-    axis is the controllers' probabilities."""
+    axis is the controllers' probabilities.
+
+    Parameters
+    ----------
+    paths, logits
+        As above.
+    """
 
     paths: torch.Tensor
     logits: torch.Tensor
@@ -45,7 +53,13 @@ class ModularCircuit:
 class ModularNetwork(nn.Module):
     """A Modular Network. Inputs (B, input_dim) (or any (B, ...) with input_dim numbers per row;
     read as (B, C, H, W) with ``image_shape``); outputs (B, n_outputs): logits, or the
-    regression's predictions."""
+    regression's predictions.
+
+    Parameters
+    ----------
+    config
+        The architecture and training method (``MNConfig``).
+    """
 
     metric_names = ("h_a", "h_b")  # logged per training step: circuitlab.mn.diagnostics
 

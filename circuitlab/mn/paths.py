@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["check_paths", "layer_transitions", "module_usage"]
+
 
 def check_paths(paths: np.ndarray) -> np.ndarray:
     """``paths`` as an int64 (N, layers, picks) array; any other shape is refused."""

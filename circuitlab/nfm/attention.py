@@ -16,6 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+__all__ = ["LayerReader", "LayerWriter", "SPARSE_EPS", "sparse_top_k", "to_reader_size"]
+
 SPARSE_EPS = 1e-7  # added to the threshold: a weight equal to the (k+1)-th is cut
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 from circuitlab.config_fields import check_fields, from_dict
 
+__all__ = ["NFMConfig"]
+
 
 @dataclass
 class NFMConfig:
@@ -30,6 +32,27 @@ class NFMConfig:
     l read only first-pass layers 1..l (no deeper ones: the "two passes without top-down reads"
     control, the same compute); ``attending_layers`` names which of the second pass's layers
     read, numbered from 1 as the slots are (None: all; the others only write).
+
+    Parameters
+    ----------
+    image_size, in_channels
+        The images' side and channels.
+    question_dim
+        Width of the question vectors.
+    n_answers
+        Answers, the logits' width.
+    channels
+        Output channels of each convolution.
+    hidden
+        Units of the two ReLU layers before the logits.
+    nfm
+        The NFM version (two passes); False: the CNN-MLP baseline.
+    heads, key_dim, value_dim
+        Attention heads of the reads, and the widths of each head's keys and values.
+    top_k
+        Weights a read keeps (None: dense).
+    null_slot, top_down, attending_layers
+        The ablations, as above.
     """
 
     image_size: int = 32

@@ -24,6 +24,8 @@ from circuitlab.run_config import TrainConfig
 from circuitlab.store import SAMPLE_AXIS, CircuitStore
 from circuitlab.tasks import make_task
 
+__all__ = ["write_nfm_store"]
+
 
 @torch.no_grad()
 def write_nfm_store(

@@ -11,6 +11,8 @@ from torch import nn
 from circuitlab.nfm.attention import LayerReader, LayerWriter
 from circuitlab.nfm.config import NFMConfig
 
+__all__ = ["NFMNetwork", "slot_names"]
+
 
 def conv_block(in_channels: int, out_channels: int) -> nn.Sequential:
     """3x3 convolution with stride 2, ReLU, batch norm (the order of the authors' code)."""
@@ -29,6 +31,11 @@ class NFMNetwork(nn.Module):
     0..L-1: the first pass's layers, L..2L-1: the second pass's, those it has reached; the last:
     the null slot), averaged over positions and heads; 0 where the config's ablations forbid a
     read, and a row of 0 for a layer that does not attend. None without ``nfm``.
+
+    Parameters
+    ----------
+    config
+        The architecture (``NFMConfig``).
     """
 
     def __init__(self, config: NFMConfig) -> None:

@@ -36,6 +36,18 @@ from circuitlab.run_config import objective
 from circuitlab.tasks.base import Batch, Task, sample_rows
 from circuitlab.tasks.boolean import r_squared
 
+__all__ = [
+    "ADAPT_SETTINGS",
+    "ExampleSet",
+    "accuracy_on",
+    "adapt",
+    "r_squared_on",
+    "with_destroyed_functions",
+    "with_iterations",
+    "without_functions",
+    "without_scripts",
+]
+
 ADAPT_SETTINGS = ("cls", "cls+types", "all")
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 from circuitlab.config_fields import check_fields, from_dict
 
+__all__ = ["NIConfig"]
+
 
 @dataclass
 class NIConfig:
@@ -18,6 +20,35 @@ class NIConfig:
     parameters; every iteration routes the tokens to the script's ``n_functions`` functions
     (``circuitlab.ni.routing``) and runs ``locs`` lines of code (``circuitlab.ni.loc``). A
     shared head reads ``n_outputs`` numbers from every CLS token: (B, n_cls * n_outputs).
+
+    Parameters
+    ----------
+    input_dim
+        Features per input token.
+    n_cls, n_outputs
+        CLS tokens, and the numbers read from each (the task sets both).
+    dim
+        Width of the tokens inside the interpreter.
+    n_scripts, n_functions, iterations, locs
+        Scripts run in sequence, functions per script, iterations per script, lines of code
+        per iteration.
+    heads, head_dim
+        Attention heads of a line of code, and each one's width.
+    code_dim
+        Width of each function's code (its ModLin layers' conditioning).
+    mlp_mult
+        Hidden width of a line of code's MLP, as a multiple of ``dim``.
+    type_dim, type_depth
+        Width of the token types the routing reads, and the layers of the MLP that makes them.
+    sigma, learn_sigma
+        The routing kernel's width (``circuitlab.ni.routing``), and whether it is trained.
+    truncation
+        Type-signature distance beyond which a token is cut from a function (None: none is).
+    routing_eps
+        eps of the normalisation over functions, C = C~ / (eps + sum_u C~).
+    frozen_signatures
+        The functions' signatures stay at their random start: the paper's guard against every
+        token collapsing onto one function.
     """
 
     input_dim: int = 8
@@ -38,8 +69,6 @@ class NIConfig:
     learn_sigma: bool = True
     truncation: float | None = None
     routing_eps: float = 1e-6
-    # the paper's guard against every token collapsing onto one function: signatures stay
-    # at their random start
     frozen_signatures: bool = True
 
     def __post_init__(self) -> None:

@@ -24,6 +24,8 @@ from circuitlab.run_config import TrainConfig
 from circuitlab.store import SAMPLE_AXIS, CircuitStore
 from circuitlab.tasks import make_task
 
+__all__ = ["write_ni_store"]
+
 
 def token_names(model: NeuralInterpreter, task: object, n_inputs: int) -> list[str]:
     """ "cls k" for the CLS tokens, then the task's names for its tokens (``token_names()``)

@@ -24,6 +24,8 @@ from torch import nn
 
 from circuitlab.nn.modfc import ModFC
 
+__all__ = ["LineOfCode", "ModAttention", "ModMLP"]
+
 _TINY = 1e-12
 
 

@@ -23,9 +23,17 @@ from circuitlab.ni.config import NIConfig
 from circuitlab.ni.loc import LineOfCode
 from circuitlab.ni.routing import RoutingKernel, TypeInference
 
+__all__ = ["NeuralInterpreter", "Script"]
+
 
 class Script(nn.Module):
-    """``iterations`` function iterations with shared parameters: x (B, V, d) -> (B, V, d)."""
+    """``iterations`` function iterations with shared parameters: x (B, V, d) -> (B, V, d).
+
+    Parameters
+    ----------
+    config
+        The interpreter's config.
+    """
 
     def __init__(self, config: NIConfig) -> None:
         super().__init__()
@@ -115,6 +123,11 @@ class NeuralInterpreter(nn.Module):
     not read (a Neural Interpreter has no circuit generator). With ``return_circuit`` it also
     returns the routing, (B, steps, U, V) with steps = n_scripts * iterations (CLS tokens
     first among the V), and None.
+
+    Parameters
+    ----------
+    config
+        The architecture (``NIConfig``).
     """
 
     def __init__(self, config: NIConfig) -> None:

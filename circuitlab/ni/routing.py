@@ -24,6 +24,8 @@ from torch import nn
 
 from circuitlab.nn.kernel import cosine_distance
 
+__all__ = ["RoutingKernel", "TypeInference", "compatibility", "normalise_over_functions"]
+
 
 class TypeInference(nn.Module):
     """t = MLP(LN(x)): tokens (..., dim) -> types (..., type_dim); ``depth`` linear layers

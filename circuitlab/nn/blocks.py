@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+__all__ = ["TokenEncoder", "TransformerBlock", "mlp"]
+
 
 def mlp(dim_in: int, dim_hidden: int, dim_out: int) -> nn.Sequential:
     """Linear -> GELU -> Linear."""

@@ -15,9 +15,19 @@ from torch import nn
 
 from circuitlab.nn.blocks import TokenEncoder, TransformerBlock, mlp
 
+__all__ = ["ConditionalGenerator", "UnconditionalGenerator", "content_tokens", "pooled_parts"]
+
 
 class UnconditionalGenerator(nn.Module):
-    """Signatures (1, U, sig_dim) and codes (1, U, code_dim) held as parameters."""
+    """Signatures (1, U, sig_dim) and codes (1, U, code_dim) held as parameters.
+
+    Parameters
+    ----------
+    n_modules
+        Modules U.
+    sig_dim, code_dim
+        Widths of the signatures and codes.
+    """
 
     def __init__(self, n_modules: int, sig_dim: int, code_dim: int) -> None:
         super().__init__()
@@ -103,6 +113,19 @@ class ConditionalGenerator(nn.Module):
     ``signature_layers`` self-attention blocks run over the tokens the signature queries read
     (only those attend to one another) before they are read; the codes read the tokens as
     projected, so a split generator's codes still see nothing of the skeleton.
+
+    Parameters
+    ----------
+    n_modules
+        Modules U.
+    cond_dim
+        Width of the conditioning tokens.
+    sig_dim, code_dim
+        Widths of the signatures and codes.
+    dim, heads
+        Width and attention heads of the generator's queries over the tokens.
+    sentence_codes, split, signatures_from_skeleton, pool_signatures, signature_layers
+        As above.
     """
 
     def __init__(

@@ -20,6 +20,15 @@ from torch import nn
 
 from circuitlab.config_groups import EVAL_KERNELS
 
+__all__ = [
+    "LOG_ZERO",
+    "SignatureKernel",
+    "cosine_distance",
+    "link_log_probability",
+    "link_probability",
+    "relaxed_bernoulli_log_sample",
+]
+
 # A finite stand-in for log 0: exp(-1e4) is 0 in float32, and a row whose links are all cut
 # stays finite (it falls back to plain attention) instead of producing NaN.
 LOG_ZERO = -1e4
@@ -41,7 +50,19 @@ def link_log_probability(
     truncation_gradient: bool = False,
 ) -> torch.Tensor:
     """log P_ij = -(1 - cos(s_i, s_j)) / eps, LOG_ZERO beyond the truncation: (..., Ur, Us).
-    With ``truncation_gradient`` cut links keep the gradient of their untruncated log P."""
+    With ``truncation_gradient`` cut links keep the gradient of their untruncated log P.
+
+    Parameters
+    ----------
+    receivers, senders
+        (..., Ur, d_sig) and (..., Us, d_sig) signatures.
+    eps
+        The kernel's width (a number or a tensor broadcast against the result).
+    truncation
+        P below which a link is cut (None: none are).
+    truncation_gradient
+        As above.
+    """
     distance = cosine_distance(receivers, senders)
     log_p = -distance / eps
     if truncation is None:
@@ -58,7 +79,17 @@ def link_probability(
     eps: float | torch.Tensor = 1.0,
     truncation: float | None = None,
 ) -> torch.Tensor:
-    """P_ij in [0, 1]: (..., Ur, d_sig) x (..., Us, d_sig) -> (..., Ur, Us)."""
+    """P_ij in [0, 1]: (..., Ur, d_sig) x (..., Us, d_sig) -> (..., Ur, Us).
+
+    Parameters
+    ----------
+    receivers, senders
+        (..., Ur, d_sig) and (..., Us, d_sig) signatures.
+    eps
+        The kernel's width.
+    truncation
+        P below which a link is cut to 0 (None: none are).
+    """
     return link_log_probability(receivers, senders, eps, truncation).exp()
 
 
@@ -88,6 +119,15 @@ class SignatureKernel(nn.Module):
     with ``sample=False``.
     Evaluation (``eval_mode``): ``none`` uses P itself, ``threshold`` keeps links with P > 0.5,
     ``sample`` draws hard Bernoulli links. ``dense=True`` is the all-ones kernel of Perceiver IO.
+
+    Parameters
+    ----------
+    eps, learn_eps, truncation, truncation_gradient, tau, sample
+        As ``KernelConfig`` has them.
+    eval_mode
+        How links are used at evaluation, as above (``KernelConfig.evaluation``).
+    dense
+        As above.
     """
 
     def __init__(

@@ -16,12 +16,30 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+__all__ = ["ModFC", "ModFFN"]
+
 
 class ModFC(nn.Module):
     """Linear layer whose input is modulated by a per-module code.
 
     Shapes: ``x`` (..., in_features), ``code`` (..., code_dim) broadcastable against ``x``'s
     leading dimensions; returns (..., out_features).
+
+    Parameters
+    ----------
+    in_features, out_features
+        The layer's widths.
+    code_dim
+        Width of the codes.
+    conditioned
+        Modulate the input by the code; False: a plain linear layer (Perceiver IO's).
+    alpha_init
+        The learned scale alpha of the modulation m = 1 + alpha * LN(W_c c) at the start.
+    bias
+        The linear map has a bias.
+    residual
+        The mask is 1 + alpha * LN(W_c c); False: LN(W_c c) itself (Neural Interpreters'
+        ModLin).
     """
 
     def __init__(
@@ -81,6 +99,19 @@ class ModFFN(nn.Module):
 
     Shapes: ``x`` (B, U, dim), ``code`` (B or 1, U, code_dim) -> (B, U, dim). The residual
     connection is added by the caller.
+
+    Parameters
+    ----------
+    dim
+        Width of the modules' states.
+    code_dim
+        Width of the codes.
+    mult
+        Hidden width as a multiple of ``dim``.
+    activation
+        "gelu" or "geglu".
+    conditioned
+        The ModFC layers are conditioned on the code (``ModFC``).
     """
 
     def __init__(

@@ -33,6 +33,8 @@ from torch import nn
 from circuitlab.config_groups import READ_IN_WEIGHTS
 from circuitlab.nn.modfc import ModFC
 
+__all__ = ["ReadIn"]
+
 
 class ReadIn(nn.Module):
     """Cross-attention from modules (B, U, dim) to input tokens (B, N, input_dim).
@@ -42,6 +44,26 @@ class ReadIn(nn.Module):
     (what each module looks for), ``codes`` then condition the values and the exit; with
     ``code_queries`` the query codes also add a linear term ``W query_codes`` to the queries.
     Returns the update for the modules, (B, U, dim).
+
+    Parameters
+    ----------
+    dim
+        Width of the modules' states.
+    input_dim
+        Width of the input tokens.
+    code_dim
+        Width of the codes.
+    heads, head_dim
+        Attention heads and each one's width.
+    conditioned
+        The projections are ModFC layers conditioned on the codes; False: plain ones.
+    null_token
+        A learned token beside the input's, which a module may read instead of any of them.
+    code_queries
+        As above.
+    weights
+        "softmax" (a module reads an average of the tokens) or "sigmoid" (each token weighed on
+        its own, so a module reads a sum).
     """
 
     def __init__(

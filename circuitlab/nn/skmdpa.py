@@ -23,6 +23,8 @@ from torch import nn
 from circuitlab.nn.kernel import SignatureKernel
 from circuitlab.nn.modfc import ModFC
 
+__all__ = ["SKMDPA"]
+
 
 class SKMDPA(nn.Module):
     """Pre-LayerNorm multi-head attention from receiver modules to sender modules.
@@ -31,6 +33,21 @@ class SKMDPA(nn.Module):
     signatures (B or 1, U*, sig_dim). Returns the update for the receivers, (B, Ur, dim); the
     residual connection is added by the caller. With ``self_attention=True`` pass the same
     tensors as receivers and senders; they share one LayerNorm.
+
+    Parameters
+    ----------
+    dim
+        Width of the modules' states.
+    code_dim
+        Width of the codes.
+    heads, head_dim
+        Attention heads and each one's width.
+    conditioned
+        The projections are ModFC layers conditioned on the codes; False: plain ones.
+    kernel
+        The signature kernel added to the attention logits (None: a dense one, Perceiver IO).
+    self_attention
+        As above.
     """
 
     def __init__(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import torch
 
+__all__ = ["drop_tokens"]
+
 
 def drop_tokens(mask: torch.Tensor, p: float, parts: torch.Tensor | None = None) -> torch.Tensor:
     """The mask (B, T) with each True entry set False with probability ``p``.

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import torch
 
+__all__ = ["add_token_noise", "gaussian_jitter"]
+
 
 def gaussian_jitter(
     vectors: torch.Tensor,

@@ -5,10 +5,22 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+__all__ = ["ByteTokenizer", "FeatureTokenizer", "PatchTokenizer"]
+
 
 class FeatureTokenizer(nn.Module):
     """A set of feature vectors (B, N, input_dim) -> (B, N, dim), with an optional learned
-    positional embedding over ``max_tokens`` positions (leave it off for true sets)."""
+    positional embedding over ``max_tokens`` positions (leave it off for true sets).
+
+    Parameters
+    ----------
+    input_dim
+        Features per input vector.
+    dim
+        Width of the tokens.
+    max_tokens
+        Positions with a learned embedding (None: none, a set).
+    """
 
     def __init__(self, input_dim: int, dim: int, max_tokens: int | None = None) -> None:
         super().__init__()
@@ -34,7 +46,19 @@ class FeatureTokenizer(nn.Module):
 
 class PatchTokenizer(nn.Module):
     """Images (B, C, H, W) -> patch tokens (B, (H/p)*(W/p), dim) through a small conv stem,
-    with a learned positional embedding when ``max_tokens`` is set."""
+    with a learned positional embedding when ``max_tokens`` is set.
+
+    Parameters
+    ----------
+    channels
+        The images' channels.
+    dim
+        Width of the tokens.
+    patch_size
+        Side p of the square patches, in pixels.
+    max_tokens
+        Positions with a learned embedding (None: none).
+    """
 
     def __init__(
         self, channels: int, dim: int, patch_size: int = 4, max_tokens: int | None = None
@@ -68,7 +92,15 @@ class PatchTokenizer(nn.Module):
 
 class ByteTokenizer(nn.Module):
     """Raw bytes (B, N) integer tensor in [0, 255] -> (B, N, dim), learned positions up to
-    ``max_tokens``."""
+    ``max_tokens``.
+
+    Parameters
+    ----------
+    dim
+        Width of the tokens.
+    max_tokens
+        Positions with a learned embedding (the longest input read).
+    """
 
     def __init__(self, dim: int, max_tokens: int = 1024) -> None:
         super().__init__()

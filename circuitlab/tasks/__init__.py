@@ -33,7 +33,23 @@ TASKS = {
 
 
 def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
-    """The task called ``name`` (one of ``TASKS``), with task-specific ``options``."""
+    """The task called ``name`` (one of ``TASKS``), with task-specific ``options``.
+
+    Parameters
+    ----------
+    name
+        The task's name.
+    conditional
+        Give each example its conditioning (a sentence), for a conditional model.
+    **options
+        The task class's keyword arguments (``TrainConfig.task_options``).
+
+    Raises
+    ------
+    ValueError
+        No task is called ``name`` (the message lists those there are), or ``options`` the
+        task does not take.
+    """
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; available: {sorted(TASKS)}")
     try:

@@ -12,6 +12,18 @@ import torch
 
 from circuitlab.data.text import TextEncoder
 
+__all__ = [
+    "Batch",
+    "HeldOutSentenceCircuits",
+    "Task",
+    "check_inputs",
+    "check_share",
+    "hide_text_inputs",
+    "objects_and_text_batch",
+    "sample_rows",
+    "trim_text",
+]
+
 
 @dataclass
 class Batch:
@@ -19,7 +31,13 @@ class Batch:
     conditioning (B, T) token ids or (B, T, cond_dim) vectors, or None; conditioning_mask (B, T);
     index (B,): each example's row in a finite training set (tasks with ``n_train``), or None;
     contrast (3 C, T', ...) and contrast_mask (3 C, T'): conditioning of C training sentences,
-    their noun swaps and their logic changes, for ``NAC.logic_contrast_loss`` (or None)."""
+    their noun swaps and their logic changes, for ``NAC.logic_contrast_loss`` (or None).
+
+    Parameters
+    ----------
+    inputs, labels, conditioning, conditioning_mask, input_mask, index, contrast, contrast_mask
+        As above.
+    """
 
     inputs: torch.Tensor
     labels: torch.Tensor

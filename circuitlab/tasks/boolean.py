@@ -22,6 +22,8 @@ import torch
 
 from circuitlab.tasks.base import Batch
 
+__all__ = ["FuzzyBoolean", "corners", "fuzzy_evaluate", "r_squared", "truth_tables"]
+
 FUNCTION_SETS = ("pretrain", "adapt")
 
 
@@ -58,7 +60,23 @@ def r_squared(predictions: torch.Tensor, targets: torch.Tensor) -> float:
 
 
 class FuzzyBoolean:
-    """Seeded batches of x ~ U[0, 1]^n as tokens (B, n, 1 + n) and targets (B, F)."""
+    """Seeded batches of x ~ U[0, 1]^n as tokens (B, n, 1 + n) and targets (B, F).
+
+    Parameters
+    ----------
+    conditional
+        Must be False: the task has no sentences (ValueError otherwise).
+    n_variables
+        Variables n of every function.
+    n_tables
+        Random truth tables drawn.
+    n_pretrain
+        The first ``n_pretrain`` tables are the pre-training functions; the rest are held out.
+    table_seed
+        Seed of the tables.
+    functions
+        "pretrain" (the first ``n_pretrain``) or "adapt" (the held-out ones).
+    """
 
     name = "fuzzy-boolean"
     objective = "regression"

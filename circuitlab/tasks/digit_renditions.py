@@ -35,6 +35,15 @@ from circuitlab.kinds import ni
 from circuitlab.tasks.base import Batch
 from circuitlab.tasks.digits import split_digits
 
+__all__ = [
+    "DIGIT_RENDITIONS",
+    "DigitRenditions",
+    "TOKEN_DIM",
+    "new_task_images",
+    "patch_tokens",
+    "render",
+]
+
 DIGIT_RENDITIONS = ("plain", "inverted", "textured")
 IMAGE_SIZE = 16
 PATCH = 4
@@ -98,7 +107,17 @@ def render(images: torch.Tensor, rendition: str, g: torch.Generator) -> torch.Te
 
 
 class DigitRenditions:
-    """``digit-renditions``: 3 tasks (renditions) of 10 digits; tokens (B, 16, 32)."""
+    """``digit-renditions``: 3 tasks (renditions) of 10 digits; tokens (B, 16, 32).
+
+    Parameters
+    ----------
+    conditional
+        Must be False: the task has no sentences (ValueError otherwise).
+    n_test
+        Images of the 1,797 held out (in every rendition).
+    data_seed
+        Seed of the split.
+    """
 
     name = "digit-renditions"
     objective = "multitask"

@@ -14,6 +14,8 @@ import torch
 from circuitlab.kinds import mn
 from circuitlab.tasks.base import Batch, sample_rows
 
+__all__ = ["Digits", "split_digits"]
+
 
 def load_digits_tensors() -> tuple[torch.Tensor, torch.Tensor]:
     """All 1,797 images (N, 64) in [0, 1] and their labels (N,)."""
@@ -37,7 +39,17 @@ def split_digits(
 
 
 class Digits:
-    """``digits``: 10 classes, 64 pixels per image."""
+    """``digits``: 10 classes, 64 pixels per image.
+
+    Parameters
+    ----------
+    conditional
+        Must be False: the task has no sentences (ValueError otherwise).
+    n_test
+        Images of the 1,797 held out.
+    data_seed
+        Seed of the split.
+    """
 
     name = "digits"
     objective = "classification"

@@ -15,9 +15,24 @@ import torch
 from circuitlab.data.listops import TOKEN_ID, VOCAB, Expression, draw, evaluate, to_tokens
 from circuitlab.tasks.base import Batch
 
+__all__ = ["ListOps", "encode"]
+
 
 class ListOps:
-    """``listops``: 10 classes, one-hot tokens of width len(VOCAB)."""
+    """``listops``: 10 classes, one-hot tokens of width len(VOCAB).
+
+    Parameters
+    ----------
+    conditional
+        Must be False: the task has no sentences (ValueError otherwise).
+    max_depth, max_args, op_probability, min_length, max_length
+        The shape of the expressions drawn (``circuitlab.data.listops``): nesting depth, operands
+        per operator, the chance an operand is an operator, and token counts.
+    test_size
+        Expressions of the fixed validation set.
+    data_seed
+        Seed of the validation set.
+    """
 
     name = "listops"
     conditional = False

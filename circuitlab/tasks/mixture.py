@@ -21,6 +21,8 @@ import torch
 from circuitlab.kinds import mn
 from circuitlab.tasks.base import Batch, sample_rows
 
+__all__ = ["MixtureRegression", "TRANSFORMS"]
+
 
 def _rotation(degrees: float) -> list[list[float]]:
     a = math.radians(degrees)
@@ -54,7 +56,19 @@ def draw_mixture(n: int, components: int, seed: int) -> tuple[torch.Tensor, ...]
 
 
 class MixtureRegression:
-    """``mixture-regression``: y = T_c x on a ``components``-cluster 2-D mixture."""
+    """``mixture-regression``: y = T_c x on a ``components``-cluster 2-D mixture.
+
+    Parameters
+    ----------
+    conditional
+        Must be False: the task has no sentences (ValueError otherwise).
+    components
+        Gaussian clusters, each with its own linear map.
+    n_train, n_test
+        Training and held-out examples.
+    data_seed
+        Seed of the dataset.
+    """
 
     name = "mixture-regression"
     objective = "regression"

@@ -56,6 +56,8 @@ from circuitlab.tasks.base import (
     trim_text,
 )
 
+__all__ = ["NLVRWorld", "sentence_pool"]
+
 
 def sentence_pool(
     n: int,
@@ -78,6 +80,25 @@ def sentence_pool(
 
 
 class NLVRWorld(HeldOutSentenceCircuits):
+    """NLVR-style examples of the generated world (the module docstring says what each
+    option does).
+
+    Parameters
+    ----------
+    conditional, inputs, text_input_dropout
+        What the model sees, as the module docstring says.
+    text_encoder
+        The frozen text encoder of the sentences ("minilm").
+    pool_size, val_pool_size, extra_pool_size
+        Training, validation and extra training sentences.
+    pool_seed
+        Seed of the sentence pools.
+    tower_fraction
+        Share of the sentences and scenes drawn about towers (the rest about scattered objects).
+    nlvr_dev_fraction
+        Share of the training examples that are real NLVR dev examples.
+    """
+
     circuit_dataset = "world"
     name = "nlvr"
     n_classes = 2

@@ -19,6 +19,8 @@ from circuitlab.data.clip_features import load_features
 from circuitlab.data.text import pad_tokens
 from circuitlab.tasks.base import Batch
 
+__all__ = ["NLVR2Features"]
+
 
 def _held_out(sentence: str, fraction: float) -> bool:
     digest = hashlib.sha1(sentence.encode("utf-8")).digest()
@@ -26,6 +28,18 @@ def _held_out(sentence: str, fraction: float) -> bool:
 
 
 class NLVR2Features:
+    """NLVR2 examples on frozen CLIP features (the module docstring says what a batch holds).
+
+    Parameters
+    ----------
+    features
+        The features file ``circuitlab nlvr2 features`` wrote.
+    conditional
+        The circuit generator reads the sentence; False: image and text tokens as one set.
+    val_fraction
+        Share of the sentences held out for validation.
+    """
+
     name = "nlvr2"
     n_classes = 2
     cond_vocab = None

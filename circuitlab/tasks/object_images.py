@@ -26,6 +26,8 @@ from circuitlab.data.object_images import (
 )
 from circuitlab.tasks.base import Batch
 
+__all__ = ["ObjectImages"]
+
 # each split's stream: seed s of split k draws from torch seed s * len(SPLITS) + k
 SPLITS = ("train", "validation", "rendition", "few_shot_support", "few_shot_query")
 
@@ -43,6 +45,20 @@ class ObjectImages:
     to 3 pixels, noise 0.1. With smaller distractors (0.45, jitter 2, noise 0.08) the NAC of
     configs/object-images/nac.yaml read 0.97 on validation after 1,250 of its 4,000 steps; with
     these, 0.78 at 750 steps (0.94 before).
+
+    Parameters
+    ----------
+    conditional
+        Must be False: the task has no sentences (ValueError otherwise).
+    n_classes
+        Training classes.
+    n_few_shot_classes
+        Classes never drawn in training, for ``few_shot``.
+    size, distractors, noise, jitter, distractor_size
+        How an image is drawn (``circuitlab.data.object_images``): its side in pixels, the
+        distractor parts, the pixel noise, how far the object moves, and the distractors' size.
+    class_seed
+        Seed of the classes' parts.
     """
 
     name = "object-images"

@@ -72,6 +72,8 @@ from circuitlab.tasks.base import (
     trim_text,
 )
 
+__all__ = ["PairWorldTask", "add_noun_noise"]
+
 # how contrast triples are drawn: uniformly, or a kind uniformly then one of its triples
 CONTRAST_BALANCES = ("triples", "kinds")
 
@@ -142,6 +144,25 @@ def add_noun_noise(
 
 
 class PairWorldTask(HeldOutSentenceCircuits):
+    """Image-pair examples of the generated pair world (the module docstring says what each
+    option does).
+
+    Parameters
+    ----------
+    conditional, inputs
+        What the model sees, as the module docstring says.
+    text_encoder
+        The frozen text encoder of the sentences and nouns ("minilm").
+    pool_size, val_pool_size, held_out_pool_size, extra_pool_size, disjunction_pool_size
+        Sentences of each pool.
+    pool_seed
+        Seed of the sentence pools.
+    noun_scale, noun_pool, noun_noise, image_scale
+        How objects enter.
+    contrast_per_batch, contrast_pool_size, contrast_balance
+        The contrast triples.
+    """
+
     circuit_dataset = "pairs"
     name = "pairs"
     n_classes = 2

@@ -18,11 +18,25 @@ from circuitlab.data.sort_of_clevr import ANSWERS, COLOURS, QUESTION_DIM, QUESTI
 from circuitlab.kinds import nfm
 from circuitlab.tasks.base import Batch
 
+__all__ = ["SortOfClevrTask"]
+
 SPLITS = ("train", "test", "heldout")
 
 
 class SortOfClevrTask:
-    """Questions drawn from the pools; ``split_batch(split, n)`` gives a test pool's first n."""
+    """Questions drawn from the pools; ``split_batch(split, n)`` gives a test pool's first n.
+
+    Parameters
+    ----------
+    conditional
+        Must be False (ValueError otherwise): the questions are inputs.
+    n_train, n_test
+        Training scenes, and scenes of each test pool.
+    image_size
+        Side S of the images, in pixels.
+    data_seed
+        Seed of the pools.
+    """
 
     name = "sort-of-clevr"
     objective = "classification"

@@ -21,6 +21,8 @@ import torch
 
 from circuitlab.tasks.base import Batch
 
+__all__ = ["ToySets"]
+
 FILLERS = ["are", "there", "at", "least", "items", "sharing", "the", "marked", "ones", "colour"]
 RULE_WORDS = {
     "at least 1": ["one", "single", "1"],
@@ -32,6 +34,24 @@ VOCAB = ["<pad>", *FILLERS, *(word for words in RULE_WORDS.values() for word in 
 
 
 class ToySets:
+    """Seeded sets of tokens to count in (the module docstring says what a batch holds).
+
+    Parameters
+    ----------
+    conditional
+        Give each example a sentence asking "are there at least t?" (labels true/false).
+    n_tokens
+        Tokens per set.
+    n_values
+        Colours (and shapes) a token may have.
+    n_classes
+        Classes of the count (unconditional); the thresholds asked go up to n_classes - 1.
+    noise_dim
+        Gaussian noise features per token.
+    sentence_length
+        Tokens of a sentence.
+    """
+
     name = "toy-sets"
 
     def __init__(

@@ -65,7 +65,7 @@ def test_another_kinds_page_carries_its_graph_with_its_body_shown(
     model, config = load_model(tiny_mn_run)
     write_mn_store(model, config, tiny_mn_run / "checkpoint.pt", root / "mn", n_circuits=20)
     app = create_app(root / "nlvr2", root=root)
-    view = app.circuit_stores.path_view("mn")
+    view = app.circuit_stores.open("mn")
     row_id = int(view.frame["id"].iloc[5])
     layout = layout_for(app, f"http://127.0.0.1:8050/?store=mn&id={row_id}")
     assert layout["mn-graph"].elements == view.graph_elements(5)

@@ -38,7 +38,7 @@ def expected_nodes(path: np.ndarray) -> list[str]:
 def test_a_modular_network_store_shows_paths_and_usage(dash_duo, mixed_root):
     app = create_app(mixed_root / "mn", root=mixed_root)
     assert app.circuit_stores.kinds == {"mn": "mn", "nlvr2": "nac"}
-    view = app.circuit_stores.path_view("mn")
+    view = app.circuit_stores.open("mn")
     dash_duo.driver.set_window_size(1500, 1800)
     dash_duo.start_server(app)
     dash_duo.wait_for_contains_text("#mn-title", "Input 0: digit ")

@@ -32,7 +32,7 @@ def shown_reads(dash_duo) -> list:
 def test_an_nfm_store_shows_images_and_layer_reads(dash_duo, mixed_root):
     app = create_app(mixed_root / "nfm", root=mixed_root)
     assert app.circuit_stores.kinds == {"nfm": "nfm", "nlvr2": "nac"}
-    view = app.circuit_stores.read_view("nfm")
+    view = app.circuit_stores.open("nfm")
     dash_duo.driver.set_window_size(1500, 1800)
     dash_duo.start_server(app)
     dash_duo.wait_for_contains_text("#nfm-title", f"Input 0: {view.frame['text'][0]}")

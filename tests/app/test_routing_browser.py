@@ -34,7 +34,7 @@ def heatmap_z(dash_duo) -> list:
 def test_a_neural_interpreter_store_shows_routing_per_step_and_transitions(dash_duo, mixed_root):
     app = create_app(mixed_root / "ni", root=mixed_root)
     assert app.circuit_stores.kinds == {"ni": "ni", "nlvr2": "nac"}
-    view = app.circuit_stores.routing_view("ni")
+    view = app.circuit_stores.open("ni")
     dash_duo.driver.set_window_size(1500, 1800)
     dash_duo.start_server(app)
     dash_duo.wait_for_contains_text("#ni-title", "Input 0: x = ")

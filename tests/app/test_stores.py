@@ -21,7 +21,8 @@ from circuitlab.app.callbacks.map_view import summary_text
 from circuitlab.app.callbacks.search import result_count
 from circuitlab.app.example_view import GAP, scene_svg
 from circuitlab.app.scene_kinds import example_summary
-from circuitlab.app.store_view import MAX_SENTENCE, within_z
+from circuitlab.app.store_statistics import within_z
+from circuitlab.app.store_view import MAX_SENTENCE
 from circuitlab.app.stores import AppStores, find_stores
 from circuitlab.data.nlvr import BOX_SIZE, SceneObject
 
@@ -262,7 +263,7 @@ def test_the_example_panel_says_what_it_knows(nlvr2_store):
 
 def test_relative_strength_factors_out_each_circuits_density(nlvr2_store):
     view = AppStores(nlvr2_store).view(".")
-    z, strength = view.relative_strength(), view.module_strength()
+    z, strength = view.statistics.relative_strength(), view.statistics.module_strength()
     np.testing.assert_allclose(z.mean(axis=1), 0, atol=1e-5)
     np.testing.assert_allclose(z.std(axis=1), 1, atol=1e-4)
     # the sentences where modules are most connected differ from module to module
@@ -273,8 +274,8 @@ def test_relative_strength_factors_out_each_circuits_density(nlvr2_store):
     step = np.ptp(strength) + 1.0
     view._strength = strength.astype(np.float64) + step * np.arange(len(view.frame))[:, None]
     assert {int(np.argmax(view._strength[:, m])) for m in processors} == {len(view.frame) - 1}
-    np.testing.assert_allclose(view.relative_strength(), z, atol=1e-4)
-    by_category = view.module_by_category(0)
+    np.testing.assert_allclose(view.statistics.relative_strength(), z, atol=1e-4)
+    by_category = view.statistics.module_by_category(0)
     assert {c for c, _, _ in by_category} == set(view.categories())
     assert [v for _, v, _ in by_category] == sorted((v for _, v, _ in by_category), reverse=True)
 
@@ -296,9 +297,9 @@ def test_the_z_difference_ignores_density_and_sees_structure():
 
 def test_a_selection_is_summarised_against_the_rest(nlvr2_store):
     view = AppStores(nlvr2_store).view(".")
-    tagged = view.category_rows()["spatial relation"]
+    tagged = view.statistics.category_rows()["spatial relation"]
     rows = np.flatnonzero(tagged)[:30].tolist()
-    summary = view.selection_summary(rows, k=3)
+    summary = view.statistics.selection_summary(rows, k=3)
     chosen = np.zeros(len(view.store), dtype=bool)
     chosen[rows] = True
     # reference: every circuit's P z-scored within itself, selection mean minus rest mean
@@ -318,7 +319,7 @@ def test_a_selection_is_summarised_against_the_rest(nlvr2_store):
     text = summary_text(summary)
     assert text.startswith("categories against the rest: spatial relation 100% (rest ")
     assert "links stronger in the selection: " in text and " sd)" in text
-    assert view.selection_summary([]) == {"categories": [], "stronger": [], "weaker": []}
+    assert view.statistics.selection_summary([]) == {"categories": [], "stronger": [], "weaker": []}
 
 
 def test_a_prior_fit_with_no_runner_up_says_so_instead_of_an_infinite_gap():
@@ -378,7 +379,10 @@ def test_a_model_loads_in_the_background_and_a_bad_one_says_why_when_asked(
 def test_every_plot_waits_in_a_closed_slot_and_its_kind_says_when_it_opens(nlvr2_store):
     from dash import dcc
 
-    from circuitlab.app.page import PLOTS, SLOT_CLOSED, SLOT_OPEN, plot_slot
+    from circuitlab.app.layout.parts import SLOT_CLOSED, SLOT_OPEN, plot_slot
+    from circuitlab.app.panels import panels
+
+    PLOTS = {kind: panel.plots for kind, panel in panels().items()}
 
     app = create_app(nlvr2_store)
     layout = app.layout()  # a function: each page's layout carries its first view
@@ -405,7 +409,7 @@ def test_every_plot_waits_in_a_closed_slot_and_its_kind_says_when_it_opens(nlvr2
 def test_another_kinds_panels_never_run_on_a_nac_page(nlvr2_store):
     """Their callbacks wait for their kind's key (set only on a page of that kind) or their own
     panel's components, never run on a page's first load, and so never on a NAC page."""
-    from circuitlab.app.page import kind_key
+    from circuitlab.app.layout.parts import kind_key
 
     app = create_app(nlvr2_store)
     for kind in ("ni", "mn", "nfm"):

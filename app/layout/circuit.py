@@ -1,0 +1,143 @@
+"""The circuit panel (middle): the shown circuit, how it is drawn, edits and exports;
+``callbacks.circuit``, ``intervene``, ``attribution`` and ``export`` fill it."""
+
+from __future__ import annotations
+
+import dash_bootstrap_components as dbc
+import dash_cytoscape as cyto
+from dash import dcc, html
+
+from circuitlab.app.layout.parts import GRAPH_STYLE, loading, radio
+
+__all__ = ["circuit_panel"]
+
+
+def _view_controls() -> list:
+    """How the circuit is drawn (threshold or top-k, colours) and the typed-sentence box."""
+    return [
+        dbc.Row(
+            [
+                dbc.Col(radio("mode", ["threshold", "top-k"]), width=5),
+                dbc.Col(radio("color-by", ["module", "community", "attribution"]), width=7),
+            ]
+        ),
+        dcc.Slider(
+            id="threshold",
+            min=0,
+            max=1,
+            step=0.05,
+            value=0.5,
+            marks={v / 10: f"{v / 10:g}" for v in range(0, 11)},
+        ),
+        dbc.Checklist(
+            id="minimal-only",
+            options=[{"label": "minimal circuit only (with colour by attribution)", "value": "on"}],
+            value=[],
+            switch=True,
+            className="small",
+        ),
+        html.Div(  # shown in top-k mode only (``show_top_k``)
+            [
+                html.Label("links per module, k", htmlFor="top-k", className="small me-2"),
+                dbc.Input(
+                    id="top-k",
+                    type="number",
+                    min=1,
+                    step=1,
+                    value=3,
+                    size="sm",
+                    style={"width": 90},
+                ),
+            ],
+            id="top-k-box",
+            style={"display": "none"},
+        ),
+        dbc.InputGroup(  # hidden on a store no model of the app made (``show_typing``)
+            [
+                # no maxLength: the browser would cut a pasted sentence without a word; the
+                # server says how long it is and the limit (``StoreView.checked_sentence``)
+                dbc.Input(id="typed", placeholder="type a new sentence"),
+                dbc.Button("circuit", id="generate", n_clicks=0, color="secondary"),
+            ],
+            id="typed-group",
+            size="sm",
+            className="my-1",
+        ),
+        html.Div(id="typed-unavailable", className="small text-muted"),
+        loading(html.Div(id="typed-message", className="small text-danger"), "typed-loading"),
+    ]
+
+
+def _export_buttons() -> html.Div:
+    buttons = [
+        dbc.Button(
+            label,
+            id=f"export-{label.lower()}",
+            n_clicks=0,
+            size="sm",
+            color="light",
+            className="me-1",
+        )
+        for label in ("PNG", "SVG", "CSV", "JSON", "Figure")
+    ]
+    return html.Div([html.Span("export: ", className="small"), *buttons], className="mt-1")
+
+
+def _edit_controls() -> html.Div:
+    """Interventions: in edit mode a click on a link cuts it and a click on a module knocks
+    it out (again: restores it); undo, reset, and what the edit does to the answer."""
+    buttons = [
+        dbc.Button(
+            label, id=f"edit-{label}", n_clicks=0, size="sm", color="light", className="me-1"
+        )
+        for label in ("undo", "reset")
+    ]
+    return html.Div(
+        [
+            html.Span("click to: ", className="small"),
+            radio(
+                "click-mode",
+                [
+                    {"label": "inspect", "value": "inspect"},
+                    {"label": "cut links / knock out modules", "value": "edit"},
+                    {"label": "force links (click both ends)", "value": "force"},
+                ],
+                small=True,
+            ),
+            html.Span(buttons, className="ms-2"),
+            html.Div(id="edit-summary", className="small text-muted"),
+            loading(html.Div(id="intervention", className="small"), "intervention-loading"),
+            loading(html.Div(id="attribution-table"), "attribution-loading"),
+        ],
+        className="mt-1",
+    )
+
+
+def circuit_panel() -> dbc.Col:
+    """Middle: the shown circuit, its view controls and the export buttons."""
+    return dbc.Col(
+        [
+            html.H6(id="circuit-title", children="no circuit selected"),
+            *_view_controls(),
+            html.Div(id="edge-count", className="small"),
+            html.Div(id="edge-hover", className="small text-muted"),
+            dbc.Alert(id="graph-message", color="warning", is_open=False, className="py-1 my-1"),
+            loading(
+                cyto.Cytoscape(
+                    id="graph",
+                    elements=[],
+                    layout={"name": "preset"},
+                    stylesheet=GRAPH_STYLE,
+                    style={"width": "100%", "height": "460px", "border": "1px solid #ddd"},
+                    userZoomingEnabled=True,
+                    minZoom=0.3,
+                    maxZoom=4,
+                ),
+                "graph-loading",
+            ),
+            _edit_controls(),
+            _export_buttons(),
+            dcc.Download(id="download"),
+        ],
+        width=6,
+    )

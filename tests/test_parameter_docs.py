@@ -1,0 +1,581 @@
+"""Public names document their parameters: each parameter of a function (each field of a
+dataclass, each argument of a class's ``__init__``) is named in its docstring's ``Parameters``
+section (numpydoc; ``a, b`` documents two). Every name the API reference shows does; every
+public module declares ``__all__`` (what other modules may import from it), and the classes
+and functions in those ``__all__`` that do not yet are listed in ``UNDOCUMENTED``: the test
+fails when a name outside the list misses a parameter and when a listed one no longer does,
+so the list only shrinks."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import functools
+import importlib
+import inspect
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from api_reference import PACKAGES  # noqa: E402
+
+# the names of modules' __all__ still to document (numpydoc Parameters): remove each as its
+# docstring is written
+UNDOCUMENTED: set[str] = {
+    "circuitlab.analysis.blocks.adjacency_embedding",
+    "circuitlab.analysis.blocks.bethe_hessian_blocks",
+    "circuitlab.analysis.blocks.block_counts",
+    "circuitlab.analysis.blocks.cluster",
+    "circuitlab.analysis.blocks.louvain",
+    "circuitlab.analysis.blocks.refine",
+    "circuitlab.analysis.blocks.relabel",
+    "circuitlab.analysis.blocks.ring_order",
+    "circuitlab.analysis.communities.communities",
+    "circuitlab.analysis.embedding.circuit_features",
+    "circuitlab.analysis.embedding.embedding_is_cached",
+    "circuitlab.analysis.embedding.fit_pca",
+    "circuitlab.analysis.embedding.lower_triangle",
+    "circuitlab.analysis.embedding.pca_features",
+    "circuitlab.analysis.embedding.tsne",
+    "circuitlab.analysis.goodness.degree_histograms",
+    "circuitlab.analysis.graphs.directed_graph",
+    "circuitlab.analysis.layer_reads.slot_label",
+    "circuitlab.analysis.layout.layout_from_similarity",
+    "circuitlab.analysis.layout.layout_is_cached",
+    "circuitlab.analysis.layout.spread_apart",
+    "circuitlab.analysis.matrix.is_binary",
+    "circuitlab.analysis.matrix.top_eigenvalues",
+    "circuitlab.analysis.pair_glyphs.pair_glyphs",
+    "circuitlab.analysis.paths.node",
+    "circuitlab.analysis.paths.path_features",
+    "circuitlab.analysis.prior_families.fit_all",
+    "circuitlab.analysis.prior_families.group_code",
+    "circuitlab.analysis.prior_families.label_cost",
+    "circuitlab.analysis.prior_families.merge_blocks",
+    "circuitlab.analysis.prior_families.n_pairs",
+    "circuitlab.analysis.prior_families.planted_partition_code",
+    "circuitlab.analysis.prior_verdict.read_matrix",
+    "circuitlab.analysis.recovery.graphon_recovery",
+    "circuitlab.analysis.recovery.recovery",
+    "circuitlab.analysis.recovery.summary",
+    "circuitlab.analysis.routing.co_routing",
+    "circuitlab.analysis.routing.token_path_graph",
+    "circuitlab.analysis.routing.transition_graph",
+    "circuitlab.analysis.routing.transitions",
+    "circuitlab.app.attribution_view.ExampleAttribution",
+    "circuitlab.app.attribution_view.attribute_store",
+    "circuitlab.app.attribution_view.store_links",
+    "circuitlab.app.attribution_view.stored_circuits",
+    "circuitlab.app.callbacks.attribution.attribution_elements",
+    "circuitlab.app.callbacks.attribution.register",
+    "circuitlab.app.callbacks.bodies.register",
+    "circuitlab.app.callbacks.circuit.drawing",
+    "circuitlab.app.callbacks.circuit.edge_text",
+    "circuitlab.app.callbacks.circuit.node_text",
+    "circuitlab.app.callbacks.circuit.prior_summary",
+    "circuitlab.app.callbacks.circuit.register",
+    "circuitlab.app.callbacks.common.page_store",
+    "circuitlab.app.callbacks.common.parse_view",
+    "circuitlab.app.callbacks.common.query_of",
+    "circuitlab.app.callbacks.common.row_of",
+    "circuitlab.app.callbacks.common.shows_circuit",
+    "circuitlab.app.callbacks.common.store_view",
+    "circuitlab.app.callbacks.common.threshold_of",
+    "circuitlab.app.callbacks.compare.register",
+    "circuitlab.app.callbacks.compare.swap_text",
+    "circuitlab.app.callbacks.example.register",
+    "circuitlab.app.callbacks.export.circuit_figure",
+    "circuitlab.app.callbacks.export.register",
+    "circuitlab.app.callbacks.export.state_hash",
+    "circuitlab.app.callbacks.first_view.first_view",
+    "circuitlab.app.callbacks.inputs.register",
+    "circuitlab.app.callbacks.intervene.edit_of",
+    "circuitlab.app.callbacks.intervene.edits_query",
+    "circuitlab.app.callbacks.intervene.mark_edits",
+    "circuitlab.app.callbacks.intervene.parse_edits",
+    "circuitlab.app.callbacks.intervene.pending_pick",
+    "circuitlab.app.callbacks.intervene.register",
+    "circuitlab.app.callbacks.intervene.scene_intervener",
+    "circuitlab.app.callbacks.map_view.color_columns",
+    "circuitlab.app.callbacks.map_view.default_map_color",
+    "circuitlab.app.callbacks.map_view.register",
+    "circuitlab.app.callbacks.map_view.summary_text",
+    "circuitlab.app.callbacks.module.module_reads",
+    "circuitlab.app.callbacks.module.register",
+    "circuitlab.app.callbacks.search.register",
+    "circuitlab.app.callbacks.search.result_count",
+    "circuitlab.app.callbacks.url_state.register",
+    "circuitlab.app.circuit_elements.CircuitElements",
+    "circuitlab.app.example_view.object_names",
+    "circuitlab.app.example_view.read_stroke",
+    "circuitlab.app.example_view.scene_svg",
+    "circuitlab.app.example_view.svg_data_uri",
+    "circuitlab.app.input_map.input_map_figure",
+    "circuitlab.app.input_map.unit_heatmap",
+    "circuitlab.app.intervention_view.Intervener",
+    "circuitlab.app.intervention_view.Outcome",
+    "circuitlab.app.layout.parts.arrow_style",
+    "circuitlab.app.layout.parts.graph_panel",
+    "circuitlab.app.layout.parts.graph_view",
+    "circuitlab.app.layout.parts.inputs_table",
+    "circuitlab.app.layout.parts.kind_body",
+    "circuitlab.app.layout.parts.kind_key",
+    "circuitlab.app.layout.parts.loading",
+    "circuitlab.app.layout.parts.plot",
+    "circuitlab.app.layout.parts.plot_slot",
+    "circuitlab.app.layout.parts.radio",
+    "circuitlab.app.layout.parts.table",
+    "circuitlab.app.layout.search.store_choice",
+    "circuitlab.app.page.page",
+    "circuitlab.app.pair_view.pair_object_names",
+    "circuitlab.app.pair_view.pair_scene_svg",
+    "circuitlab.app.panels.base.KindPanel",
+    "circuitlab.app.panels.base.input_title",
+    "circuitlab.app.path_view.PathView",
+    "circuitlab.app.read_view.ReadView",
+    "circuitlab.app.routing_view.RoutingView",
+    "circuitlab.app.scene_kinds.SceneKind",
+    "circuitlab.app.scene_kinds.example_summary",
+    "circuitlab.app.scene_kinds.scene_examples",
+    "circuitlab.app.scene_kinds.scene_kind",
+    "circuitlab.app.serving.make_server",
+    "circuitlab.app.serving.serve",
+    "circuitlab.app.store_statistics.StoreStatistics",
+    "circuitlab.app.store_statistics.within_z",
+    "circuitlab.app.store_view.CircuitGenerator",
+    "circuitlab.app.store_view.StoreView",
+    "circuitlab.app.store_view.is_prepared",
+    "circuitlab.app.store_view.load_circuit_generator",
+    "circuitlab.app.store_view.prepare_store",
+    "circuitlab.app.stores.AppStores",
+    "circuitlab.app.stores.find_stores",
+    "circuitlab.app.world_view.WorldProbe",
+    "circuitlab.attribution.Baseline",
+    "circuitlab.attribution.category_links",
+    "circuitlab.attribution.circuit_links",
+    "circuitlab.attribution.link_effect_estimates",
+    "circuitlab.attribution.link_effects",
+    "circuitlab.attribution.link_masks",
+    "circuitlab.attribution.minimal_circuits",
+    "circuitlab.attribution.module_effects",
+    "circuitlab.checkpoint.Model",
+    "circuitlab.checkpoint.model_from_checkpoint",
+    "circuitlab.checkpoint.model_weights",
+    "circuitlab.checkpoint.read_checkpoint",
+    "circuitlab.checkpoint.restore_training",
+    "circuitlab.checkpoint.save_checkpoint",
+    "circuitlab.checks.check_probability",
+    "circuitlab.checks.row_indices",
+    "circuitlab.checks.whole_number",
+    "circuitlab.circuit.circuit_links",
+    "circuitlab.circuit.first_non_finite",
+    "circuitlab.circuit.first_zero_vector",
+    "circuitlab.circuit.link_probabilities",
+    "circuitlab.circuit.links_graph",
+    "circuitlab.circuit.present_links",
+    "circuitlab.circuit.zero_signature_error",
+    "circuitlab.cli.common.exit_with",
+    "circuitlab.cli.common.parse_value",
+    "circuitlab.cli.common.read_config_file",
+    "circuitlab.config_fields.check_fields",
+    "circuitlab.config_fields.check_ranges",
+    "circuitlab.config_fields.from_dict",
+    "circuitlab.config_groups.nest_flat_names",
+    "circuitlab.data.clip_features.compute_features",
+    "circuitlab.data.clip_features.load_features",
+    "circuitlab.data.grammar.Count",
+    "circuitlab.data.grammar.article",
+    "circuitlab.data.grammar.balanced_scene",
+    "circuitlab.data.grammar.both_labels_common",
+    "circuitlab.data.grammar.distinct_sentences",
+    "circuitlab.data.grammar.quantity",
+    "circuitlab.data.grammar.random_quantity",
+    "circuitlab.data.listops.draw",
+    "circuitlab.data.listops.evaluate",
+    "circuitlab.data.listops.parse",
+    "circuitlab.data.listops.to_tokens",
+    "circuitlab.data.minimal_pairs.logic_variant",
+    "circuitlab.data.minimal_pairs.minimal_pairs",
+    "circuitlab.data.minimal_pairs.nlvr2_minimal_pairs",
+    "circuitlab.data.minimal_pairs.nlvr2_minimal_pairs_by_kind",
+    "circuitlab.data.minimal_pairs.wording_variant",
+    "circuitlab.data.nlvr.NLVRExample",
+    "circuitlab.data.nlvr.SceneObject",
+    "circuitlab.data.nlvr.nlvr_frame",
+    "circuitlab.data.nlvr.read_annotations",
+    "circuitlab.data.nlvr.read_nlvr",
+    "circuitlab.data.nlvr.read_nlvr2",
+    "circuitlab.data.nlvr.resolve",
+    "circuitlab.data.nlvr.scene_from_json",
+    "circuitlab.data.nlvr.scene_json",
+    "circuitlab.data.nlvr2_vocab.NounForms",
+    "circuitlab.data.nlvr2_vocab.object_nouns",
+    "circuitlab.data.nlvr2_vocab.word_coverage",
+    "circuitlab.data.nlvr2_vocab.words",
+    "circuitlab.data.object_images.ObjectClass",
+    "circuitlab.data.object_images.draw_images",
+    "circuitlab.data.object_images.make_classes",
+    "circuitlab.data.object_images.primitive_sdf",
+    "circuitlab.data.pair_tokens.noun_vectors",
+    "circuitlab.data.pair_tokens.pair_tokens",
+    "circuitlab.data.pair_tokens.scale_noun_vectors",
+    "circuitlab.data.pair_world.PairExample",
+    "circuitlab.data.pair_world.PairObject",
+    "circuitlab.data.pair_world.PairScene",
+    "circuitlab.data.pair_world.PairSentence",
+    "circuitlab.data.pair_world.PairWorld",
+    "circuitlab.data.pair_world.noun_forms",
+    "circuitlab.data.pair_world.noun_split",
+    "circuitlab.data.pair_world.pair_scene_from_json",
+    "circuitlab.data.pair_world.pair_scene_json",
+    "circuitlab.data.pair_world.pool_nouns",
+    "circuitlab.data.pair_world.random_pair",
+    "circuitlab.data.pair_world.random_pair_sentence",
+    "circuitlab.data.pair_world.read_pair_examples",
+    "circuitlab.data.pair_world.world_nouns",
+    "circuitlab.data.pair_world.write_pair_examples",
+    "circuitlab.data.pair_world_extra.random_pair_disjunction",
+    "circuitlab.data.pair_world_extra.random_pair_extra_sentence",
+    "circuitlab.data.scene_tokens.scene_tokens",
+    "circuitlab.data.sentence_parts.Vocabulary",
+    "circuitlab.data.sentence_parts.content",
+    "circuitlab.data.sentence_parts.skeleton",
+    "circuitlab.data.sort_of_clevr.Scene",
+    "circuitlab.data.sort_of_clevr.SortOfClevr",
+    "circuitlab.data.sort_of_clevr.answer",
+    "circuitlab.data.sort_of_clevr.encode_question",
+    "circuitlab.data.sort_of_clevr.render",
+    "circuitlab.data.tagger.tag",
+    "circuitlab.data.tagger.tag_all",
+    "circuitlab.data.tagger.tagger_scores",
+    "circuitlab.data.text.MiniLMEncoder",
+    "circuitlab.data.text.SplitEncoder",
+    "circuitlab.data.text.WordEncoder",
+    "circuitlab.data.text.make_encoder",
+    "circuitlab.data.text.pad_tokens",
+    "circuitlab.data.world.Noun",
+    "circuitlab.data.world.Placed",
+    "circuitlab.data.world.Scene",
+    "circuitlab.data.world.Sentence",
+    "circuitlab.data.world.WorldExample",
+    "circuitlab.data.world.WorldGenerator",
+    "circuitlab.data.world.random_scene",
+    "circuitlab.data.world.random_sentence",
+    "circuitlab.data.world.scattered_scene",
+    "circuitlab.data.world.sentence_from_forms",
+    "circuitlab.data.world.tower_scene",
+    "circuitlab.data.world_extra.random_extra_sentence",
+    "circuitlab.device.pick_device",
+    "circuitlab.distributed.Rank",
+    "circuitlab.distributed.mean_over_ranks",
+    "circuitlab.distributed.parameter_checksums",
+    "circuitlab.distributed.shard",
+    "circuitlab.distributed.start",
+    "circuitlab.distributed.stop",
+    "circuitlab.export.write_nac_stores",
+    "circuitlab.faithfulness.FaithfulnessCurve",
+    "circuitlab.faithfulness.area",
+    "circuitlab.faithfulness.faithfulness_curve",
+    "circuitlab.files.DirectorySnapshot",
+    "circuitlab.files.being_replaced",
+    "circuitlab.files.checkpoint_file",
+    "circuitlab.files.file_sha256",
+    "circuitlab.files.recover_leftovers",
+    "circuitlab.files.replace_dir",
+    "circuitlab.files.temporary_dir_beside",
+    "circuitlab.files.write_atomic",
+    "circuitlab.files.writer_lock",
+    "circuitlab.interventions.LinkEdit",
+    "circuitlab.interventions.accuracy",
+    "circuitlab.interventions.causality_report",
+    "circuitlab.interventions.circuit_tensors",
+    "circuitlab.interventions.generated_circuits",
+    "circuitlab.interventions.graph_shape",
+    "circuitlab.interventions.knockout_accuracies",
+    "circuitlab.interventions.link_probabilities",
+    "circuitlab.interventions.minimal_pair_shifts",
+    "circuitlab.interventions.off_diagonal",
+    "circuitlab.interventions.read_in_weights",
+    "circuitlab.interventions.run_with_circuit",
+    "circuitlab.interventions.sentence_link_probabilities",
+    "circuitlab.interventions.swap_partners",
+    "circuitlab.kinds.base.arrays_summary",
+    "circuitlab.kinds.base.load",
+    "circuitlab.kinds.mn.config_for_task",
+    "circuitlab.kinds.mn.store_summary",
+    "circuitlab.kinds.nac.config_for_task",
+    "circuitlab.kinds.nfm.config_for_task",
+    "circuitlab.kinds.nfm.store_summary",
+    "circuitlab.kinds.ni.config_for_task",
+    "circuitlab.kinds.ni.store_summary",
+    "circuitlab.mn.diagnostics.batch_entropy_per_layer",
+    "circuitlab.mn.diagnostics.batch_selection_entropy",
+    "circuitlab.mn.diagnostics.collapsed",
+    "circuitlab.mn.diagnostics.modules_used",
+    "circuitlab.mn.diagnostics.selection_entropy",
+    "circuitlab.mn.diagnostics.specialisation",
+    "circuitlab.mn.export.write_mn_store",
+    "circuitlab.mn.layers.ConvControllerFeatures",
+    "circuitlab.mn.layers.ConvModules",
+    "circuitlab.mn.layers.DenseModules",
+    "circuitlab.mn.layers.ModularLayer",
+    "circuitlab.mn.layers.selection_mask",
+    "circuitlab.mn.model.path_log_prob",
+    "circuitlab.mn.paths.check_paths",
+    "circuitlab.mn.paths.layer_transitions",
+    "circuitlab.mn.paths.module_usage",
+    "circuitlab.mn.training.training_losses",
+    "circuitlab.mn.training.viterbi_e_step",
+    "circuitlab.model.link_density",
+    "circuitlab.model.signature_repulsion",
+    "circuitlab.nfm.attention.LayerReader",
+    "circuitlab.nfm.attention.LayerWriter",
+    "circuitlab.nfm.attention.sparse_top_k",
+    "circuitlab.nfm.attention.to_reader_size",
+    "circuitlab.nfm.export.write_nfm_store",
+    "circuitlab.nfm.model.slot_names",
+    "circuitlab.ni.adapt.ExampleSet",
+    "circuitlab.ni.adapt.accuracy_on",
+    "circuitlab.ni.adapt.adapt",
+    "circuitlab.ni.adapt.r_squared_on",
+    "circuitlab.ni.adapt.with_destroyed_functions",
+    "circuitlab.ni.adapt.with_iterations",
+    "circuitlab.ni.adapt.without_functions",
+    "circuitlab.ni.adapt.without_scripts",
+    "circuitlab.ni.export.write_ni_store",
+    "circuitlab.ni.loc.LineOfCode",
+    "circuitlab.ni.loc.ModAttention",
+    "circuitlab.ni.loc.ModMLP",
+    "circuitlab.ni.routing.RoutingKernel",
+    "circuitlab.ni.routing.TypeInference",
+    "circuitlab.ni.routing.compatibility",
+    "circuitlab.ni.routing.normalise_over_functions",
+    "circuitlab.nlvr_eval.accuracy_table",
+    "circuitlab.nlvr_eval.evaluate_file",
+    "circuitlab.nlvr_eval.full_task",
+    "circuitlab.nlvr_eval.nlvr2_sentences",
+    "circuitlab.nlvr_eval.nlvr_causality",
+    "circuitlab.nlvr_eval.nlvr_task",
+    "circuitlab.nlvr_eval.predict_nlvr",
+    "circuitlab.nlvr_eval.world_heldout",
+    "circuitlab.nlvr_eval.write_predictions",
+    "circuitlab.nn.blocks.TokenEncoder",
+    "circuitlab.nn.blocks.TransformerBlock",
+    "circuitlab.nn.blocks.mlp",
+    "circuitlab.nn.generators.content_tokens",
+    "circuitlab.nn.generators.pooled_parts",
+    "circuitlab.nn.kernel.cosine_distance",
+    "circuitlab.nn.kernel.relaxed_bernoulli_log_sample",
+    "circuitlab.nn.token_dropout.drop_tokens",
+    "circuitlab.nn.token_noise.add_token_noise",
+    "circuitlab.nn.token_noise.gaussian_jitter",
+    "circuitlab.options_file.merge_options",
+    "circuitlab.options_file.read_options",
+    "circuitlab.pairs_eval.heldout_accuracies",
+    "circuitlab.pairs_eval.input_probes",
+    "circuitlab.pairs_eval.pairs_task",
+    "circuitlab.pairs_eval.scramble_objects",
+    "circuitlab.predict.own_task_logits",
+    "circuitlab.prior_loss.GraphPriorRegularizer",
+    "circuitlab.prior_loss.matched_mse",
+    "circuitlab.prior_loss.spectral_loss",
+    "circuitlab.prior_seeding.seed_signatures_from_prior",
+    "circuitlab.prior_targets.block_labels",
+    "circuitlab.prior_targets.block_sizes",
+    "circuitlab.prior_targets.closest_permutation",
+    "circuitlab.prior_targets.default_blocks",
+    "circuitlab.prior_targets.erdos_renyi",
+    "circuitlab.prior_targets.off_diagonal_density",
+    "circuitlab.prior_targets.planted_partition",
+    "circuitlab.prior_targets.ring_of_cliques",
+    "circuitlab.prior_targets.sample_graph",
+    "circuitlab.prior_targets.scale_free",
+    "circuitlab.prior_targets.target",
+    "circuitlab.read_attribution.read_effect_estimates",
+    "circuitlab.read_attribution.read_effects",
+    "circuitlab.read_attribution.real_reads",
+    "circuitlab.run_records.keep_record",
+    "circuitlab.run_records.ship_weights_only",
+    "circuitlab.run_records.thin_metrics",
+    "circuitlab.run_records.thinned_rows",
+    "circuitlab.store.category_lists",
+    "circuitlab.store.row_of_id",
+    "circuitlab.tasks.base.check_inputs",
+    "circuitlab.tasks.base.check_share",
+    "circuitlab.tasks.base.hide_text_inputs",
+    "circuitlab.tasks.base.objects_and_text_batch",
+    "circuitlab.tasks.base.sample_rows",
+    "circuitlab.tasks.base.trim_text",
+    "circuitlab.tasks.boolean.corners",
+    "circuitlab.tasks.boolean.fuzzy_evaluate",
+    "circuitlab.tasks.boolean.r_squared",
+    "circuitlab.tasks.boolean.truth_tables",
+    "circuitlab.tasks.digit_renditions.new_task_images",
+    "circuitlab.tasks.digit_renditions.patch_tokens",
+    "circuitlab.tasks.digit_renditions.render",
+    "circuitlab.tasks.digits.split_digits",
+    "circuitlab.tasks.listops.encode",
+    "circuitlab.tasks.nlvr.sentence_pool",
+    "circuitlab.tasks.pairs.add_noun_noise",
+    "circuitlab.tensor_checks.as_circuit_tensor",
+    "circuitlab.tensor_checks.check_finite",
+    "circuitlab.tensor_checks.check_token_ids",
+    "circuitlab.tensor_checks.worth_checking",
+    "circuitlab.weight_average.WeightAverage",
+    "circuitlab.weight_average.check_decay",
+}
+
+
+def documented_names(doc: str) -> set[str]:
+    """The names a numpydoc ``Parameters`` section of ``doc`` documents."""
+    lines = inspect.cleandoc(doc or "").split("\n")
+    names: set[str] = set()
+    for k, line in enumerate(lines[:-1]):
+        if line.strip() == "Parameters" and set(lines[k + 1].strip()) == {"-"}:
+            indent = len(line) - len(line.lstrip())
+            section = lines[k + 2 :]
+            for n, entry in enumerate(section):
+                if n + 1 < len(section) and re.fullmatch(r"-+", section[n + 1].strip()):
+                    break  # the next section's header
+                if entry.strip() and len(entry) - len(entry.lstrip()) == indent:
+                    head = entry.strip().split(" : ")[0]
+                    names |= {name.strip().lstrip("*") for name in head.split(",")}
+    return names
+
+
+def parameters(obj: object) -> list[str]:
+    """What a caller passes: a dataclass's init fields, a class's own ``__init__``'s
+    arguments, a function's arguments (self and cls left out)."""
+    if inspect.isclass(obj):
+        if getattr(obj, "_is_protocol", False):
+            return []  # a Protocol is not built: its implementations are
+        if dataclasses.is_dataclass(obj):
+            return [f.name for f in dataclasses.fields(obj) if f.init]
+        init = obj.__dict__.get("__init__")
+        if init is None:
+            return []
+        obj = init
+    signature = inspect.signature(obj)
+    return [name for name in signature.parameters if name not in ("self", "cls")]
+
+
+@functools.cache
+def public_names() -> dict[str, object]:
+    """Every class and function in the ``__all__`` of the packages the API reference shows,
+    by its dotted name there."""
+    found = {}
+    for package, _ in PACKAGES:
+        module = importlib.import_module(package)
+        for name in module.__all__:
+            value = getattr(module, name)
+            if inspect.isclass(value) or inspect.isfunction(value):
+                found[f"{package}.{name}"] = value
+    return found
+
+
+def missing(obj: object) -> list[str]:
+    """The parameters of ``obj`` its docstring (or its own ``__init__``'s) does not name."""
+    named = documented_names(inspect.getdoc(obj) or "")
+    if inspect.isclass(obj) and "__init__" in obj.__dict__:
+        named |= documented_names(inspect.getdoc(obj.__init__) or "")
+    return [name for name in parameters(obj) if name not in named]
+
+
+@pytest.mark.parametrize("name", sorted(public_names()))
+def test_a_public_name_documents_each_parameter(name):
+    lacking = missing(public_names()[name])
+    assert not lacking, f"{name}'s docstring has no Parameters entry for {lacking}"
+
+
+LAYERS = {"circuitlab": "circuitlab", "analysis": "circuitlab.analysis", "app": "circuitlab.app"}
+
+
+def public_modules() -> dict[str, Path]:
+    """Every module of the three layers whose path has no part starting with "_" (packages'
+    ``__init__`` aside), by its import name."""
+    found = {}
+    for folder, package in LAYERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            if path.name == "__init__.py" or any(part.startswith("_") for part in parts):
+                continue
+            found[".".join((package, *parts))] = path
+    return found
+
+
+def test_every_public_module_declares_all_of_names_it_has():
+    for name, path in public_modules().items():
+        tree = ast.parse(path.read_text())
+        declared = [
+            node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and any(getattr(target, "id", None) == "__all__" for target in node.targets)
+        ]
+        assert len(declared) == 1, f"{name} declares no __all__"
+        listed = ast.literal_eval(declared[0])
+        defined = {
+            target.id
+            for node in tree.body
+            for target in (
+                [node.target] if isinstance(node, ast.AnnAssign) else getattr(node, "targets", [])
+            )
+            if isinstance(target, ast.Name)
+        } | {
+            node.name
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef)
+        }
+        imported = {  # a module may re-export (circuitlab.train: from loading, predict, ...)
+            alias.asname or alias.name
+            for node in tree.body
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+        }
+        assert set(listed) <= defined | imported, f"{name}.__all__ lists {set(listed) - defined}"
+
+
+@functools.cache
+def module_names() -> dict[str, object]:
+    """The classes and functions of every public module's ``__all__``, by dotted name."""
+    found = {}
+    for module_name in public_modules():
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            value = getattr(module, name)
+            if inspect.isclass(value) or inspect.isfunction(value):
+                found[f"{module_name}.{name}"] = value
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(module_names()))
+def test_a_modules_public_name_documents_each_parameter(name):
+    lacking = missing(module_names()[name])
+    if name in UNDOCUMENTED:
+        assert lacking, f"{name} documents every parameter now: remove it from UNDOCUMENTED"
+    else:
+        assert not lacking, f"{name}'s docstring has no Parameters entry for {lacking}"
+
+
+def test_the_parameters_section_is_read_as_numpydoc():
+    doc = """Summary.
+
+    Parameters
+    ----------
+    a, b
+        Two at once.
+    c : int
+        Typed.
+    **options
+        Keywords.
+
+    Returns
+    -------
+    d
+        Not a parameter.
+    """
+    assert documented_names(doc) == {"a", "b", "c", "options"}
