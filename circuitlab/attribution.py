@@ -52,13 +52,29 @@ ROWS_PER_RUN = 1024  # (example, edit) rows per model run: memory stays small, r
 
 def circuit_links(config: NACConfig) -> np.ndarray:
     """The undirected links of ``config``'s NAC, (L, 2) with i < j
-    (``circuitlab.circuit.circuit_links``: processor pairs, then processor-read-out pairs)."""
+    (``circuitlab.circuit.circuit_links``: processor pairs, then processor-read-out pairs).
+
+    Parameters
+    ----------
+    config
+        The NAC's config.
+    """
     return _circuit_links(config.n_processors, config.n_readouts)
 
 
 def link_masks(n_modules: int, links: np.ndarray, keep: bool = False) -> torch.Tensor:
     """Bool (L, U, U) masks, one per row of ``links`` (L, 2), True on the link's two
-    directions; with ``keep`` each mask is the complement over ``links`` (every other link)."""
+    directions; with ``keep`` each mask is the complement over ``links`` (every other link).
+
+    Parameters
+    ----------
+    n_modules
+        Modules U.
+    links
+        (L, 2) the links.
+    keep
+        As above.
+    """
     links = np.asarray(links, dtype=int)
     masks = torch.zeros(len(links), n_modules, n_modules, dtype=torch.bool)
     rows = torch.arange(len(links))
@@ -202,7 +218,13 @@ def cut_by(masks: torch.Tensor, mask_rows: np.ndarray) -> Callable[[slice], dict
 
 @dataclass(frozen=True)
 class Baseline:
-    """The model's answer (B,) with its own circuits and the measure (B,) of it."""
+    """The model's answer (B,) with its own circuits and the measure (B,) of it.
+
+    Parameters
+    ----------
+    answer, value
+        As above.
+    """
 
     answer: np.ndarray
     value: np.ndarray
@@ -245,6 +267,19 @@ def link_effects(
     ``run_with_circuit``); ``links`` (L, 2): which links (default ``circuit_links``);
     ``which`` bool (B, L): only these (example, link) pairs are run, the others are NaN (e.g.
     ``circuitlab.circuit.present_links``: the links each circuit has, a tenth of the cost).
+
+    Parameters
+    ----------
+    model
+        A NAC.
+    batch
+        The examples.
+    signatures, codes
+        (B or 1, U, d) the circuits to run (None: the model's own, as ``run_with_circuit``).
+    links, which
+        As above.
+    measure
+        What is measured: "p_answer" (p of the model's answer) or "margin" (its logit margin).
     """
     _check_measure(measure)
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
@@ -285,7 +320,21 @@ def link_effect_estimates(
     """The first-order estimate of ``link_effects`` (same shapes): d(measure)/d(log K) summed
     over each link's two directions, from one backward pass per ROWS_PER_RUN examples. Cutting
     a link takes its kernel entry K from its value to 0; linear in K, the measure falls by
-    K dm/dK = dm/d(log K)."""
+    K dm/dK = dm/d(log K).
+
+    Parameters
+    ----------
+    model
+        A NAC.
+    batch
+        The examples.
+    signatures, codes
+        (B or 1, U, d) the circuits to run (None: the model's own, as ``run_with_circuit``).
+    links
+        (L, 2) the links (default ``circuit_links``).
+    measure
+        What is measured: "p_answer" (p of the model's answer) or "margin" (its logit margin).
+    """
     _check_measure(measure)
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
     u_all = model.config.n_modules
@@ -307,7 +356,19 @@ def module_effects(
 ) -> tuple[Baseline, np.ndarray]:
     """The exact effect of knocking out each module: (baseline, effects (B, U)), processors
     first; a knocked-out processor sends nothing, a knocked-out read-out does not vote. NaN for
-    a model's only read-out (without it nothing answers)."""
+    a model's only read-out (without it nothing answers).
+
+    Parameters
+    ----------
+    model
+        A NAC.
+    batch
+        The examples.
+    signatures, codes
+        (B or 1, U, d) the circuits to run (None: the model's own, as ``run_with_circuit``).
+    measure
+        What is measured: "p_answer" (p of the model's answer) or "margin" (its logit margin).
+    """
     _check_measure(measure)
     c = model.config
     with _eval_mode(model):
@@ -366,6 +427,21 @@ def minimal_circuits(
     between 0 and all candidates, each step running the model with only the top k kept; a
     bisection assumes keeping more never loses the answer, but the size returned is always one
     that was run and kept the answer, and (above 0) one fewer was run and lost it.
+
+    Parameters
+    ----------
+    model
+        A NAC.
+    batch
+        The examples.
+    attribution
+        As above.
+    signatures, codes
+        (B or 1, U, d) the circuits to run (None: the model's own, as ``run_with_circuit``).
+    links
+        (L, 2) the links ``attribution`` is over (default ``circuit_links``).
+    cut_others
+        As above.
     """
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
     attribution = np.asarray(attribution, dtype=float)
@@ -425,7 +501,17 @@ def category_links(
     category's examples. ``effects`` (B, L), NaN where not computed (a link the example's
     circuit does not have: counted as no effect); ``categories``: each example's list of
     categories. Columns: category, rank (0 = most), i, j, mean_effect, examples (in the
-    category), computed (of them, those whose effect of this link was computed)."""
+    category), computed (of them, those whose effect of this link was computed).
+
+    Parameters
+    ----------
+    effects, categories
+        As above.
+    links
+        (L, 2) the links ``effects`` is over.
+    top
+        Links kept per category.
+    """
     effects = np.asarray(effects, dtype=float)
     if len(categories) != len(effects):
         raise ValueError(f"{len(categories)} category lists for {len(effects)} examples")

@@ -35,6 +35,13 @@ def link_probabilities(
 
     ``signatures`` (..., U, d_sig) -> (..., U, U) float32; any leading batch dimensions are kept.
     The same maths as ``circuitlab.nn.kernel.link_probability`` (a test pins them together).
+
+    Parameters
+    ----------
+    signatures
+        As above.
+    eps, truncation
+        The kernel's width and cut-off (None: no cut).
     """
     _check_eps(eps)
     s = np.asarray(signatures, dtype=np.float32)
@@ -52,7 +59,13 @@ def link_probabilities(
 def circuit_links(n_processors: int, n_readouts: int) -> np.ndarray:
     """The undirected links a NAC has, (L, 2) int with i < j: every processor pair (row-major),
     then every (processor, read-out) pair, read-out by read-out (read-outs never talk to each
-    other). L = u (u - 1) / 2 + u R, with u processors and R read-outs."""
+    other). L = u (u - 1) / 2 + u R, with u processors and R read-outs.
+
+    Parameters
+    ----------
+    n_processors, n_readouts
+        The NAC's processors u and read-outs R.
+    """
     u = n_processors
     among = np.argwhere(np.triu(np.ones((u, u), dtype=bool), k=1))
     into_readouts = [(i, r) for r in range(u, u + n_readouts) for i in range(u)]
@@ -61,7 +74,13 @@ def circuit_links(n_processors: int, n_readouts: int) -> np.ndarray:
 
 def present_links(p: np.ndarray, links: np.ndarray, threshold: float = 0.5) -> np.ndarray:
     """Which of ``links`` (L, 2) a circuit has: P > ``threshold``. ``p`` (..., U, U) ->
-    bool (..., L)."""
+    bool (..., L).
+
+    Parameters
+    ----------
+    p, links, threshold
+        As above.
+    """
     links = np.asarray(links, dtype=int)
     return np.asarray(p)[..., links[:, 0], links[:, 1]] > threshold
 
@@ -71,6 +90,13 @@ def links_graph(p: np.ndarray, keep: np.ndarray, roles: Sequence[str]) -> nx.Gra
 
     Nodes 0..U-1 carry ``role``, ``signature`` (index into the signatures) and ``degree``;
     edges carry ``p`` from the (U, U) matrix ``p``.
+
+    Parameters
+    ----------
+    p, keep
+        (U, U) link probabilities and which links to draw.
+    roles
+        U module roles.
     """
     graph = nx.Graph()
     graph.add_nodes_from((i, {"role": str(role), "signature": i}) for i, role in enumerate(roles))
@@ -167,20 +193,38 @@ class Circuit:
 
 
 def first_non_finite(array: np.ndarray) -> tuple[int, ...] | None:
-    """The index of the first NaN or inf entry of ``array``, None if every entry is finite."""
+    """The index of the first NaN or inf entry of ``array``, None if every entry is finite.
+
+    Parameters
+    ----------
+    array
+        Any array.
+    """
     bad = np.argwhere(~np.isfinite(array))
     return tuple(int(i) for i in bad[0]) if len(bad) else None
 
 
 def first_zero_vector(signatures: np.ndarray) -> tuple[int, ...] | None:
     """The index (all but the last axis) of the first all-zero vector of ``signatures`` (...,
-    d_sig), None if there is none."""
+    d_sig), None if there is none.
+
+    Parameters
+    ----------
+    signatures
+        (..., d_sig) signature vectors.
+    """
     bad = np.argwhere(~np.asarray(signatures).any(axis=-1))
     return tuple(int(i) for i in bad[0]) if len(bad) else None
 
 
 def zero_signature_error(where: str) -> InputError:
-    """The error for an all-zero signature vector at ``where`` (a module, a circuit)."""
+    """The error for an all-zero signature vector at ``where`` (a module, a circuit).
+
+    Parameters
+    ----------
+    where
+        What the message names.
+    """
     return InputError(
         "signatures",
         f"{where} has an all-zero signature vector: a zero vector has no direction, so its "

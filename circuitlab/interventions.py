@@ -69,6 +69,11 @@ class LinkEdit:
     read-out) exist in a NAC; other entries are ignored. A cut wins over a force.
     ``knocked_out``: module indices; a knocked-out processor sends nothing to any module, a
     knocked-out read-out is left out of the output vote.
+
+    Parameters
+    ----------
+    cut, force, knocked_out
+        As above.
     """
 
     cut: torch.Tensor | None = None
@@ -175,7 +180,15 @@ def circuit_tensors(
     circuits: Sequence[Circuit], with_codes: bool = True
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Signatures (N, U, sig_dim) and codes (N, U, code_dim) (None without codes, or when
-    ``with_codes`` is False) of stored circuits, for ``run_with_circuit``."""
+    ``with_codes`` is False) of stored circuits, for ``run_with_circuit``.
+
+    Parameters
+    ----------
+    circuits
+        Stored circuits of one model.
+    with_codes
+        Return their codes too.
+    """
     if not circuits:
         raise ValueError("no circuits given")
     signatures = torch.from_numpy(np.stack([c.signatures for c in circuits])).float()
@@ -191,7 +204,17 @@ def generated_circuits(
     model: NAC, batch: Batch, chunk: int = 256
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Signatures (B, U, sig_dim) and codes (B, U, code_dim) the model generates for the batch's
-    conditioning (on the model's device)."""
+    conditioning (on the model's device).
+
+    Parameters
+    ----------
+    model
+        A conditional NAC.
+    batch
+        The examples.
+    chunk
+        Examples per forward pass.
+    """
     device = next(model.parameters()).device
     parts = []
     for start in range(0, len(batch), chunk):
@@ -228,6 +251,17 @@ def run_with_circuit(
     (a ``CircuitEdit``, or its mask form ``LinkEdit``).
     ``read_in_record``: a list each chunk's read-ins append their attention to (see
     ``NAC.execute``); the run's own, so concurrent runs of one model never mix records.
+
+    Parameters
+    ----------
+    model
+        A NAC.
+    batch
+        The examples.
+    signatures, codes, edit, read_in_record
+        As above.
+    chunk
+        Examples per forward pass.
     """
     device = next(model.parameters()).device
     c = model.config
@@ -289,7 +323,19 @@ def read_in_weights(
     n_processors, N) for the R read-ins (1, or 1 + depth with ``read_in_every_round``); N the
     input tokens (+1, last, with ``null_token``). Each row sums to 1; padding tokens get 0. The
     circuit and edit are chosen as in ``run_with_circuit``. The recording is this call's own
-    (``read_in_record``): nothing is set on the model, so it is safe beside other runs."""
+    (``read_in_record``): nothing is set on the model, so it is safe beside other runs.
+
+    Parameters
+    ----------
+    model
+        A NAC.
+    batch
+        The examples.
+    signatures, codes
+        (B or 1, U, d) the circuits to run (None: the model's own, as ``run_with_circuit``).
+    edit
+        As ``run_with_circuit`` takes it.
+    """
     log: list[torch.Tensor] = []
     run_with_circuit(
         model,
@@ -311,7 +357,15 @@ def _rows(tensor: torch.Tensor, rows: slice) -> torch.Tensor:
 def swap_partners(groups: Sequence[object], seed: int = 0) -> np.ndarray:
     """A permutation ``partner`` with groups[partner[i]] != groups[i] for every i: example i
     takes the circuit of an example with another sentence. Raises when one group holds more than
-    half the examples (no such permutation exists)."""
+    half the examples (no such permutation exists).
+
+    Parameters
+    ----------
+    groups
+        Each example's group (its sentence).
+    seed
+        Seed of the permutation.
+    """
     keys = np.asarray(group_codes(groups))
     n = len(keys)
     if n == 0:
@@ -339,19 +393,42 @@ def group_codes(values: Sequence[object]) -> np.ndarray:
 
 
 def accuracy(logits: torch.Tensor, labels: torch.Tensor) -> float:
+    """The share of examples whose largest logit is their label.
+
+    Parameters
+    ----------
+    logits
+        (B, n_classes).
+    labels
+        (B,) class indices.
+    """
     return float((logits.argmax(-1) == labels.cpu()).float().mean())
 
 
 @torch.no_grad()
 def link_probabilities(model: NAC, signatures: torch.Tensor) -> np.ndarray:
-    """P among the processors, (N, u, u) float64, for signatures (N, U, sig_dim)."""
+    """P among the processors, (N, u, u) float64, for signatures (N, U, sig_dim).
+
+    Parameters
+    ----------
+    model
+        A NAC (its kernel's eps and truncation).
+    signatures
+        As above.
+    """
     u = model.config.n_processors
     p = model.link_probabilities(signatures[:, :u].to(next(model.parameters()).device))
     return p.double().cpu().numpy()
 
 
 def off_diagonal(p: np.ndarray) -> np.ndarray:
-    """The links that can carry information: (N, u, u) -> (N, u (u - 1)); P_ii is always 1."""
+    """The links that can carry information: (N, u, u) -> (N, u (u - 1)); P_ii is always 1.
+
+    Parameters
+    ----------
+    p
+        (N, u, u) link probabilities.
+    """
     return p[:, ~np.eye(p.shape[1], dtype=bool)]
 
 
@@ -365,6 +442,13 @@ def graph_shape(p: np.ndarray, threshold: float = LINK_THRESHOLD) -> dict[str, f
     pc1_share: the largest eigenvalue's share of the variance; pc1_mean_p_corr: the absolute
     correlation, over graphs, of their scores on that first component with their mean P (near 1
     when the main way the graphs differ is how full they are; 0 when undefined).
+
+    Parameters
+    ----------
+    p
+        As above.
+    threshold
+        P above which a link counts as present.
     """
     n = p.shape[0]
     flat = off_diagonal(p)
@@ -402,6 +486,17 @@ def causality_report(
     ``sentences``: the conditioning text of each example (swaps pair different sentences).
     Keys: accuracy, signature_swap, code_swap, all_ones (accuracies), the drops
     (accuracy - each), and ``graph_shape`` of the distinct sentences' circuits.
+
+    Parameters
+    ----------
+    model
+        A conditional NAC.
+    batch
+        The examples.
+    sentences
+        As above.
+    seed
+        Seed of the swaps' partners.
     """
     if not model.config.conditional:
         raise ValueError("an unconditional NAC has one circuit: there is nothing to swap")
@@ -445,7 +540,15 @@ def causality_report(
 
 def knockout_accuracies(model: NAC, batch: Batch) -> np.ndarray:
     """Accuracy with each module knocked out in turn: (U,), processors first; NaN for a model's
-    only read-out (without it nothing answers)."""
+    only read-out (without it nothing answers).
+
+    Parameters
+    ----------
+    model
+        A NAC.
+    batch
+        The examples.
+    """
     signatures, codes = generated_circuits(model, batch)
     c = model.config
     out = np.full(c.n_modules, np.nan)
@@ -466,7 +569,19 @@ def sentence_link_probabilities(
     model: NAC, encode: Encode, texts: Sequence[str], chunk: int = 256
 ) -> np.ndarray:
     """P among the processors for each sentence: (N, u, u). ``encode(texts) -> (tokens,
-    mask)`` is the task's text encoder (``NLVRWorld.encode_text``)."""
+    mask)`` is the task's text encoder (``NLVRWorld.encode_text``).
+
+    Parameters
+    ----------
+    model
+        A conditional NAC.
+    encode
+        As above.
+    texts
+        The sentences.
+    chunk
+        Sentences per forward pass.
+    """
     device = next(model.parameters()).device
     out = []
     for start in range(0, len(texts), chunk):
@@ -480,7 +595,17 @@ def minimal_pair_shifts(model: NAC, encode: Encode, pairs: pd.DataFrame) -> pd.D
     """How far the processors' P moves (Frobenius norm) from each sentence to its wording
     variant and to its logic variant. ``pairs``: columns text, wording, logic
     (``circuitlab.data.minimal_pairs.minimal_pairs``). Adds wording_shift, logic_shift and
-    logic_moves_more."""
+    logic_moves_more.
+
+    Parameters
+    ----------
+    model
+        A conditional NAC.
+    encode
+        The task's text encoder, ``texts -> (tokens, mask)``.
+    pairs
+        As above.
+    """
     n = len(pairs)
     p = sentence_link_probabilities(
         model, encode, [*pairs["text"], *pairs["wording"], *pairs["logic"]]
