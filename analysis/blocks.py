@@ -38,6 +38,13 @@ def bethe_hessian_blocks(a: np.ndarray, max_blocks: int = MAX_BLOCKS) -> tuple[i
     eigenvalues, (n, max_blocks), to cluster on (the first K for K blocks).
 
     ``a`` (n, n) symmetric, zero diagonal, entries in [0, 1] (0/1 or expected links).
+
+    Parameters
+    ----------
+    a
+        As above.
+    max_blocks
+        The most blocks considered.
     """
     n = a.shape[0]
     degrees = a.sum(axis=1)
@@ -63,6 +70,13 @@ def adjacency_embedding(a: np.ndarray, max_blocks: int = MAX_BLOCKS) -> tuple[in
     by sqrt(|eigenvalue|): (n, max_blocks). K is where the |eigenvalues| drop most among the
     first ``max_blocks`` (at least 2). On a weighted P (a graphon) the blocks show as K large
     eigenvalues, where the Bethe Hessian, built for sparse 0/1 graphs, can miss some.
+
+    Parameters
+    ----------
+    a
+        (n, n) the graph or P.
+    max_blocks
+        The most blocks considered.
     """
     n = a.shape[0]
     values, vectors = np.linalg.eigh(a)
@@ -74,7 +88,15 @@ def adjacency_embedding(a: np.ndarray, max_blocks: int = MAX_BLOCKS) -> tuple[in
 
 
 def cluster(vectors: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
-    """k-means labels (n,) of the rows of ``vectors`` (n, >= k), rows normalised first."""
+    """k-means labels (n,) of the rows of ``vectors`` (n, >= k), rows normalised first.
+
+    Parameters
+    ----------
+    vectors, k
+        As above.
+    seed
+        Seed of k-means.
+    """
     if k <= 1:
         return np.zeros(vectors.shape[0], dtype=int)
     x = vectors[:, :k]
@@ -90,7 +112,17 @@ def cluster(vectors: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
 def louvain(a: np.ndarray, seed: int = 0, resolution: float = 1.0) -> np.ndarray:
     """Louvain communities of the 0/1 graph ``a`` (networkx) as labels (n,). A ``resolution``
     above 1 finds smaller communities: at 1, Louvain merges cliques smaller than about
-    sqrt(links) (its resolution limit)."""
+    sqrt(links) (its resolution limit).
+
+    Parameters
+    ----------
+    a
+        As above.
+    seed
+        Seed of Louvain.
+    resolution
+        As above.
+    """
     graph = nx.from_numpy_array(a)
     if resolution == 1.0:
         found = communities(graph, backend="networkx", seed=seed)
@@ -103,7 +135,13 @@ def louvain(a: np.ndarray, seed: int = 0, resolution: float = 1.0) -> np.ndarray
 
 
 def relabel(labels: np.ndarray) -> np.ndarray:
-    """Labels renumbered 0..K-1 in order of first appearance, empty blocks dropped."""
+    """Labels renumbered 0..K-1 in order of first appearance, empty blocks dropped.
+
+    Parameters
+    ----------
+    labels
+        (n,) block labels.
+    """
     _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
     order = np.argsort(np.argsort(first))
     return order[inverse]
@@ -114,6 +152,13 @@ def block_counts(a: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndar
 
     Diagonal entries count pairs inside a block once (i < j); off-diagonal entries count the
     pairs between two blocks.
+
+    Parameters
+    ----------
+    a
+        (n, n) the graph or P.
+    labels
+        (n,) each node's block, 0..K-1.
     """
     k = int(labels.max()) + 1
     onehot = np.eye(k)[labels]
@@ -131,6 +176,15 @@ def refine(a: np.ndarray, labels: np.ndarray, sweeps: int = 8) -> np.ndarray:
     Each sweep refits p_in and p_out and reassigns every node at once to
     argmax_c [log(p_in (1-p_out) / (p_out (1-p_in))) * links(i, c) - log((1-p_out)/(1-p_in)) * n_c];
     stops when nothing moves. Blocks that empty out are dropped.
+
+    Parameters
+    ----------
+    a
+        (n, n) the graph or P.
+    labels
+        (n,) the blocks to start from.
+    sweeps
+        The most sweeps.
     """
     labels = relabel(labels)
     for _ in range(sweeps):
@@ -159,6 +213,11 @@ def ring_order(density: np.ndarray) -> np.ndarray:
 
     ``density`` (K, K) symmetric. Exhaustive for K <= 8, else nearest-neighbour tours from
     every start improved by 2-opt. Returns a permutation (K,) starting at block 0.
+
+    Parameters
+    ----------
+    density
+        As above.
     """
     k = density.shape[0]
     if k <= 3:

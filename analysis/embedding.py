@@ -44,7 +44,13 @@ TSNE_BACKENDS = ("opentsne", "sklearn")
 
 
 def lower_triangle(p: np.ndarray) -> np.ndarray:
-    """(..., U, U) -> (..., U (U - 1) / 2): the strict lower triangle, the features of a P."""
+    """(..., U, U) -> (..., U (U - 1) / 2): the strict lower triangle, the features of a P.
+
+    Parameters
+    ----------
+    p
+        (..., U, U) link probabilities.
+    """
     rows, cols = np.tril_indices(p.shape[-1], k=-1)
     return p[..., rows, cols]
 
@@ -53,7 +59,15 @@ def circuit_features(store: CircuitStore, batch: int = 512) -> np.ndarray:
     """(N, U (U - 1) / 2) float32: the strict lower triangle of every circuit's P; for a
     Neural Interpreter's store, every input's routing flattened, (N, steps U V); for a Modular
     Network's, its path one-hot and its controllers' probabilities (analysis.paths); for an
-    NFM network's, its reads flattened (N, L (2 L + 1))."""
+    NFM network's, its reads flattened (N, L (2 L + 1)).
+
+    Parameters
+    ----------
+    store
+        A store of any kind.
+    batch
+        Circuits read at a time.
+    """
     if store.kind == ni.NAME:
         routing = store.array("routing")
         return np.asarray(routing, dtype=np.float32).reshape(len(store), -1)
@@ -146,7 +160,13 @@ def embedding_is_cached(
     tsne_backend: str = "opentsne",
 ) -> bool:
     """Whether ``embed`` with these settings would read ``store``'s cache rather than compute
-    the embedding."""
+    the embedding.
+
+    Parameters
+    ----------
+    store, method, pca_dims, seed, perplexity, tsne_backend
+        As ``embed`` takes them.
+    """
     params = _embedding_params(store, method, pca_dims, seed, perplexity, tsne_backend)
     return _holds_embedding(store, method, params)
 
@@ -179,7 +199,19 @@ def tsne(
 ) -> np.ndarray:
     """(N, D) -> (N, 2) t-SNE map, PCA-initialised; deterministic for a given ``seed``.
     Identical rows (every circuit the same) all map to the origin: both libraries' PCA
-    initialisation divides by a zero spread there and returns NaN."""
+    initialisation divides by a zero spread there and returns NaN.
+
+    Parameters
+    ----------
+    features
+        (N, D) the rows to map.
+    perplexity
+        t-SNE's perplexity.
+    seed
+        Seed of the map.
+    backend
+        "opentsne" or "sklearn".
+    """
     if np.ptp(features, axis=0).max(initial=0.0) == 0:
         return np.zeros((len(features), 2))
     if backend == "sklearn":
@@ -194,7 +226,17 @@ def tsne(
 
 def fit_pca(store: CircuitStore, pca_dims: int = 64, seed: int = 0) -> tuple[PCA, np.ndarray]:
     """The PCA of ``circuit_features`` (to place new circuits with ``lower_triangle``) and
-    the store's circuits in it, (N, <= pca_dims)."""
+    the store's circuits in it, (N, <= pca_dims).
+
+    Parameters
+    ----------
+    store
+        A store.
+    pca_dims
+        Components kept at most.
+    seed
+        Seed of the PCA.
+    """
     features = circuit_features(store)
     from sklearn.decomposition import PCA
 
@@ -203,7 +245,13 @@ def fit_pca(store: CircuitStore, pca_dims: int = 64, seed: int = 0) -> tuple[PCA
 
 
 def pca_features(store: CircuitStore, pca_dims: int = 64, seed: int = 0) -> np.ndarray:
-    """(N, <= pca_dims) PCA of ``circuit_features``."""
+    """(N, <= pca_dims) PCA of ``circuit_features``.
+
+    Parameters
+    ----------
+    store, pca_dims, seed
+        As ``fit_pca`` takes them.
+    """
     return fit_pca(store, pca_dims, seed)[1]
 
 

@@ -62,6 +62,11 @@ def group_code(links: np.ndarray | float, pairs: np.ndarray | float) -> tuple[fl
 
     Per group: its number of links, uniform on 0..pairs (the parameter, log(pairs + 1)),
     then which pairs they are, uniform among the C(pairs, links) choices (the likelihood).
+
+    Parameters
+    ----------
+    links, pairs
+        Each group's links and node pairs (arrays, or one number).
     """
     links, pairs = np.atleast_1d(links).astype(float), np.atleast_1d(pairs).astype(float)
     used = pairs > 0
@@ -70,12 +75,25 @@ def group_code(links: np.ndarray | float, pairs: np.ndarray | float) -> tuple[fl
 
 
 def n_pairs(n: int) -> int:
+    """The node pairs of ``n`` nodes, n (n - 1) / 2.
+
+    Parameters
+    ----------
+    n
+        Nodes.
+    """
     return n * (n - 1) // 2
 
 
 def label_cost(sizes: np.ndarray, log_symmetries: float) -> float:
     """Nats to send a partition of n nodes into blocks of ``sizes``: K, the sizes, the labels,
-    less ``log_symmetries``, the log-number of relabellings that give the same model."""
+    less ``log_symmetries``, the log-number of relabellings that give the same model.
+
+    Parameters
+    ----------
+    sizes, log_symmetries
+        As above.
+    """
     sizes = np.asarray(sizes, dtype=float)
     n, k = sizes.sum(), len(sizes)
     log_k = np.log(n)
@@ -175,7 +193,19 @@ def planted_partition_code(
     """The planted partition's code in nats, elementwise over candidates: (-log-likelihood,
     model cost), the links inside and between blocks (``group_code``) and the labels
     (``label_cost`` with the K! relabellings), from the groups' link and pair counts,
-    sum_b log(size_b!) and K. Their sum is the description length."""
+    sum_b log(size_b!) and K. Their sum is the description length.
+
+    Parameters
+    ----------
+    inside, inside_pairs, outside, outside_pairs
+        Links and node pairs inside blocks and between them, per candidate.
+    log_factorial_sizes
+        sum_b log(size_b!) per candidate.
+    n
+        Nodes.
+    k
+        Blocks K per candidate.
+    """
     nll = log_binomial(inside_pairs, inside) + log_binomial(outside_pairs, outside)
     params = np.log(inside_pairs + 1) * (inside_pairs > 0)
     params = params + np.log(outside_pairs + 1) * (outside_pairs > 0)
@@ -206,7 +236,15 @@ def merge_blocks(a: np.ndarray, labels: np.ndarray) -> np.ndarray:
     shortens the planted partition's description length most, until no merge does.
 
     Spectral clustering asked for too many blocks splits some in two (25 of 24 blocks at
-    U = 256); the refinement sweeps move single nodes and cannot join two halves."""
+    U = 256); the refinement sweeps move single nodes and cannot join two halves.
+
+    Parameters
+    ----------
+    a
+        (n, n) the graph or P.
+    labels
+        As above.
+    """
     labels = blocks.relabel(labels)
     n = len(labels)
     while labels.max() >= 1:
@@ -570,7 +608,15 @@ def _fit_power_law(degrees: np.ndarray, k_min: int) -> tuple[float, float]:
 
 
 def fit_all(a: np.ndarray, seed: int = 0) -> dict[str, PriorFit]:
-    """Fit every family that applies to the checked matrix ``a`` (n, n): {family: fit}."""
+    """Fit every family that applies to the checked matrix ``a`` (n, n): {family: fit}.
+
+    Parameters
+    ----------
+    a
+        As above.
+    seed
+        Seed of the partitions' k-means.
+    """
     fits: dict[str, PriorFit] = {"erdos_renyi": ErdosRenyiFit().fit(a)}
     density = fits["erdos_renyi"].p_
     if density in (0.0, 1.0):

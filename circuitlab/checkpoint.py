@@ -62,7 +62,21 @@ def save_checkpoint(
     averaged: dict[str, Any] | None = None,
 ) -> None:
     """Write the checkpoint of a run at ``step`` to ``path`` (atomically); ``averaged``: the
-    ``WeightAverage.state_dict()`` of a run with ``ema_decay``."""
+    ``WeightAverage.state_dict()`` of a run with ``ema_decay``.
+
+    Parameters
+    ----------
+    path
+        The checkpoint file.
+    model, optimizer, scheduler
+        The run's.
+    train_config
+        The run's TrainConfig as a dict.
+    step, elapsed_s
+        Steps done and seconds trained.
+    averaged
+        As above.
+    """
     state = {
         "format_version": CHECKPOINT_VERSION,
         "step": step,
@@ -81,7 +95,15 @@ def save_checkpoint(
 
 def read_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu") -> dict[str, Any]:
     """The checkpoint dict of ``path`` (run directory or file), tensors on ``device``; raises
-    ``ValueError`` for a file that is not a circuitlab checkpoint or has another version."""
+    ``ValueError`` for a file that is not a circuitlab checkpoint or has another version.
+
+    Parameters
+    ----------
+    path
+        A run directory or its checkpoint file.
+    device
+        Where the tensors are put.
+    """
     path = checkpoint_file(path)
     if path.stat().st_size == 0:
         raise ValueError(f"{path} is empty: not a checkpoint; retrain, or resume from a copy")
@@ -119,7 +141,15 @@ def read_checkpoint(path: str | os.PathLike, device: str | torch.device = "cpu")
 
 def model_weights(state: dict[str, Any], averaged: bool = True) -> dict[str, torch.Tensor]:
     """The state dict a model is built with: the averaged weights when the checkpoint has them
-    and ``averaged`` is true, else the trained ones."""
+    and ``averaged`` is true, else the trained ones.
+
+    Parameters
+    ----------
+    state
+        The checkpoint dict (``read_checkpoint``).
+    averaged
+        As above.
+    """
     if averaged and "averaged_model" in state:
         return state["averaged_model"]["weights"]
     return state["model"]
@@ -128,7 +158,15 @@ def model_weights(state: dict[str, Any], averaged: bool = True) -> dict[str, tor
 def model_from_checkpoint(state: dict[str, Any], averaged: bool = True) -> Model:
     """The model (a NAC, or the kind the checkpoint names) built from a checkpoint's config,
     with its weights (``model_weights``: the averaged ones where there are) in train mode, on
-    the CPU."""
+    the CPU.
+
+    Parameters
+    ----------
+    state
+        The checkpoint dict (``read_checkpoint``).
+    averaged
+        As ``model_weights`` takes it.
+    """
     name = state.get("model_kind", DEFAULT)
     if name not in KINDS:
         raise ValueError(
@@ -153,7 +191,15 @@ def restore_training(
     optimizer: torch.optim.Optimizer,
     scheduler: torch.optim.lr_scheduler.LRScheduler,
 ) -> tuple[int, float]:
-    """Load a checkpoint's weights and optimiser state in place; returns (step, elapsed_s)."""
+    """Load a checkpoint's weights and optimiser state in place; returns (step, elapsed_s).
+
+    Parameters
+    ----------
+    state
+        The checkpoint dict.
+    model, optimizer, scheduler
+        The run's, loaded in place.
+    """
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])

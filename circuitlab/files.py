@@ -46,6 +46,13 @@ def write_atomic(target: Path, write: Callable[[Path], object]) -> None:
 
     ``write(tmp)`` writes the whole file to ``tmp``; a reader sees the old file or the new one,
     never part of one, and an exception leaves ``target`` as it was.
+
+    Parameters
+    ----------
+    target
+        The file.
+    write
+        As above.
     """
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
@@ -56,7 +63,15 @@ def write_atomic(target: Path, write: Callable[[Path], object]) -> None:
 
 
 def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
-    """Hex SHA-256 of a file's bytes, read ``chunk`` bytes at a time."""
+    """Hex SHA-256 of a file's bytes, read ``chunk`` bytes at a time.
+
+    Parameters
+    ----------
+    path
+        The file.
+    chunk
+        Bytes read at a time.
+    """
     digest = hashlib.sha256()
     with path.open("rb") as f:
         while block := f.read(chunk):
@@ -66,7 +81,13 @@ def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
 
 def temporary_dir_beside(target: Path) -> Path:
     """A fresh hidden directory next to ``target`` (same file system, so renames are atomic),
-    named ``.NAME.tmp-PID-...`` so that ``recover_leftovers`` knows whose it is."""
+    named ``.NAME.tmp-PID-...`` so that ``recover_leftovers`` knows whose it is.
+
+    Parameters
+    ----------
+    target
+        The directory the new one will replace.
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-{os.getpid()}-", dir=target.parent))
 
@@ -75,7 +96,15 @@ def replace_dir(new: Path, target: Path) -> None:
     """Rename the directory ``new`` onto ``target``. An old ``target`` is moved aside first
     (``.NAME.old-PID``) and deleted after; if the process dies between the two renames,
     ``recover_leftovers`` puts the old one back. If another writer got there first, the
-    other's directory stays and ``FileExistsError`` says so."""
+    other's directory stays and ``FileExistsError`` says so.
+
+    Parameters
+    ----------
+    new
+        The directory written.
+    target
+        Where it goes.
+    """
     old = target.with_name(f".{target.name}.old-{os.getpid()}")
     moved = False
     try:
@@ -100,7 +129,13 @@ def recover_leftovers(target: Path) -> None:
     """Clean up after writers of ``target`` that were killed: their ``.NAME.tmp-PID-...``
     directories are removed, and an ``.NAME.old-PID`` one is renamed back onto ``target`` when
     ``target`` is missing (the writer died between its two renames) or else removed. Only
-    leftovers of processes that no longer run, or older than ``STALE_AFTER_S``, are touched."""
+    leftovers of processes that no longer run, or older than ``STALE_AFTER_S``, are touched.
+
+    Parameters
+    ----------
+    target
+        The directory whose writers' leftovers are cleaned up.
+    """
     pattern = re.compile(rf"\.{re.escape(target.name)}\.(tmp|old)-(\d+)(-.*)?")
     if not target.parent.is_dir():
         return
@@ -137,7 +172,13 @@ def writer_lock(target: Path) -> Iterator[None]:
     folder that holds ``target`` (no lock file left behind; released by the system if the
     process dies). Every writer that replaces ``target`` takes it, so their replaces never
     interleave; writers of other entries of the same folder wait their turn too (the lock is
-    held for renames and small files only)."""
+    held for renames and small files only).
+
+    Parameters
+    ----------
+    target
+        The entry whose writers are serialised.
+    """
     if fcntl is None:
         yield
         return
@@ -159,6 +200,11 @@ class DirectorySnapshot:
     directory's file; ``is_current()`` then tells whether the path now names another
     directory. Without directory handles (Windows) files are read by path. Names must be plain
     file names (no separators, not ``..``): check them before ``open``.
+
+    Parameters
+    ----------
+    path
+        The directory.
     """
 
     def __init__(self, path: Path) -> None:
@@ -196,7 +242,13 @@ class DirectorySnapshot:
 
 def being_replaced(target: Path) -> bool:
     """Whether a writer is between the two renames of ``replace_dir`` on ``target`` (its old
-    directory moved aside, the new one not yet in place)."""
+    directory moved aside, the new one not yet in place).
+
+    Parameters
+    ----------
+    target
+        The directory a writer replaces.
+    """
     if not target.parent.is_dir():
         return False
     prefix = f".{target.name}.old-"
@@ -204,7 +256,13 @@ def being_replaced(target: Path) -> bool:
 
 
 def checkpoint_file(path: str | os.PathLike) -> Path:
-    """The checkpoint of ``path``: a run directory's checkpoint.pt, or ``path`` itself."""
+    """The checkpoint of ``path``: a run directory's checkpoint.pt, or ``path`` itself.
+
+    Parameters
+    ----------
+    path
+        A run directory or a checkpoint file.
+    """
     path = Path(path)
     if path.is_dir():
         path = path / CHECKPOINT

@@ -50,23 +50,52 @@ def _with_unit_diagonal(g: np.ndarray) -> np.ndarray:
 
 
 def block_sizes(n_modules: int, n_blocks: int) -> list[int]:
-    """Sizes of ``n_blocks`` contiguous blocks covering ``n_modules`` nodes, near-equal."""
+    """Sizes of ``n_blocks`` contiguous blocks covering ``n_modules`` nodes, near-equal.
+
+    Parameters
+    ----------
+    n_modules
+        Nodes.
+    n_blocks
+        Blocks.
+    """
     if not 1 <= n_blocks <= n_modules:
         raise ValueError(f"n_blocks must be in [1, {n_modules}], got {n_blocks}")
     return [len(b) for b in np.array_split(np.arange(n_modules), n_blocks)]
 
 
 def block_labels(n_modules: int, n_blocks: int) -> np.ndarray:
-    """Block index of every node: (U,) int."""
+    """Block index of every node: (U,) int.
+
+    Parameters
+    ----------
+    n_modules
+        Nodes U.
+    n_blocks
+        Blocks.
+    """
     return np.repeat(np.arange(n_blocks), block_sizes(n_modules, n_blocks))
 
 
 def default_blocks(n_modules: int) -> int:
+    """The number of blocks of a target over ``n_modules`` nodes when none is given.
+
+    Parameters
+    ----------
+    n_modules
+        Nodes U.
+    """
     return max(1, n_modules // 32)
 
 
 def scale_free(n_modules: int) -> np.ndarray:
-    """G_ij = min(1, sqrt(U) / (16 sqrt(i j))), i, j = 1..U: (U, U) float64."""
+    """G_ij = min(1, sqrt(U) / (16 sqrt(i j))), i, j = 1..U: (U, U) float64.
+
+    Parameters
+    ----------
+    n_modules
+        Nodes U.
+    """
     i = np.arange(1, n_modules + 1, dtype=np.float64)
     g = np.minimum(1.0, np.sqrt(n_modules) / (16.0 * np.sqrt(np.outer(i, i))))
     return _with_unit_diagonal(g)
@@ -75,7 +104,17 @@ def scale_free(n_modules: int) -> np.ndarray:
 def planted_partition(
     n_modules: int, n_blocks: int | None = None, p_in: float = 0.9, p_out: float = 0.05
 ) -> np.ndarray:
-    """p_in inside C contiguous diagonal blocks, p_out elsewhere: (U, U) float64."""
+    """p_in inside C contiguous diagonal blocks, p_out elsewhere: (U, U) float64.
+
+    Parameters
+    ----------
+    n_modules
+        Nodes U.
+    n_blocks
+        Blocks C (default: ``default_blocks``).
+    p_in, p_out
+        Link probabilities inside and between blocks.
+    """
     labels = block_labels(n_modules, n_blocks or default_blocks(n_modules))
     g = np.where(labels[:, None] == labels[None, :], p_in, p_out).astype(np.float64)
     return _with_unit_diagonal(g)
@@ -84,7 +123,17 @@ def planted_partition(
 def ring_of_cliques(
     n_modules: int, n_blocks: int | None = None, p_in: float = 0.9, p_out: float = 0.05
 ) -> np.ndarray:
-    """Planted-partition blocks whose first nodes link each block to the next, ring closed."""
+    """Planted-partition blocks whose first nodes link each block to the next, ring closed.
+
+    Parameters
+    ----------
+    n_modules
+        Nodes U.
+    n_blocks
+        Cliques (default: ``default_blocks``).
+    p_in, p_out
+        Link probabilities inside and between cliques (the ring's links aside).
+    """
     n_blocks = n_blocks or default_blocks(n_modules)
     g = planted_partition(n_modules, n_blocks, p_in, p_out)
     labels = block_labels(n_modules, n_blocks)
@@ -98,12 +147,27 @@ def ring_of_cliques(
 
 
 def off_diagonal_density(g: np.ndarray) -> float:
+    """The mean off-diagonal entry of ``g`` (U, U).
+
+    Parameters
+    ----------
+    g
+        (U, U) a graph or its expectation.
+    """
     n = g.shape[0]
     return float((g.sum() - np.trace(g)) / (n * (n - 1)))
 
 
 def erdos_renyi(n_modules: int, p: float | None = None) -> np.ndarray:
-    """Every off-diagonal entry p (default: the planted-partition target's density)."""
+    """Every off-diagonal entry p (default: the planted-partition target's density).
+
+    Parameters
+    ----------
+    n_modules
+        Nodes U.
+    p
+        As above.
+    """
     if p is None:
         p = off_diagonal_density(planted_partition(n_modules))
     return _with_unit_diagonal(np.full((n_modules, n_modules), float(p)))
@@ -118,7 +182,17 @@ TARGETS: dict[str, Callable[..., np.ndarray]] = {
 
 
 def target(name: str, n_modules: int, **params: float) -> np.ndarray:
-    """The expected adjacency E[G] of prior ``name`` for ``n_modules`` modules: (U, U)."""
+    """The expected adjacency E[G] of prior ``name`` for ``n_modules`` modules: (U, U).
+
+    Parameters
+    ----------
+    name
+        The prior's name (``PRIOR_NAMES``).
+    n_modules
+        Nodes U.
+    **params
+        The prior's parameters (``prior_params``).
+    """
     if name not in TARGETS:
         raise ValueError(f"unknown prior {name!r}; choose one of {PRIOR_NAMES}")
     allowed = set(inspect.signature(TARGETS[name]).parameters) - {"n_modules"}
@@ -129,7 +203,15 @@ def target(name: str, n_modules: int, **params: float) -> np.ndarray:
 
 
 def sample_graph(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One symmetric 0/1 adjacency with independent links P(i ~ j) = p_ij, zero diagonal."""
+    """One symmetric 0/1 adjacency with independent links P(i ~ j) = p_ij, zero diagonal.
+
+    Parameters
+    ----------
+    p
+        (U, U) link probabilities.
+    rng
+        The random generator.
+    """
     upper = np.triu(rng.random(p.shape) < p, k=1)
     return (upper | upper.T).astype(np.float64)
 
@@ -154,6 +236,17 @@ def closest_permutation(
     each with G's nodes in another (seeded) order, are refined too, and the permutation with the
     least squared error kept (the first start's on a tie).
     Returns perm (U,) int with perm[t] = the module of P placed at G's node t.
+
+    Parameters
+    ----------
+    p
+        (U, U) the learned P.
+    g
+        (U, U) the target.
+    max_refinements
+        As above.
+    restarts
+        More starts refined beside the first, as above.
     """
     rng = np.random.default_rng(0)
     orders = [np.arange(len(g))] + [rng.permutation(len(g)) for _ in range(restarts)]

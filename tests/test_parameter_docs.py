@@ -26,21 +26,7 @@ from api_reference import PACKAGES  # noqa: E402
 # the names of modules' __all__ still to document (numpydoc Parameters): remove each as its
 # docstring is written
 UNDOCUMENTED: set[str] = {
-    "circuitlab.analysis.blocks.adjacency_embedding",
-    "circuitlab.analysis.blocks.bethe_hessian_blocks",
-    "circuitlab.analysis.blocks.block_counts",
-    "circuitlab.analysis.blocks.cluster",
-    "circuitlab.analysis.blocks.louvain",
-    "circuitlab.analysis.blocks.refine",
-    "circuitlab.analysis.blocks.relabel",
-    "circuitlab.analysis.blocks.ring_order",
     "circuitlab.analysis.communities.communities",
-    "circuitlab.analysis.embedding.circuit_features",
-    "circuitlab.analysis.embedding.embedding_is_cached",
-    "circuitlab.analysis.embedding.fit_pca",
-    "circuitlab.analysis.embedding.lower_triangle",
-    "circuitlab.analysis.embedding.pca_features",
-    "circuitlab.analysis.embedding.tsne",
     "circuitlab.analysis.goodness.degree_histograms",
     "circuitlab.analysis.graphs.directed_graph",
     "circuitlab.analysis.layer_reads.slot_label",
@@ -52,12 +38,6 @@ UNDOCUMENTED: set[str] = {
     "circuitlab.analysis.pair_glyphs.pair_glyphs",
     "circuitlab.analysis.paths.node",
     "circuitlab.analysis.paths.path_features",
-    "circuitlab.analysis.prior_families.fit_all",
-    "circuitlab.analysis.prior_families.group_code",
-    "circuitlab.analysis.prior_families.label_cost",
-    "circuitlab.analysis.prior_families.merge_blocks",
-    "circuitlab.analysis.prior_families.n_pairs",
-    "circuitlab.analysis.prior_families.planted_partition_code",
     "circuitlab.analysis.prior_verdict.read_matrix",
     "circuitlab.analysis.recovery.graphon_recovery",
     "circuitlab.analysis.recovery.recovery",
@@ -154,12 +134,6 @@ UNDOCUMENTED: set[str] = {
     "circuitlab.app.stores.AppStores",
     "circuitlab.app.stores.find_stores",
     "circuitlab.app.world_view.WorldProbe",
-    "circuitlab.checkpoint.Model",
-    "circuitlab.checkpoint.model_from_checkpoint",
-    "circuitlab.checkpoint.model_weights",
-    "circuitlab.checkpoint.read_checkpoint",
-    "circuitlab.checkpoint.restore_training",
-    "circuitlab.checkpoint.save_checkpoint",
     "circuitlab.checks.check_probability",
     "circuitlab.checks.row_indices",
     "circuitlab.checks.whole_number",
@@ -265,15 +239,6 @@ UNDOCUMENTED: set[str] = {
     "circuitlab.faithfulness.FaithfulnessCurve",
     "circuitlab.faithfulness.area",
     "circuitlab.faithfulness.faithfulness_curve",
-    "circuitlab.files.DirectorySnapshot",
-    "circuitlab.files.being_replaced",
-    "circuitlab.files.checkpoint_file",
-    "circuitlab.files.file_sha256",
-    "circuitlab.files.recover_leftovers",
-    "circuitlab.files.replace_dir",
-    "circuitlab.files.temporary_dir_beside",
-    "circuitlab.files.write_atomic",
-    "circuitlab.files.writer_lock",
     "circuitlab.kinds.base.arrays_summary",
     "circuitlab.kinds.base.load",
     "circuitlab.kinds.mn.config_for_task",
@@ -355,17 +320,6 @@ UNDOCUMENTED: set[str] = {
     "circuitlab.prior_loss.matched_mse",
     "circuitlab.prior_loss.spectral_loss",
     "circuitlab.prior_seeding.seed_signatures_from_prior",
-    "circuitlab.prior_targets.block_labels",
-    "circuitlab.prior_targets.block_sizes",
-    "circuitlab.prior_targets.closest_permutation",
-    "circuitlab.prior_targets.default_blocks",
-    "circuitlab.prior_targets.erdos_renyi",
-    "circuitlab.prior_targets.off_diagonal_density",
-    "circuitlab.prior_targets.planted_partition",
-    "circuitlab.prior_targets.ring_of_cliques",
-    "circuitlab.prior_targets.sample_graph",
-    "circuitlab.prior_targets.scale_free",
-    "circuitlab.prior_targets.target",
     "circuitlab.read_attribution.read_effect_estimates",
     "circuitlab.read_attribution.read_effects",
     "circuitlab.read_attribution.real_reads",
@@ -518,7 +472,8 @@ def module_names() -> dict[str, object]:
         module = importlib.import_module(module_name)
         for name in module.__all__:
             value = getattr(module, name)
-            if inspect.isclass(value) or inspect.isfunction(value):
+            defined_here = getattr(value, "__module__", None) == module_name  # not re-exported
+            if (inspect.isclass(value) or inspect.isfunction(value)) and defined_here:
                 found[f"{module_name}.{name}"] = value
     return found
 
