@@ -45,7 +45,13 @@ CHUNK = 64  # examples per step: a step's exact cuts are about 4,000 model rows
 
 
 def store_links(store: CircuitStore) -> np.ndarray:
-    """The (L, 2) links of a NAC store's circuits, in the order of its attribution columns."""
+    """The (L, 2) links of a NAC store's circuits, in the order of its attribution columns.
+
+    Parameters
+    ----------
+    store
+        A NAC store.
+    """
     roles = store.meta["roles"]
     return circuit_links(roles.count("processor"), roles.count("readout"))
 
@@ -53,7 +59,15 @@ def store_links(store: CircuitStore) -> np.ndarray:
 def stored_circuits(store: CircuitStore, rows: np.ndarray) -> dict[str, Any]:
     """The stored ``signatures`` (N, U, d_sig) and ``codes`` (N, U, d_code; None when the
     store keeps none) of ``rows``, as float32 tensors: the circuits keyword arguments of
-    ``circuitlab.attribution``'s functions."""
+    ``circuitlab.attribution``'s functions.
+
+    Parameters
+    ----------
+    store
+        A NAC store.
+    rows
+        The rows.
+    """
     import torch
 
     codes = None if store.codes is None else np.array(store.codes[rows], dtype=np.float32)
@@ -74,7 +88,18 @@ def attribute_store(
     """Attribute every row of the store at ``store_path`` that has a scene (the first ``limit``
     of them, if given) with the model at ``checkpoint`` (the one that wrote the store), and add
     the columns above under analysis key ``attribution``. Returns the store and a summary: per
-    measure, its mean, median and share."""
+    measure, its mean, median and share.
+
+    Parameters
+    ----------
+    store_path
+        A NAC store of NLVR scenes or pair-world pairs.
+    checkpoint
+        The model that wrote it.
+    threshold, limit, progress
+        P above which a link counts as present; rows attributed at most (None: all with a
+        scene); a progress bar.
+    """
     from tqdm import tqdm
 
     from circuitlab.attribution import (
@@ -171,7 +196,15 @@ class ExampleAttribution:
     """One stored example's attribution, for the app: exact effects of every link and module
     on p(answer) (``link_effect`` (L,) over ``links`` (L, 2), ``module_effect`` (U,)), and the
     minimal circuit ranked by them (``minimal``: link indices). Computed live with the
-    example's stored circuit."""
+    example's stored circuit.
+
+    Parameters
+    ----------
+    intervener
+        The store's ``Intervener`` (its model and probe examples).
+    index
+        The store row of the example.
+    """
 
     def __init__(self, intervener: Any, index: int) -> None:
         from circuitlab.attribution import link_effects, minimal_circuits, module_effects

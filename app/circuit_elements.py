@@ -26,7 +26,13 @@ class TooManyEdges(ValueError):
 
 class CircuitElements:
     """Draws a store's circuits. ``positions``: (U, 2) module layout (layout units);
-    ``colors``: U module colours; ``roles``: U module roles; ``max_edges``: the drawing guard."""
+    ``colors``: U module colours; ``roles``: U module roles; ``max_edges``: the drawing guard.
+
+    Parameters
+    ----------
+    positions, colors, roles, max_edges
+        As above.
+    """
 
     def __init__(
         self, positions: np.ndarray, colors: list[str], roles: np.ndarray, max_edges: int

@@ -20,7 +20,13 @@ MIN_READ = 0.05  # read-in weights below this get no outline
 
 
 def read_stroke(weight: float) -> str:
-    """The stroke attributes outlining an object read with ``weight`` ("" below MIN_READ)."""
+    """The stroke attributes outlining an object read with ``weight`` ("" below MIN_READ).
+
+    Parameters
+    ----------
+    weight
+        How much the module reads the object.
+    """
     if weight < MIN_READ:
         return ""
     return f' stroke="{READ_COLOUR}" stroke-width="{1 + 8 * weight:.1f}"'
@@ -47,7 +53,15 @@ def scene_svg(
 ) -> str:
     """An NLVR scene as an SVG document: the boxes left to right, BOX_SIZE pixels square.
     ``weights``: one per object, box by box (the order of the model's object tokens): how much
-    a module reads each; objects read get an outline."""
+    a module reads each; objects read get an outline.
+
+    Parameters
+    ----------
+    boxes
+        The scene's boxes of objects.
+    weights
+        As above.
+    """
     width = len(boxes) * BOX_SIZE + (len(boxes) - 1) * GAP
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{BOX_SIZE}" '
@@ -66,12 +80,24 @@ def scene_svg(
 
 
 def svg_data_uri(svg: str) -> str:
-    """An SVG document as a data URI an ``<img>`` shows (no markup enters the page)."""
+    """An SVG document as a data URI an ``<img>`` shows (no markup enters the page).
+
+    Parameters
+    ----------
+    svg
+        The document.
+    """
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
 
 
 def object_names(boxes: tuple[tuple[SceneObject, ...], ...]) -> list[str]:
-    """A short name per object, box by box: "yellow square in box 2"."""
+    """A short name per object, box by box: "yellow square in box 2".
+
+    Parameters
+    ----------
+    boxes
+        The scene's boxes of objects.
+    """
     colours = {"Black": "black", "Yellow": "yellow", "#0099ff": "blue"}
     sizes = {10: "small", 20: "medium", 30: "large"}
     return [

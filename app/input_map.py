@@ -13,7 +13,13 @@ def input_map_figure(
     embedding: pd.DataFrame | None, frame: pd.DataFrame, what: str, highlight: int | None
 ) -> dict:
     """A plotly figure of ``embedding`` (columns x, y; a row per input of ``frame``, whose
-    ``text`` labels the points), titled by ``what`` the embedding is of, ``highlight`` marked."""
+    ``text`` labels the points), titled by ``what`` the embedding is of, ``highlight`` marked.
+
+    Parameters
+    ----------
+    embedding, frame, what, highlight
+        As above.
+    """
     if embedding is None:
         return {"data": [], "layout": {"title": {"text": "fewer than 3 inputs: no map"}}}
     data = [
@@ -57,7 +63,19 @@ def unit_heatmap(
 ) -> dict:
     """A plotly heatmap of ``z`` (rows ``y`` x columns ``x``) on a [0, 1] colour scale;
     ``hover`` is the hover template (without its <extra> box), ``trace`` and ``layout`` add
-    keys to the trace and the layout."""
+    keys to the trace and the layout.
+
+    Parameters
+    ----------
+    z, x, y, hover, trace, layout
+        As above.
+    title
+        The figure's title.
+    margin
+        The figure's margins (plotly's ``l``, ``r``, ``t``, ``b``).
+    colorscale
+        A plotly colour scale.
+    """
     heatmap = {
         "type": "heatmap",
         "z": z,

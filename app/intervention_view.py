@@ -31,7 +31,13 @@ PROBE_SIZE = 256  # stored examples the accuracy under an edit is measured on
 @dataclass(frozen=True)
 class Outcome:
     """p(true) on the shown example before and after the edit, and the accuracy over the probe
-    examples (each with its own stored circuit, the same edit) before and after."""
+    examples (each with its own stored circuit, the same edit) before and after.
+
+    Parameters
+    ----------
+    p_before, p_after, label, accuracy_before, accuracy_after, n_probe
+        As above.
+    """
 
     p_before: float
     p_after: float
@@ -43,7 +49,15 @@ class Outcome:
 
 class Intervener:
     """Runs a store's examples that have scenes with their stored circuits under a ``CircuitEdit``.
-    The probe batch (the first PROBE_SIZE such examples) is built once, on first use."""
+    The probe batch (the first PROBE_SIZE such examples) is built once, on first use.
+
+    Parameters
+    ----------
+    generator
+        The store's model.
+    view
+        The store's view.
+    """
 
     def __init__(self, generator: CircuitGenerator, view: StoreView) -> None:
         if "scene" not in view.frame:

@@ -20,7 +20,13 @@ def page(store_keys: list[str], first: dict | None = None) -> html.Div:
     """The whole page; every control starts empty and is filled from the URL and the store it
     names (one of ``store_keys``), but for ``first`` (``callbacks.first_view``): the graph of
     the URL's store drawn before any callback runs, with its ``kind``, ``elements`` and
-    ``title`` (a NAC's also its ``circuit`` and link ``count``), its body shown."""
+    ``title`` (a NAC's also its ``circuit`` and link ``count``), its body shown.
+
+    Parameters
+    ----------
+    store_keys, first
+        As above.
+    """
     state = [
         dcc.Location(id="url-read"),
         dcc.Location(id="url-write", refresh=False),

@@ -67,7 +67,15 @@ def pair_scene_svg(scene: PairScene, weights: Sequence[float] | None = None) -> 
     """A pair-world scene as an SVG document: the left and the right image side by side, each
     object a glyph with its name (``circuitlab.analysis.pair_glyphs``). ``weights``: one per
     object, left image first (the order of the model's object tokens): how much a module reads
-    each; objects read get an outline."""
+    each; objects read get an outline.
+
+    Parameters
+    ----------
+    scene
+        The pair of images.
+    weights
+        As above.
+    """
     counts = [len(image) for image in scene.images]
     flat = [float(w) for w in (weights if weights is not None else [])]
     flat += [0.0] * (sum(counts) - len(flat))
@@ -91,7 +99,13 @@ def pair_scene_svg(scene: PairScene, weights: Sequence[float] | None = None) -> 
 
 
 def pair_object_names(scene: PairScene) -> list[str]:
-    """A short name per object, left image first: "small red dog in the left image"."""
+    """A short name per object, left image first: "small red dog in the left image".
+
+    Parameters
+    ----------
+    scene
+        The pair of images.
+    """
     return [
         f"{o.size} {o.colour} {o.noun} in the {side} image"
         for side, image in zip(IMAGES, scene.images, strict=True)

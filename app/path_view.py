@@ -19,7 +19,13 @@ LAYER_GAP, MODULE_GAP = 160, 60  # pixels between layers (x) and modules (y) in 
 
 
 class PathView:
-    """Read-only view of an ``mn`` store for the app."""
+    """Read-only view of a Modular Network's store for the app.
+
+    Parameters
+    ----------
+    store
+        A Modular Network's store (ValueError for another kind's).
+    """
 
     def __init__(self, store: CircuitStore) -> None:
         if store.kind != mn.NAME:

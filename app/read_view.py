@@ -20,7 +20,13 @@ READ_THRESHOLD = 0.05  # the weight an arrow needs to be drawn
 
 
 class ReadView:
-    """Read-only view of an ``nfm`` store for the app."""
+    """Read-only view of an NFM network's store for the app.
+
+    Parameters
+    ----------
+    store
+        A NFM network's store (ValueError for another kind's).
+    """
 
     def __init__(self, store: CircuitStore) -> None:
         if store.kind != nfm.NAME:

@@ -19,7 +19,13 @@ TRANSITION_THRESHOLD = 0.1  # the share of a function's tokens an arrow needs to
 
 
 class RoutingView:
-    """Read-only view of a Neural Interpreter's store for the app."""
+    """Read-only view of a Neural Interpreter's store for the app.
+
+    Parameters
+    ----------
+    store
+        A Neural Interpreter's store (ValueError for another kind's).
+    """
 
     def __init__(self, store: CircuitStore) -> None:
         if store.kind != ni.NAME:

@@ -33,7 +33,15 @@ class SceneKind:
     """``read``: stored JSON -> scene (raises ``SceneFormatError`` on a bad one); ``svg(scene,
     weights)``: an SVG document, objects with a read-in weight >= MIN_READ outlined;
     ``object_names``: one name per object in the order of the model's object tokens;
-    ``example(identifier, text, label, scene)``: what the task's ``batch_for`` reads."""
+    ``example(identifier, text, label, scene)``: what the task's ``batch_for`` reads.
+
+    Parameters
+    ----------
+    name
+        The dataset's name in a store's ``dataset`` column.
+    read, svg, object_names, example
+        As above.
+    """
 
     name: str
     read: Callable[[str], Any]
@@ -80,13 +88,25 @@ PAIR_SCENES = SceneKind(
 
 
 def scene_kind(dataset: object) -> SceneKind:
-    """The kind of the scenes of a store row whose ``dataset`` column holds ``dataset``."""
+    """The kind of the scenes of a store row whose ``dataset`` column holds ``dataset``.
+
+    Parameters
+    ----------
+    dataset
+        The row's ``dataset`` value.
+    """
     return PAIR_SCENES if dataset == "pairs" else NLVR_SCENES
 
 
 def scene_examples(frame: pd.DataFrame) -> list[Any]:
     """The examples the model's task batches (``task.batch_for``) for store rows ``frame``
-    (each with a scene; one dataset, the first row's), in order."""
+    (each with a scene; one dataset, the first row's), in order.
+
+    Parameters
+    ----------
+    frame
+        Store rows with scenes.
+    """
     dataset = frame["dataset"].iloc[0] if "dataset" in frame and len(frame) else None
     kind = scene_kind(dataset)
     return [
@@ -99,7 +119,13 @@ def scene_examples(frame: pd.DataFrame) -> list[Any]:
 
 def example_summary(row: pd.Series) -> tuple[str | None, str]:
     """What the example panel shows for one store row: the scene's data URI (None when the row
-    has no scene) and a line with the label, the prediction and p(true) where known."""
+    has no scene) and a line with the label, the prediction and p(true) where known.
+
+    Parameters
+    ----------
+    row
+        The store row.
+    """
     facts = []
     if "label" in row and pd.notna(row["label"]):
         facts.append(f"label {str(row['label']).lower()}")

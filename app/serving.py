@@ -28,7 +28,15 @@ def make_server(
 ) -> Any:
     """A waitress server of ``dash_app`` (a ``dash.Dash``) bound to ``host``:``port`` (0: a free
     port, then read ``server.effective_port``), not yet serving: ``server.run()`` serves until
-    ``server.close()``."""
+    ``server.close()``.
+
+    Parameters
+    ----------
+    dash_app, host, port
+        As above.
+    threads
+        Requests answered at once.
+    """
     if threads < 1:
         raise ValueError(f"threads must be at least 1, got {threads}")
     from waitress.server import create_server
@@ -48,7 +56,13 @@ def serve(
     """Serve ``dash_app`` (a ``dash.Dash``) on ``host``:``port`` until interrupted: waitress
     with ``threads`` worker threads, or Flask's development server with ``debug``. Once the
     address is bound (a bad host or a port in use fails before), ``announce`` gets the line
-    that says where and how it is served."""
+    that says where and how it is served.
+
+    Parameters
+    ----------
+    dash_app, host, port, threads, debug, announce
+        As above.
+    """
     everywhere = host in ("0.0.0.0", "::")
     shown = "127.0.0.1" if everywhere else host
     how = "Flask's development server, debug" if debug else f"waitress, {threads} threads"

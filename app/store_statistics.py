@@ -14,7 +14,13 @@ __all__ = ["StoreStatistics", "within_z"]
 
 def within_z(p: np.ndarray) -> np.ndarray:
     """(U, U) link probabilities z-scored over the circuit's own off-diagonal links (its
-    density and spread factored out; the diagonal set to 0)."""
+    density and spread factored out; the diagonal set to 0).
+
+    Parameters
+    ----------
+    p
+        (U, U) link probabilities.
+    """
     off = ~np.eye(len(p), dtype=bool)
     spread = p[off].std()
     z = (p - p[off].mean()) / (spread if spread > 0 else 1.0)
@@ -23,7 +29,15 @@ def within_z(p: np.ndarray) -> np.ndarray:
 
 class StoreStatistics:
     """Computed on first use and kept. ``frame``: the store's rows (with ``categories`` as
-    lists of strings where the store tags its circuits); ``categories``: the sorted tags."""
+    lists of strings where the store tags its circuits); ``categories``: the sorted tags.
+
+    Parameters
+    ----------
+    store
+        A NAC store.
+    frame, categories
+        As above.
+    """
 
     def __init__(self, store: CircuitStore, frame: pd.DataFrame, categories: list[str]) -> None:
         self.store, self.frame, self.categories = store, frame, categories

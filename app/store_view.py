@@ -40,7 +40,15 @@ FILTER_COLUMNS = ("split", "label", "correct")
 
 
 class CircuitGenerator:
-    """A conditional NLVR or pair-world model as a function: sentence -> its Circuit."""
+    """A conditional NLVR or pair-world model as a function: sentence -> its Circuit.
+
+    Parameters
+    ----------
+    model
+        A conditional NAC.
+    task
+        Its task (``encode_text``).
+    """
 
     def __init__(self, model, task) -> None:
         self.model, self.task = model, task
@@ -53,7 +61,13 @@ class CircuitGenerator:
 def load_circuit_generator(checkpoint: str | os.PathLike) -> CircuitGenerator:
     """The circuit generator of the conditional NLVR or pair-world model at ``checkpoint``,
     with its task (tiny sentence pools: enough to encode sentences and batch scenes as the run
-    did)."""
+    did).
+
+    Parameters
+    ----------
+    checkpoint
+        A run directory or checkpoint file.
+    """
     from circuitlab.loading import load_model
     from circuitlab.nlvr_eval import nlvr_task
     from circuitlab.tasks.pairs import PairWorldTask
@@ -72,7 +86,13 @@ def load_circuit_generator(checkpoint: str | os.PathLike) -> CircuitGenerator:
 def prepare_store(store: CircuitStore) -> None:
     """Compute and cache in ``store`` what the app's first open of it would otherwise compute
     while a visitor waits: the module layout and the t-SNE map of its circuits (about 15 s for
-    4,000 circuits on 2 cores). ``circuitlab export`` runs it on every store it writes."""
+    4,000 circuits on 2 cores). ``circuitlab export`` runs it on every store it writes.
+
+    Parameters
+    ----------
+    store
+        A NAC store.
+    """
     module_layout(store)
     if len(store) >= 3:
         embed(store, "tsne")
@@ -80,12 +100,26 @@ def prepare_store(store: CircuitStore) -> None:
 
 def is_prepared(store: CircuitStore) -> bool:
     """Whether ``store`` holds what ``prepare_store`` caches, so that opening it as a
-    ``StoreView`` reads its layout and map rather than computing them."""
+    ``StoreView`` reads its layout and map rather than computing them.
+
+    Parameters
+    ----------
+    store
+        A NAC store.
+    """
     return layout_is_cached(store) and (len(store) < 3 or embedding_is_cached(store, "tsne"))
 
 
 class StoreView:
-    """Read-only view of a store for the app. ``max_edges`` is the drawing guard."""
+    """Read-only view of a store for the app. ``max_edges`` is the drawing guard.
+
+    Parameters
+    ----------
+    store
+        A NAC store.
+    max_edges
+        As above.
+    """
 
     def __init__(self, store: CircuitStore, *, max_edges: int = MAX_EDGES) -> None:
         self.store = store

@@ -104,7 +104,13 @@ def _import_all(modules: Sequence[str]) -> None:
 
 def find_stores(root: Path) -> list[Path]:
     """Store folders (holding ``store.json``) at most ``MAX_DEPTH`` folders below ``root``,
-    sorted, hidden folders skipped."""
+    sorted, hidden folders skipped.
+
+    Parameters
+    ----------
+    root
+        The folder searched.
+    """
     found, frontier = [], [root]
     for _ in range(MAX_DEPTH + 1):
         found += [p for p in frontier if (p / META).is_file()]
@@ -125,6 +131,13 @@ class AppStores:
     several; each store gets the model it was exported from (the checkpoint's SHA-256 its
     store.json records), or, given one model, that model when its circuits have the store's
     number of modules. A store with a model takes typed sentences, interventions and probes.
+
+    Parameters
+    ----------
+    path, root, checkpoint
+        As above.
+    max_edges
+        The most links a drawn circuit may have.
     """
 
     def __init__(

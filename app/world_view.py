@@ -42,7 +42,13 @@ class _Drawn:
 class WorldProbe:
     """The model of ``generator`` on generated-world scenes for any sentence. A sentence of the
     task's pools has its logical form: its scenes are drawn as training drew them (towers or
-    scattered; pairs around its nouns) and get their truth."""
+    scattered; pairs around its nouns) and get their truth.
+
+    Parameters
+    ----------
+    generator
+        The app's model.
+    """
 
     def __init__(self, generator: CircuitGenerator) -> None:
         from circuitlab.tasks.pairs import PairWorldTask

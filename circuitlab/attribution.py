@@ -430,18 +430,14 @@ def minimal_circuits(
 
     Parameters
     ----------
-    model
-        A NAC.
-    batch
-        The examples.
-    attribution
+    model, batch
+        A NAC and the examples.
+    attribution, cut_others
         As above.
     signatures, codes
         (B or 1, U, d) the circuits to run (None: the model's own, as ``run_with_circuit``).
     links
         (L, 2) the links ``attribution`` is over (default ``circuit_links``).
-    cut_others
-        As above.
     """
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
     attribution = np.asarray(attribution, dtype=float)

@@ -33,7 +33,13 @@ def attribution_elements(
 ) -> list[dict]:
     """The drawing's elements coloured by ``attribution``: each link's ``effect`` (and colour,
     width), each module's; with ``minimal_only`` the links are those of the minimal circuit,
-    drawn whatever their P (``p`` (U, U), the shown circuit's)."""
+    drawn whatever their P (``p`` (U, U), the shown circuit's).
+
+    Parameters
+    ----------
+    elements, attribution, p, minimal_only
+        As above.
+    """
     scale = max(
         float(np.nanmax(np.abs(attribution.link_effect))),
         float(np.nanmax(np.abs(np.nan_to_num(attribution.module_effect)))),
@@ -89,6 +95,16 @@ def strongest_table(attribution: ExampleAttribution) -> html.Div:
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    """The attribution view's callbacks: colour by attribution, the minimal circuit, the table.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
+
     @app.callback(
         Output("attribution-table", "children"),
         Input("circuit", "data"),

@@ -20,6 +20,15 @@ SHOWN, HIDDEN = {}, {"display": "none"}
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    """The callbacks that show the body of the store's kind and open its plots.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
     every = list(panels().values())
     inputs = [panel for panel in every if panel.is_input_panel]
     # the slots the body's own callback opens: every input panel's

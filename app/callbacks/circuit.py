@@ -54,7 +54,13 @@ def degree_figure(fit: dict) -> go.Figure:
 
 def prior_summary(fit: dict) -> list:
     """The prior-fit card's lines: verdict, what was read, the null's band, best family, gap,
-    parameters."""
+    parameters.
+
+    Parameters
+    ----------
+    fit
+        ``StoreView.prior_fit``'s answer.
+    """
     params = ", ".join(
         f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in fit["params"].items()
     )
@@ -91,7 +97,13 @@ def circuit_title(view: StoreView, circuit: dict) -> str:
 
 
 def node_text(node: dict | None) -> str:
-    """What hovering a module says: its number, role and degree in the view."""
+    """What hovering a module says: its number, role and degree in the view.
+
+    Parameters
+    ----------
+    node
+        The hovered node's data (None: nothing hovered).
+    """
     if not node:
         return ""
     text = f"module {node['id']} ({node['role']}): {node['degree']} links in this view"
@@ -150,7 +162,23 @@ def drawing(
 ) -> tuple[list, str, str, str, bool]:
     """The circuit panel for these page settings: the graph's elements, the title, the link
     count, the warning text and whether it shows (the ``draw`` callback's outputs, and the
-    page's first view, ``first_view``)."""
+    page's first view, ``first_view``).
+
+    Parameters
+    ----------
+    stores
+        The app's stores.
+    circuit
+        The page's circuit: ``{"index": row}`` or a typed sentence.
+    threshold, mode, top_k, color, minimal
+        The view settings of the page's controls.
+    search
+        The URL's query string.
+    actions
+        The visitor's edits, in order.
+    key
+        The page's store key (None: the URL's).
+    """
     key = page_store(stores, key, search)
     view, query = store_view(stores, key), query_of(search)
     _, problems = parse_view(query)
@@ -194,7 +222,15 @@ def drawing(
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
-    """The circuit's callbacks: which circuit is shown, its drawing, prior fit and hover line."""
+    """The circuit's callbacks: which circuit is shown, its drawing, prior fit and hover line.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
     _register_circuit(app, stores)
     _register_details(app, stores)
 
@@ -313,7 +349,13 @@ def _register_details(app: dash.Dash, stores: AppStores) -> None:
 
 
 def edge_text(edge: dict) -> str:
-    """A drawn link in words: its ends, p and any edit of it."""
+    """A drawn link in words: its ends, p and any edit of it.
+
+    Parameters
+    ----------
+    edge
+        The hovered edge's data.
+    """
     text = f"link {edge['source']}-{edge['target']}: "
     edit = {"cut": "cut", "forced": "forced on"}.get(edge.get("edit"))
     if edge.get("p") is None:

@@ -29,7 +29,15 @@ DRAWING_CONTROLS = ("threshold", "mode", "top-k")
 
 def store_view(stores: AppStores, key: str | None) -> StoreView:
     """The view of the page's store; a key the app does not serve answers nothing (keys come
-    from the server, so only a forged request has one)."""
+    from the server, so only a forged request has one).
+
+    Parameters
+    ----------
+    stores
+        The app's stores.
+    key
+        The page's store key.
+    """
     try:
         return stores.view(key)
     except KeyError:
@@ -39,22 +47,50 @@ def store_view(stores: AppStores, key: str | None) -> StoreView:
 def page_store(stores: AppStores, key: str | None, search: str | None) -> str:
     """The page's store key; on a fresh page, before the store key has landed, the store its
     URL names (not the default store: a first open of another store would draw the default
-    store's circuit of the same row)."""
+    store's circuit of the same row).
+
+    Parameters
+    ----------
+    stores
+        The app's stores.
+    key
+        The page's store key, None before it lands.
+    search
+        The URL's query string.
+    """
     return stores.resolve(query_of(search).get("store"))[0] if key is None else key
 
 
 def threshold_of(value: float | None) -> float:
-    """The link threshold of the slider, its default while the page has none yet."""
+    """The link threshold of the slider, its default while the page has none yet.
+
+    Parameters
+    ----------
+    value
+        The slider's value, None before it is set.
+    """
     return VIEW_DEFAULTS["threshold"] if value is None else float(value)
 
 
 def query_of(search: str | None) -> dict[str, str]:
-    """The URL's query string as {name: last value}."""
+    """The URL's query string as {name: last value}.
+
+    Parameters
+    ----------
+    search
+        The URL's query string ("?a=1&b=2"), or None.
+    """
     return {k: v[-1] for k, v in parse_qs((search or "").lstrip("?")).items()}
 
 
 def parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
-    """Validated view settings from the URL query, and a message per value refused."""
+    """Validated view settings from the URL query, and a message per value refused.
+
+    Parameters
+    ----------
+    query
+        The URL's query (``query_of``).
+    """
     values, problems = {}, []
     if "threshold" in query:
         try:
@@ -89,7 +125,13 @@ def parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
 
 
 def shows_circuit(circuit: dict | None) -> bool:
-    """Whether the page state names a circuit (a store row or a typed sentence)."""
+    """Whether the page state names a circuit (a store row or a typed sentence).
+
+    Parameters
+    ----------
+    circuit
+        The page's circuit state.
+    """
     if not circuit:
         return False
     return "index" in circuit or ("typed" in circuit and isinstance(circuit.get("text"), str))
@@ -97,7 +139,15 @@ def shows_circuit(circuit: dict | None) -> bool:
 
 def row_of(point: dict, figure: dict) -> int:
     """The store row of a clicked or selected embedding point: its customdata, which WebGL
-    traces leave out of selection events, so looked up by trace and point index then."""
+    traces leave out of selection events, so looked up by trace and point index then.
+
+    Parameters
+    ----------
+    point
+        The clicked or selected point.
+    figure
+        The map's figure.
+    """
     if "customdata" in point:
         return int(point["customdata"])
     trace = figure["data"][point["curveNumber"]]

@@ -32,7 +32,15 @@ function (elements) {
 
 def register(app: dash.Dash, stores: AppStores) -> None:
     """The comparison's callbacks: the two circuits and their difference, the swap's answers
-    and the hover line."""
+    and the hover line.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
     _register_difference(app, stores)
     _register_swap(app, stores)
 
@@ -127,7 +135,15 @@ def _register_swap(app: dash.Dash, stores: AppStores) -> None:
 
 
 def swap_text(p: dict[str, float], other_id: object) -> str:
-    """The shown scene's p(true) with parts of circuit ``other_id``, in words."""
+    """The shown scene's p(true) with parts of circuit ``other_id``, in words.
+
+    Parameters
+    ----------
+    p
+        p(true) by which parts were swapped in.
+    other_id
+        The id of the circuit they came from.
+    """
     parts = [f"{p['signatures']:.2f} with its signatures (the graph)"]
     if "codes" in p:
         parts += [f"{p['codes']:.2f} with its codes", f"{p['both']:.2f} with both"]

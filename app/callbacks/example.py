@@ -51,6 +51,16 @@ def world_scenes(stores: AppStores, key: str | None, text: str) -> list:
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    """The example panel's callbacks: the scene, its facts and the world probe.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
+
     @app.callback(
         Output("example-scene", "src"),
         Output("example-scene", "style"),

@@ -55,7 +55,13 @@ def store_label(view: StoreView, key: str | None) -> str:
 
 def state_hash(edit: CircuitEdit, view: str) -> str:
     """8 hex digits naming a drawn state: the edit (cut, forced links and knocked-out modules,
-    in any order) and the view (``"P > 0.7"``, ``"top-3 per module"``)."""
+    in any order) and the view (``"P > 0.7"``, ``"top-3 per module"``).
+
+    Parameters
+    ----------
+    edit, view
+        As above.
+    """
     state = {
         "cut": sorted(sorted(link) for link in edit.cut),
         "forced": sorted(sorted(link) for link in edit.forced),
@@ -95,7 +101,19 @@ def circuit_figure(
     """The shown graph drawn by the analysis layer's figure code, the way the app shows it,
     modules numbered and the edit marked: cytoscape's y axis points down, matplotlib's up, so
     the layout's y is flipped. The object API, not pyplot: the server answers requests on
-    several threads."""
+    several threads.
+
+    Parameters
+    ----------
+    view
+        The store's view (its layout).
+    graph
+        The drawn graph.
+    edit
+        The visitor's edit.
+    title
+        The figure's title.
+    """
     fig = Figure(figsize=(5, 5))
     draw_circuit(
         fig.add_subplot(),
@@ -134,6 +152,15 @@ def links_frame(graph: nx.Graph, edit: CircuitEdit = NO_EDIT) -> pd.DataFrame:
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    """The export buttons' callbacks.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
     _register_image(app, stores)
     _register_data(app, stores)
 

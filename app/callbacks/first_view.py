@@ -22,7 +22,15 @@ def first_view(stores: AppStores, search: str | None) -> dict | None:
     ``kind``, the graph's ``elements`` and its ``title``; a NAC's also its ``circuit`` and link
     ``count`` at the default settings. None where the callbacks must decide: other URL
     settings, a store or row the URL names but the app does not have, anything to warn about,
-    a NAC store whose module layout and map are not cached (``AppStores.opens_at_once``)."""
+    a NAC store whose module layout and map are not cached (``AppStores.opens_at_once``).
+
+    Parameters
+    ----------
+    stores
+        The app's stores.
+    search
+        As above.
+    """
     query = query_of(search)
     if not set(query) <= FIRST_VIEW_NAMES:
         return None

@@ -24,7 +24,15 @@ __all__ = ["register"]
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
-    """Every registered input panel's callbacks on ``app``."""
+    """Every registered input panel's callbacks on ``app``.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
     for panel in panels().values():
         if panel.is_input_panel:
             register_input_panel(app, stores, panel)

@@ -28,7 +28,13 @@ __all__ = [
 
 def edit_of(actions: list) -> CircuitEdit:
     """The edit a list of toggles makes: ["cut", i, j], ["force", i, j] or ["knock", m], in
-    order (a trailing ["pick", m], the first module of a link to force, edits nothing)."""
+    order (a trailing ["pick", m], the first module of a link to force, edits nothing).
+
+    Parameters
+    ----------
+    actions
+        As above.
+    """
     links: dict[str, dict[tuple[int, int], None]] = {"cut": {}, "force": {}}
     knocked: dict[int, None] = {}
     for action in actions or []:
@@ -40,7 +46,13 @@ def edit_of(actions: list) -> CircuitEdit:
 
 
 def pending_pick(actions: list) -> int | None:
-    """The module picked as the first end of a link to force, if the last action is one."""
+    """The module picked as the first end of a link to force, if the last action is one.
+
+    Parameters
+    ----------
+    actions
+        The visitor's toggles, in order.
+    """
     return actions[-1][1] if actions and actions[-1][0] == "pick" else None
 
 
@@ -54,7 +66,13 @@ def toggle(chosen: dict, item) -> None:
 
 def edits_query(actions: list) -> dict[str, str]:
     """The URL's ``cut`` and ``force`` ("1-2,3-4") and ``knock`` ("5,6") for an edit; empty
-    when none."""
+    when none.
+
+    Parameters
+    ----------
+    actions
+        The visitor's toggles, in order.
+    """
     edit, query = edit_of(actions), {}
     for name, links in (("cut", edit.cut), ("force", edit.forced)):
         if links:
@@ -66,7 +84,15 @@ def edits_query(actions: list) -> dict[str, str]:
 
 def parse_edits(query: dict[str, str], n_modules: int) -> tuple[list, list[str]]:
     """Toggle actions from the URL's ``cut``, ``force`` and ``knock``, and a message per value
-    refused."""
+    refused.
+
+    Parameters
+    ----------
+    query
+        The URL's query.
+    n_modules
+        The store's modules (indices beyond are refused).
+    """
     actions, problems = [], []
     for name in ("cut", "force"):
         for part in filter(None, query.get(name, "").split(",")):
@@ -90,7 +116,15 @@ def parse_edits(query: dict[str, str], n_modules: int) -> tuple[list, list[str]]
 def mark_edits(elements: list[dict], edit: CircuitEdit) -> list[dict]:
     """The drawing's elements with cut and forced links and knocked-out modules classed (new
     dicts for those: the view's elements are cached and shared); forced links below the
-    threshold added."""
+    threshold added.
+
+    Parameters
+    ----------
+    elements
+        The drawing's elements.
+    edit
+        The visitor's edit.
+    """
     if not edit:
         return elements
     cut, forced = set(edit.cut), set(edit.forced)
@@ -120,7 +154,19 @@ def scene_intervener(
     stores: AppStores, key: str | None, circuit: dict | None, what: str
 ) -> tuple[Intervener | None, str | None]:
     """The store's Intervener when the shown circuit is a stored example with a scene, else
-    (None, why not: "``what`` on a stored example with its scene", ...)."""
+    (None, why not: "``what`` on a stored example with its scene", ...).
+
+    Parameters
+    ----------
+    stores
+        The app's stores.
+    key
+        The page's store key.
+    circuit
+        The page's circuit.
+    what
+        What the message says needs the scene ("cut links").
+    """
     if not shows_circuit(circuit) or "typed" in circuit:
         return None, f"{what} on a stored example with its scene"
     try:
@@ -174,6 +220,15 @@ function (edge, node, undo, reset, mode, actions) {
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    """The intervention callbacks: clicks to edits, the URL's edits, what they do.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
     _register_edits(app, stores)
     _register_outcome(app, stores)
 

@@ -21,7 +21,13 @@ __all__ = ["color_columns", "default_map_color", "register", "summary_text"]
 
 
 def color_columns(view: StoreView) -> list[str]:
-    """The columns the embedding can be coloured by: the category, and any with <= 30 values."""
+    """The columns the embedding can be coloured by: the category, and any with <= 30 values.
+
+    Parameters
+    ----------
+    view
+        The store's view.
+    """
     columns = ["category"] if "categories" in view.frame else []
     for c in view.frame.columns:
         if c not in ("id", "text", "categories") and view.frame[c].nunique() <= 30:
@@ -30,7 +36,13 @@ def color_columns(view: StoreView) -> list[str]:
 
 
 def default_map_color(columns: list[str]) -> str | None:
-    """The map's colour on a fresh page: the category where the store has one."""
+    """The map's colour on a fresh page: the category where the store has one.
+
+    Parameters
+    ----------
+    columns
+        ``color_columns``'s answer.
+    """
     return "category" if "category" in columns else None
 
 
@@ -110,7 +122,15 @@ def embedding_figure(
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
-    """The map's callbacks: the map and its neighbours, typed sentences, the lasso."""
+    """The map's callbacks: the map and its neighbours, typed sentences, the lasso.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
     _register_map(app, stores)
     _register_typing(app, stores)
 
@@ -244,7 +264,13 @@ def _register_typing(app: dash.Dash, stores: AppStores) -> None:
 
 
 def summary_text(summary: dict) -> str:
-    """A selection against the rest of the store, in words."""
+    """A selection against the rest of the store, in words.
+
+    Parameters
+    ----------
+    summary
+        ``StoreStatistics.selection_summary``'s answer.
+    """
     parts = []
     if summary["categories"]:
         shares = ", ".join(f"{c} {a:.0%} (rest {b:.0%})" for c, a, b in summary["categories"])

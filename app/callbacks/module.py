@@ -15,6 +15,16 @@ __all__ = ["module_reads", "register"]
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    """The module panel's callbacks: the clicked module's details and what it reads.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
+
     @app.callback(
         Output("module", "data"),
         Input("graph", "tapNodeData"),
@@ -69,7 +79,19 @@ def module_reads(
 ) -> tuple[list[float], float | None] | None:
     """What processor ``module`` reads of the shown example's scene with its stored circuit:
     a weight per object (box by box, or left image first) and the null token's weight (None
-    without one); None when there is no scene or no model, or the module is not a processor."""
+    without one); None when there is no scene or no model, or the module is not a processor.
+
+    Parameters
+    ----------
+    stores
+        The app's stores.
+    key
+        The page's store key.
+    module
+        The clicked module.
+    circuit
+        The page's circuit.
+    """
     roles = store_view(stores, key).store.roles
     if "typed" in circuit or not 0 <= module < len(roles) or roles[module] != "processor":
         return None

@@ -17,13 +17,28 @@ __all__ = ["register", "result_count"]
 
 
 def result_count(shown: int, total: int) -> str:
-    """The line above the results: how many match, and how many of them the table lists."""
+    """The line above the results: how many match, and how many of them the table lists.
+
+    Parameters
+    ----------
+    shown, total
+        Rows listed, and rows that match.
+    """
     if shown < total:
         return f"{total:,} matching circuits (the first {shown:,} listed)"
     return f"{total:,} matching circuit{'' if total == 1 else 's'}"
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    """The search panel's callbacks: the store shown, its filters, the matches.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
     _register_open(app, stores)
     _register_find(app, stores)
 

@@ -27,6 +27,15 @@ URL_NAMES = {"threshold": "threshold", "mode": "mode", "top_k": "k", "color": "c
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
+    """The callbacks between the page's view settings and its URL.
+
+    Parameters
+    ----------
+    app
+        The Dash app the callbacks are registered on (never the global ``dash.callback``).
+    stores
+        The stores it serves.
+    """
     _register_restore(app, stores)
     _register_write(app, stores)
 

@@ -83,13 +83,29 @@ TABLE_COLUMNS = ["id", "text", "label", "split", "categories"]
 def loading(child, loading_id: str) -> dcc.Loading:
     """``child`` under a spinner shown while a callback it waits on runs longer than half a
     second (the first open of a store computes its map; a first typed sentence loads the
-    model's text encoder)."""
+    model's text encoder).
+
+    Parameters
+    ----------
+    child
+        The component.
+    loading_id
+        The spinner's id.
+    """
     return dcc.Loading(child, id=loading_id, delay_show=500, type="circle")
 
 
 def radio(radio_id: str, options: list[str] | list[dict], small: bool = False) -> dcc.RadioItems:
     """Inline radio buttons (options as values, or label/value dicts), the first one chosen;
-    ``small``: in a line of small text."""
+    ``small``: in a line of small text.
+
+    Parameters
+    ----------
+    radio_id
+        The component's id.
+    options, small
+        As above.
+    """
     first = options[0]["value"] if isinstance(options[0], dict) else options[0]
     return dcc.RadioItems(
         id=radio_id,
@@ -102,6 +118,15 @@ def radio(radio_id: str, options: list[str] | list[dict], small: bool = False) -
 
 
 def table(table_id: str, page_size: int) -> dash_table.DataTable:
+    """A table of store rows (id, text, label, split, categories), ``page_size`` a page.
+
+    Parameters
+    ----------
+    table_id
+        The component's id.
+    page_size
+        Rows per page.
+    """
     return dash_table.DataTable(
         id=table_id,
         columns=[{"name": c, "id": c} for c in TABLE_COLUMNS],
@@ -122,7 +147,17 @@ def graph_view(
     graph_id: str, stylesheet: list[dict], height: str = "320px", layout: dict | None = None
 ) -> cyto.Cytoscape:
     """An empty cytoscape view, full width and ``height`` high, on ``layout`` (default: the
-    preset positions its elements carry)."""
+    preset positions its elements carry).
+
+    Parameters
+    ----------
+    graph_id
+        The component's id.
+    stylesheet
+        Its cytoscape stylesheet.
+    height, layout
+        As above.
+    """
     return cyto.Cytoscape(
         id=graph_id,
         elements=[],
@@ -133,7 +168,17 @@ def graph_view(
 
 
 def graph_panel(graph_id: str, caption: str, stylesheet: list[dict], width: int) -> dbc.Col:
-    """A captioned ``graph_view``."""
+    """A captioned ``graph_view``.
+
+    Parameters
+    ----------
+    graph_id, stylesheet
+        As ``graph_view`` takes them.
+    caption
+        The line above it.
+    width
+        Its column's width (of 12).
+    """
     return dbc.Col(
         [html.Div(caption, className="small text-muted"), graph_view(graph_id, stylesheet)],
         width=width,
@@ -142,7 +187,15 @@ def graph_panel(graph_id: str, caption: str, stylesheet: list[dict], width: int)
 
 def arrow_style(node: dict, edge_color: str = "#888") -> list[dict]:
     """A cytoscape stylesheet of labelled nodes (``node``: their own style) and arrows whose
-    width is their data's ``width``."""
+    width is their data's ``width``.
+
+    Parameters
+    ----------
+    node
+        As above.
+    edge_color
+        The arrows' colour.
+    """
     return [
         {"selector": "node", "style": {"label": "data(label)", "text-valign": "center", **node}},
         {
@@ -167,19 +220,41 @@ SLOT_OPEN, SLOT_CLOSED = "open", "closed"
 
 def kind_key(kind: str) -> str:
     """The id of the store holding the page's store key on a page of ``kind`` ("ni", "mn",
-    "nfm") alone."""
+    "nfm") alone.
+
+    Parameters
+    ----------
+    kind
+        The panel's id prefix (``KindPanel.prefix``).
+    """
     return f"{kind}-key"
 
 
 def plot_slot(graph_id: str) -> str:
-    """The id of the slot holding the graph ``graph_id``; its ``value`` SLOT_OPEN renders it."""
+    """The id of the slot holding the graph ``graph_id``; its ``value`` SLOT_OPEN renders it.
+
+    Parameters
+    ----------
+    graph_id
+        The graph's id.
+    """
     return f"{graph_id}-slot"
 
 
 def plot(graph_id: str, height: str, config: dict | None = None) -> dcc.Tabs:
     """The Plotly graph ``graph_id`` in its closed slot: a dcc.Tabs without headers whose one
     tab is rendered only when the slot's value is SLOT_OPEN. Closed, the graph is still in the
-    layout: callbacks read and write its props, and it shows their latest values once open."""
+    layout: callbacks read and write its props, and it shows their latest values once open.
+
+    Parameters
+    ----------
+    graph_id
+        The graph's id.
+    height
+        Its height (CSS).
+    config
+        Plotly's config (default: no logo).
+    """
     graph = dcc.Graph(
         id=graph_id, style={"height": height}, config=config or {"displaylogo": False}
     )
@@ -192,12 +267,28 @@ def plot(graph_id: str, height: str, config: dict | None = None) -> dcc.Tabs:
 
 
 def kind_body(body_id: str, children: list) -> dbc.Container:
-    """The body of one store kind's panels, hidden until a store of that kind is shown."""
+    """The body of one store kind's panels, hidden until a store of that kind is shown.
+
+    Parameters
+    ----------
+    body_id
+        The body's id (``KindPanel.body_id``).
+    children
+        Its rows.
+    """
     return dbc.Container(children, id=body_id, fluid=True, style={"display": "none"})
 
 
 def inputs_table(table_id: str, columns: tuple[str, ...]) -> dash_table.DataTable:
-    """The clickable table of a store's inputs (Neural Interpreter, Modular Network)."""
+    """The clickable table of a store's inputs (Neural Interpreter, Modular Network).
+
+    Parameters
+    ----------
+    table_id
+        The component's id.
+    columns
+        The columns shown.
+    """
     return dash_table.DataTable(
         id=table_id,
         columns=[{"name": c, "id": c} for c in columns],

@@ -24,7 +24,13 @@ def _filters() -> list:
 
 
 def store_choice(store_keys: list[str]) -> dcc.Dropdown:
-    """Which store the page shows; hidden when the app serves one."""
+    """Which store the page shows; hidden when the app serves one.
+
+    Parameters
+    ----------
+    store_keys
+        The stores served.
+    """
     return dcc.Dropdown(
         id="store-choice",
         options=store_keys,

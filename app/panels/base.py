@@ -40,11 +40,11 @@ class KindPanel:
     view
         The class of a store's view (built from the ``CircuitStore``); None for the NAC, whose
         view (``StoreView``) ``AppStores.view`` opens with its model.
-    filled
+    filled, fill
         The components filled once per store: ``fill(view)`` returns their values.
-    shown
-        The components drawn for the chosen input: ``show(view, index, *controls)`` returns
-        their values, ``controls`` the values of the ``controls`` inputs (a step, say).
+    shown, show, controls
+        The components drawn for the chosen input: ``show(view, index, *values)`` returns
+        their values, ``values`` those of the ``controls`` inputs (a step, say).
     title
         ``(view, index) -> str``: the title of the chosen input.
     first_elements
@@ -77,6 +77,16 @@ class KindPanel:
 
 
 def input_title(frame: pd.DataFrame, index: int, extra: str = "") -> str:
-    """An input panel's title for row ``index``: its id and text, then ``extra``."""
+    """An input panel's title for row ``index``: its id and text, then ``extra``.
+
+    Parameters
+    ----------
+    frame
+        The store's rows.
+    index
+        The row.
+    extra
+        Text added after.
+    """
     text = frame["text"].iloc[index] if "text" in frame else ""
     return f"Input {frame['id'].iloc[index]}: {text}{extra}"
