@@ -21,6 +21,15 @@ def communities(graph: nx.Graph, backend: str = "auto", seed: int = 0) -> list[s
 
     ``backend``: "networkx" (Louvain), "leiden" (needs ``pip install circuitlab[graphs]``) or
     "auto" (Leiden when installed). A graph without edges has one community per node.
+
+    Parameters
+    ----------
+    graph
+        The graph.
+    backend
+        As above.
+    seed
+        Seed of Louvain or Leiden.
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {BACKENDS}")

@@ -82,7 +82,19 @@ def degree_histograms(
     size: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Modules per degree in the 0/1 graph ``a`` and, averaged, in ``n_simulations`` graphs
-    drawn from ``fit``: two arrays of ``size`` entries (default: up to the largest degree)."""
+    drawn from ``fit``: two arrays of ``size`` entries (default: up to the largest degree).
+
+    Parameters
+    ----------
+    a
+        (n, n) the 0/1 graph.
+    fit
+        The prior fit simulated from.
+    rng
+        The random generator of the draws.
+    n_simulations, size
+        As above.
+    """
     observed = a.sum(axis=1).astype(int)
     simulated = [fit.sample(rng).sum(axis=1).astype(int) for _ in range(n_simulations)]
     if size is None:

@@ -87,7 +87,13 @@ def to_graph(
 
 def directed_graph(weights: np.ndarray, threshold: float = 0.5) -> nx.DiGraph:
     """``nx.DiGraph`` with an edge i -> j (self loops included) where ``weights[i, j]`` (a
-    (U, U) matrix in [0, 1], not necessarily symmetric) exceeds ``threshold``."""
+    (U, U) matrix in [0, 1], not necessarily symmetric) exceeds ``threshold``.
+
+    Parameters
+    ----------
+    weights, threshold
+        As above.
+    """
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 2 or w.shape[0] != w.shape[1] or w.shape[0] == 0:
         raise LinkMatrixError(f"weights must be a non-empty square matrix, got shape {w.shape}")

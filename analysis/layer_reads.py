@@ -23,7 +23,15 @@ def _reads(attention: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def slot_label(slot: int, n_layers: int) -> str:
-    """The node name of a slot: "p1.L2" (first pass, layer 2), "p2.L1", or "null"."""
+    """The node name of a slot: "p1.L2" (first pass, layer 2), "p2.L1", or "null".
+
+    Parameters
+    ----------
+    slot
+        The slot's index: first-pass layers, then second-pass ones, then the null slot.
+    n_layers
+        Layers L.
+    """
     if slot == 2 * n_layers:
         return "null"
     return f"p{slot // n_layers + 1}.L{slot % n_layers + 1}"

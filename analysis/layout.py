@@ -56,7 +56,13 @@ def module_layout(
 
 def layout_is_cached(store: CircuitStore, *, seed: int = 0, max_circuits: int = 2048) -> bool:
     """Whether ``module_layout`` with these settings would read ``store``'s cache rather than
-    compute the layout."""
+    compute the layout.
+
+    Parameters
+    ----------
+    store, seed, max_circuits
+        As ``module_layout`` takes them.
+    """
     return _cached_positions(store, _layout_params(store, seed, max_circuits)) is not None
 
 
@@ -83,7 +89,15 @@ def layout_from_similarity(
     similarity: np.ndarray, seed: int = 0, min_distance: float = MIN_DISTANCE
 ) -> np.ndarray:
     """(U, 2) spring layout of the complete graph with edge weights ``similarity`` (U, U),
-    scaled into [-1, 1] and spread so that no two modules are closer than ``min_distance``."""
+    scaled into [-1, 1] and spread so that no two modules are closer than ``min_distance``.
+
+    Parameters
+    ----------
+    similarity, min_distance
+        As above.
+    seed
+        Seed of the spring layout.
+    """
     u = similarity.shape[0]
     graph = nx.Graph()
     graph.add_nodes_from(range(u))
@@ -105,7 +119,17 @@ def spread_apart(
     the line between them (coincident points along a seeded random direction), each point
     moving half the shortfall and kept inside [-1, 1]; repeated until no pair is too close (or
     ``rounds`` passes), then scaled to touch the box. Points far from any crowding keep their
-    relative places. Many points get a smaller distance, 0.6 of a square grid's spacing."""
+    relative places. Many points get a smaller distance, 0.6 of a square grid's spacing.
+
+    Parameters
+    ----------
+    xy, min_distance
+        As above.
+    seed
+        Seed of the directions of coincident points.
+    rounds
+        The most rounds.
+    """
     u = len(xy)
     if u < 2 or min_distance <= 0:
         return xy

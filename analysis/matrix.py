@@ -87,12 +87,24 @@ def link_matrix(source: Circuit | nx.Graph | np.ndarray) -> np.ndarray:
 
 
 def is_binary(a: np.ndarray) -> bool:
-    """Whether every entry is exactly 0 or 1 (a graph, not a matrix of probabilities)."""
+    """Whether every entry is exactly 0 or 1 (a graph, not a matrix of probabilities).
+
+    Parameters
+    ----------
+    a
+        Any array.
+    """
     return bool(np.all((a == 0) | (a == 1)))
 
 
 def top_eigenvalues(a: np.ndarray, k: int = 3) -> np.ndarray:
     """The ``k`` largest eigenvalues of the symmetric (n, n) ``a``, largest first, zero-padded
-    when n < k. Dense: scipy's subset driver fails on some small graphs."""
+    when n < k. Dense: scipy's subset driver fails on some small graphs.
+
+    Parameters
+    ----------
+    a, k
+        As above.
+    """
     top = np.linalg.eigvalsh(a)[::-1][:k]
     return np.pad(top, (0, k - len(top)))

@@ -77,7 +77,13 @@ def _bottoms(image: tuple[PairObject, ...]) -> list[float]:
 
 def pair_glyphs(image: tuple[PairObject, ...]) -> list[Glyph]:
     """One glyph per object of ``image``, in the image's order (the order of the model's object
-    tokens)."""
+    tokens).
+
+    Parameters
+    ----------
+    image
+        The objects of one image.
+    """
     glyphs = []
     for obj, bottom in zip(image, _bottoms(image), strict=True):
         width, height = glyph_size(obj)

@@ -25,7 +25,13 @@ __all__ = ["layered_graph", "node", "path_features", "path_graph", "usage_by_lab
 
 
 def node(layer: int, module: int) -> str:
-    """The layered graph's name of ``module`` in ``layer``: "L0.m3"."""
+    """The layered graph's name of ``module`` in ``layer``: "L0.m3".
+
+    Parameters
+    ----------
+    layer, module
+        As above.
+    """
     return f"L{layer}.m{module}"
 
 
@@ -108,7 +114,17 @@ def usage_by_label(paths: np.ndarray, labels: Sequence, n_modules: int) -> pd.Da
 
 def path_features(paths: np.ndarray, probabilities: np.ndarray, n_modules: int) -> np.ndarray:
     """Features of each input's circuit for embeddings: its path one-hot per layer (N, L M)
-    joined by the controllers' probabilities flattened (N, L C M)."""
+    joined by the controllers' probabilities flattened (N, L C M).
+
+    Parameters
+    ----------
+    paths
+        (N, L, K) each input's path.
+    probabilities
+        (N, L, C, M) the controllers' probabilities.
+    n_modules
+        Modules M per layer.
+    """
     paths = check_paths(paths)
     one_hot = np.eye(n_modules, dtype=np.float32)[paths].max(2).reshape(len(paths), -1)
     soft = np.asarray(probabilities, dtype=np.float32).reshape(len(paths), -1)

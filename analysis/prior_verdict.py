@@ -100,7 +100,13 @@ def read_matrix(
     """The checked matrix the prior reading fits, and a phrase saying what it is.
 
     A ``Circuit`` gives its P among the processors (with the read-out modules too when
-    ``readouts``); a graph its 0/1 adjacency; a matrix itself (weighted or 0/1)."""
+    ``readouts``); a graph its 0/1 adjacency; a matrix itself (weighted or 0/1).
+
+    Parameters
+    ----------
+    source, readouts
+        As above.
+    """
     if isinstance(source, Circuit):
         keep = np.arange(source.n_modules) if readouts else source.processors
         if len(keep) == 0:

@@ -179,7 +179,17 @@ def close(fitted: float, true: float) -> bool:
 def recovery(
     count: int, seed: int = 0, families: tuple[str, ...] = SYNTHETIC_FAMILIES
 ) -> pd.DataFrame:
-    """One row per graph: family, n, verdict, best family, gap, and the recovery checks."""
+    """One row per graph: family, n, verdict, best family, gap, and the recovery checks.
+
+    Parameters
+    ----------
+    count
+        Graphs per family.
+    seed
+        Seed of the draws and fits.
+    families
+        The families drawn, and "random_signatures".
+    """
     rows = []
     jobs = [(f, g) for f in families for g in synthetic_graphs(f, count, seed)]
     for family, sample in tqdm(jobs, desc="fitting", unit="graph"):
@@ -206,7 +216,13 @@ def recovery(
 
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per family: graphs, recovered, K/m exact, rates within 10 %, ambiguous at 5 and 10 nats."""
+    """Per family: graphs, recovered, K/m exact, rates within 10 %, ambiguous at 5 and 10 nats.
+
+    Parameters
+    ----------
+    frame
+        ``recovery``'s rows.
+    """
 
     def share(column: str):
         return lambda g: (
@@ -255,7 +271,19 @@ def graphon_recovery(
     (``circuitlab.prior_targets``) at each size, judged by ``recovered_prior``; and, as
     ``untrained``, ``count`` circuits of N(0, 1) signatures (d_sig 16, eps 0.25: an untrained
     Fig. 3 NAC) read by ``best_prior`` with its null, judged recovered when no family is named.
-    Columns: family, n, verdict, best, gap, recovered, detail, seconds."""
+    Columns: family, n, verdict, best, gap, recovered, detail, seconds.
+
+    Parameters
+    ----------
+    count
+        As above.
+    sizes
+        The graph sizes n.
+    families
+        The families drawn, and "untrained".
+    seed
+        Seed of the draws and fits.
+    """
     from circuitlab.circuit import Circuit
 
     rows = []

@@ -40,14 +40,26 @@ def _steps(routing: np.ndarray) -> np.ndarray:
 
 
 def co_routing(routing: np.ndarray) -> np.ndarray:
-    """(V, V) symmetric: sum_u C_ui C_uj, mean over steps; routing (steps, U, V) or (U, V)."""
+    """(V, V) symmetric: sum_u C_ui C_uj, mean over steps; routing (steps, U, V) or (U, V).
+
+    Parameters
+    ----------
+    routing
+        As above.
+    """
     c = _steps(routing)
     return np.einsum("sui,suj->ij", c, c) / len(c)
 
 
 def transitions(routing: np.ndarray) -> np.ndarray:
     """(steps - 1, U, U): row u of step k is where function u's tokens go at step k + 1
-    (a row of a function that handled nothing is 0)."""
+    (a row of a function that handled nothing is 0).
+
+    Parameters
+    ----------
+    routing
+        (steps, U, V) routing.
+    """
     c = _steps(routing)
     if len(c) < 2:
         raise ValueError("transitions need at least 2 steps")
@@ -65,7 +77,19 @@ def token_path_graph(
 ) -> nx.DiGraph:
     """The path of ``token`` through the functions: nodes (step, function) with weight
     C^k_ui >= ``min_weight``, edges to the next step's kept nodes, weighted C^k_ui C^(k+1)_wi.
-    Node attributes: step, function, weight, label ("step name: f u")."""
+    Node attributes: step, function, weight, label ("step name: f u").
+
+    Parameters
+    ----------
+    routing
+        (steps, U, V) one input's routing.
+    token
+        The token followed.
+    min_weight
+        As above.
+    step_names
+        A name per step (default: its number).
+    """
     c = _steps(routing)
     n_steps, n_functions, n_tokens = c.shape
     if not 0 <= token < n_tokens:
@@ -86,5 +110,13 @@ def token_path_graph(
 
 def transition_graph(routing: np.ndarray, threshold: float = 0.1) -> nx.DiGraph:
     """Directed graph over functions: u -> w where the mean transition share (over
-    consecutive steps) exceeds ``threshold``; edges carry ``weight``."""
+    consecutive steps) exceeds ``threshold``; edges carry ``weight``.
+
+    Parameters
+    ----------
+    routing
+        (steps, U, V) routing.
+    threshold
+        As above.
+    """
     return directed_graph(transitions(routing).mean(axis=0), threshold)

@@ -17,7 +17,15 @@ __all__ = ["check_probability", "row_indices", "whole_number"]
 
 def whole_number(name: str, value: object) -> int:
     """``value`` as an int when it is one (a Python or numpy integer; not a bool, not 1.5 or
-    "1", which would otherwise be cut or parsed silently)."""
+    "1", which would otherwise be cut or parsed silently).
+
+    Parameters
+    ----------
+    name
+        The argument's name, for the error.
+    value
+        The value.
+    """
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
         raise InputError(name, f"must hold integers, got {value!r:.40}")
     return int(value)
@@ -26,7 +34,17 @@ def whole_number(name: str, value: object) -> int:
 def row_indices(name: str, indices: object, n: int) -> np.ndarray:
     """``indices`` (a sequence of ints, an integer array, a bool mask over the rows or a
     slice; or one int, kept 0-d so that indexing with it drops the axis, as numpy does) as
-    positions into ``n`` rows; negative ones count from the end, as in numpy."""
+    positions into ``n`` rows; negative ones count from the end, as in numpy.
+
+    Parameters
+    ----------
+    name
+        The argument's name, for the error.
+    indices
+        As above.
+    n
+        Rows there are.
+    """
     if isinstance(indices, slice):
         return np.arange(n)[indices]
     rows = np.asarray(indices)
@@ -45,7 +63,15 @@ def row_indices(name: str, indices: object, n: int) -> np.ndarray:
 
 
 def check_probability(name: str, value: object) -> float:
-    """``value`` as a float in [0, 1] (a P threshold); NaN or text is refused."""
+    """``value`` as a float in [0, 1] (a P threshold); NaN or text is refused.
+
+    Parameters
+    ----------
+    name
+        The argument's name, for the error.
+    value
+        The value.
+    """
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise InputError(name, f"must be a number in [0, 1], got {value!r:.40}")
     if not 0.0 <= float(value) <= 1.0:

@@ -19,7 +19,13 @@ def check_fields(config: Any) -> None:
     """Every field of a config dataclass has its declared type (an int where an int is due,
     not a bool, float or text) and every number is finite; ``ValueError`` names the first
     field that is not. Called first by the configs' ``__post_init__``, so a config built
-    directly in Python is checked like one read from a file."""
+    directly in Python is checked like one read from a file.
+
+    Parameters
+    ----------
+    config
+        A config dataclass.
+    """
     name = type(config).__name__
     hints = typing.get_type_hints(type(config))
     for spec in dataclasses.fields(config):
@@ -34,7 +40,15 @@ def check_fields(config: Any) -> None:
 
 def check_ranges(config: Any, **ranges: str) -> None:
     """``ranges`` maps field names to "positive" (> 0) or "non-negative" (>= 0); None values
-    pass. ``ValueError`` names the first field out of its range."""
+    pass. ``ValueError`` names the first field out of its range.
+
+    Parameters
+    ----------
+    config
+        A config dataclass.
+    **ranges
+        As above.
+    """
     for field_name, kind in ranges.items():
         value = getattr(config, field_name)
         if value is None:
@@ -50,7 +64,15 @@ def from_dict(cls: type[T], values: dict[str, Any]) -> T:
     """``cls(**values)`` for a dataclass, naming any unknown key or value of the wrong type
     instead of a TypeError. A float field also takes a number written as text ("1e-3", which
     YAML reads as a string); a field whose type is a dataclass takes a mapping of its fields,
-    read the same way (ValueError names the nested field, ``NACConfig.kernel.eps``)."""
+    read the same way (ValueError names the nested field, ``NACConfig.kernel.eps``).
+
+    Parameters
+    ----------
+    cls
+        The dataclass.
+    values
+        Its fields' values.
+    """
     known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(values) - known)
     if unknown:

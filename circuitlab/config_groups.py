@@ -404,7 +404,13 @@ FLAT_NAMES: dict[str, tuple[str, str]] = {
 def nest_flat_names(values: dict[str, Any]) -> dict[str, Any]:
     """``values`` (NACConfig options as a file or checkpoint holds them) with each grouped field
     given by its flat name (``eps: 0.25``) moved into its group (``kernel: {eps: 0.25}``).
-    ValueError when a field is given both ways."""
+    ValueError when a field is given both ways.
+
+    Parameters
+    ----------
+    values
+        A NAC's options, flat names or grouped.
+    """
     nested = {name: value for name, value in values.items() if name not in FLAT_NAMES}
     for group in GROUPS:
         if group in nested and not isinstance(nested[group], dict):

@@ -12,7 +12,13 @@ __all__ = ["keep_freed_memory", "pick_device"]
 
 
 def pick_device(name: str | None = "auto") -> torch.device:
-    """``"auto"`` (or None) -> cuda if available else cpu; otherwise ``torch.device(name)``."""
+    """``"auto"`` (or None) -> cuda if available else cpu; otherwise ``torch.device(name)``.
+
+    Parameters
+    ----------
+    name
+        As above.
+    """
     if name in (None, "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     device = torch.device(name)

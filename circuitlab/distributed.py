@@ -21,7 +21,13 @@ __all__ = ["Rank", "mean_over_ranks", "parameter_checksums", "shard", "start", "
 
 @dataclass(frozen=True)
 class Rank:
-    """This process's place in the job: rank, world_size and local_rank (0, 1, 0 when alone)."""
+    """This process's place in the job: rank, world_size and local_rank (0, 1, 0 when alone).
+
+    Parameters
+    ----------
+    rank, world_size, local_rank
+        This process's rank, the processes, and its rank on its machine.
+    """
 
     rank: int = 0
     world_size: int = 1
@@ -37,7 +43,13 @@ class Rank:
 
 
 def start(device_name: str | None) -> tuple[Rank, torch.device]:
-    """Join the process group torchrun set up (if any) and pick this rank's device."""
+    """Join the process group torchrun set up (if any) and pick this rank's device.
+
+    Parameters
+    ----------
+    device_name
+        ``TrainConfig.device``.
+    """
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
     if world_size == 1:
         return Rank(), pick_device(device_name)
@@ -52,12 +64,27 @@ def start(device_name: str | None) -> tuple[Rank, torch.device]:
 
 
 def stop(rank: Rank) -> None:
+    """End the process group a torchrun job started (nothing when alone).
+
+    Parameters
+    ----------
+    rank
+        This process's place.
+    """
     if rank.distributed and dist.is_initialized():
         dist.destroy_process_group()
 
 
 def shard(batch_size: int, rank: Rank) -> slice:
-    """This rank's rows of a global batch; the batch size must divide evenly."""
+    """This rank's rows of a global batch; the batch size must divide evenly.
+
+    Parameters
+    ----------
+    batch_size
+        The batch's rows.
+    rank
+        This process's place.
+    """
     if batch_size % rank.world_size:
         raise ValueError(
             f"batch_size {batch_size} does not split evenly over {rank.world_size} processes"
@@ -67,7 +94,17 @@ def shard(batch_size: int, rank: Rank) -> slice:
 
 
 def mean_over_ranks(values: list[float], rank: Rank, device: torch.device) -> list[float]:
-    """The mean of each value over all ranks (the values themselves when alone)."""
+    """The mean of each value over all ranks (the values themselves when alone).
+
+    Parameters
+    ----------
+    values
+        This process's numbers.
+    rank
+        This process's place.
+    device
+        Where the reduction runs.
+    """
     if not rank.distributed:
         return values
     tensor = torch.tensor(values, dtype=torch.float64, device=device)
@@ -76,7 +113,15 @@ def mean_over_ranks(values: list[float], rank: Rank, device: torch.device) -> li
 
 
 def parameter_checksums(model: torch.nn.Module, rank: Rank) -> list[float]:
-    """A float64 checksum of the parameters of every rank: equal values mean equal copies."""
+    """A float64 checksum of the parameters of every rank: equal values mean equal copies.
+
+    Parameters
+    ----------
+    model
+        The model.
+    rank
+        This process's place.
+    """
     total = sum(
         float(
             (p.detach().double() * torch.arange(1, p.numel() + 1, device=p.device).view_as(p)).sum()

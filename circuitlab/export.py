@@ -311,7 +311,27 @@ def write_nac_stores(
 ) -> dict[str, CircuitStore]:
     """A NAC's stores: a conditional NLVR model's two (``_write_nlvr_stores``), a conditional
     pair-world model's two (``_write_pair_stores``), otherwise one (``_write_run_store``).
-    ``limit``: the sentence stores' first ``limit`` sentences and examples only."""
+    ``limit``: the sentence stores' first ``limit`` sentences and examples only.
+
+    Parameters
+    ----------
+    model
+        The trained model.
+    config
+        The run's TrainConfig.
+    checkpoint
+        The checkpoint file it was read from (its SHA-256 is recorded).
+    out
+        The store's folder.
+    n_circuits
+        Circuits (inputs) exported at most.
+    seed
+        Seed of the inputs drawn.
+    overwrite
+        Replace a store already at ``out``.
+    limit
+        Rows of each split kept at most (a sentence model's small stores).
+    """
     if _is_sentence_model(model, config):
         write = _write_nlvr_stores if config.task == "nlvr" else _write_pair_stores
         return write(model, config, checkpoint, Path(out), overwrite=overwrite, limit=limit)

@@ -41,7 +41,15 @@ BUDGETS = (0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 
 
 def area(budgets: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Trapezoid area over ``budgets`` (K,) in [0, 1] of ``values`` (..., K): (...,)."""
+    """Trapezoid area over ``budgets`` (K,) in [0, 1] of ``values`` (..., K): (...,).
+
+    Parameters
+    ----------
+    budgets
+        The budgets, increasing.
+    values
+        (..., len(budgets)) the curve's values.
+    """
     budgets, values = np.asarray(budgets, dtype=float), np.asarray(values, dtype=float)
     widths = np.diff(budgets)
     return ((values[..., 1:] + values[..., :-1]) / 2 * widths).sum(-1)
@@ -54,7 +62,13 @@ class FaithfulnessCurve:
     ``budgets`` (K,) shares of the elements kept; ``f`` (K,); ``random_f`` (R, K); ``full`` and
     ``empty`` the mean measure with every element and with none; ``links`` the links a circuit
     has, ``reads`` the mean number of reads ranked with them (0: links alone); a budget keeps
-    ``round(share * elements)`` of each example's elements."""
+    ``round(share * elements)`` of each example's elements.
+
+    Parameters
+    ----------
+    budgets, f, random_f, full, empty, links, reads
+        As above.
+    """
 
     budgets: np.ndarray
     f: np.ndarray
@@ -118,6 +132,25 @@ def faithfulness_curve(
     own). ``budgets``: shares of the elements kept, increasing, from 0 to 1. Raises
     ``ValueError`` for a budget grid that does not run from 0 to 1, scores of another shape or
     fewer than one random ranking.
+
+    Parameters
+    ----------
+    model, batch
+        A NAC and the examples.
+    scores, read_scores
+        As above.
+    signatures, codes
+        (B or 1, U, d) the circuits to run (None: the model's own).
+    links
+        (L, 2) the links ``scores`` is over (default ``circuit_links``).
+    budgets
+        Shares of the elements kept.
+    random_rankings
+        Random rankings of the band.
+    seed
+        Seed of the random rankings.
+    measure
+        "p_answer" or "margin".
     """
     _check_measure(measure)
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)

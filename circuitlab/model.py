@@ -116,7 +116,13 @@ def _regularizer(config: NACConfig) -> GraphPriorRegularizer | None:
 
 def link_density(p: torch.Tensor) -> torch.Tensor:
     """Mean off-diagonal entry of link probabilities (..., U, U) -> (...,); the diagonal is 1
-    for every signature and says nothing."""
+    for every signature and says nothing.
+
+    Parameters
+    ----------
+    p
+        (..., u, u) link probabilities.
+    """
     u = p.shape[-1]
     if u < 2:
         return p.new_zeros(p.shape[:-2])
@@ -126,7 +132,13 @@ def link_density(p: torch.Tensor) -> torch.Tensor:
 def signature_repulsion(signatures: torch.Tensor, hinge: float) -> torch.Tensor:
     """Mean over distinct pairs (and the batch) of relu(hinge - cosine distance) for signatures
     (..., U, sig_dim): zero once every pair is at least ``hinge`` apart; its gradient pushes
-    closer pairs apart."""
+    closer pairs apart.
+
+    Parameters
+    ----------
+    signatures, hinge
+        As above.
+    """
     u = signatures.shape[-2]
     if u < 2:
         return signatures.new_zeros(())

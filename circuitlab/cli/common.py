@@ -40,13 +40,25 @@ app = typer.Typer(
 
 
 def exit_with(err: Exception) -> NoReturn:
-    """Report a user error (bad input, missing file ...) in one red line and exit with 2."""
+    """Report a user error (bad input, missing file ...) in one red line and exit with 2.
+
+    Parameters
+    ----------
+    err
+        The error; its message is printed.
+    """
     typer.secho(f"error: {err}", fg=typer.colors.RED, err=True)
     raise typer.Exit(2) from err
 
 
 def parse_value(text: str) -> Any:
-    """'16' -> 16, 'true' -> True, 'null' -> None, '[1, 2]' -> [1, 2], other text stays text."""
+    """'16' -> 16, 'true' -> True, 'null' -> None, '[1, 2]' -> [1, 2], other text stays text.
+
+    Parameters
+    ----------
+    text
+        A value as typed on the command line.
+    """
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError:
@@ -54,6 +66,14 @@ def parse_value(text: str) -> Any:
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
+    """The options of a YAML or JSON config file (its ``base:`` chain merged); a bad file is
+    ``typer.BadParameter`` naming it.
+
+    Parameters
+    ----------
+    path
+        The config file.
+    """
     from circuitlab.options_file import read_options
 
     try:

@@ -11,7 +11,13 @@ __all__ = ["ModelKind", "arrays_summary", "load"]
 
 
 def load(path: str) -> Any:
-    """The object at ``path``, "package.module:attribute"."""
+    """The object at ``path``, "package.module:attribute".
+
+    Parameters
+    ----------
+    path
+        As above.
+    """
     module, _, attribute = path.partition(":")
     return getattr(importlib.import_module(module), attribute)
 
@@ -76,7 +82,13 @@ class ModelKind:
 
 
 def arrays_summary(store: Any) -> list[str]:
-    """A store's repr, frame columns and one line per array."""
+    """A store's repr, frame columns and one line per array.
+
+    Parameters
+    ----------
+    store
+        Any store.
+    """
     lines = [repr(store), f"columns: {list(store.frame.columns)}", "arrays:"]
     for spec in store.meta["arrays"]:
         lines.append(

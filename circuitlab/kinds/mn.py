@@ -17,7 +17,15 @@ NAME = "mn"
 def config_for_task(options: dict[str, Any], task: Any) -> Any:
     """A Modular Network's config: inputs, outputs, objective, image shape and the size of the
     training set (the rows of Viterbi EM's table) come from the task. ValueError for a
-    conditional task, or an endless one under EM."""
+    conditional task, or an endless one under EM.
+
+    Parameters
+    ----------
+    options
+        The run's model options.
+    task
+        The run's task.
+    """
     from circuitlab.mn.config import MNConfig
 
     if task.conditional:
@@ -39,7 +47,13 @@ def config_for_task(options: dict[str, Any], task: Any) -> Any:
 
 
 def store_summary(store: Any) -> str:
-    """A Modular Network store's arrays, each layer's module usage and input 0's path."""
+    """A Modular Network store's arrays, each layer's module usage and input 0's path.
+
+    Parameters
+    ----------
+    store
+        A store of this kind.
+    """
     lines = arrays_summary(store)
     usage = np.asarray(store.array("usage"))
     lines.append(f"method {store.meta['method']}; share of inputs picking each module:")

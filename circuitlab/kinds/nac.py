@@ -15,7 +15,15 @@ NAME = "nac"
 def config_for_task(options: dict[str, Any], task: Any) -> Any:
     """A NAC's config: the task fixes inputs, classes and conditioning (its width or
     vocabulary, and whether sentences come split in skeleton and content), ``options`` the
-    rest. ValueError for a regression task or a split generator on unsplit sentences."""
+    rest. ValueError for a regression task or a split generator on unsplit sentences.
+
+    Parameters
+    ----------
+    options
+        The run's model options.
+    task
+        The run's task.
+    """
     from circuitlab.config import NACConfig
     from circuitlab.config_groups import nest_flat_names
 

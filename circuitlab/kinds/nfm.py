@@ -16,7 +16,15 @@ NAME = "nfm"
 
 def config_for_task(options: dict[str, Any], task: Any) -> Any:
     """An NFM network's config: the task fixes the image size, the question width and the
-    answers. ValueError for a task without images and questions."""
+    answers. ValueError for a task without images and questions.
+
+    Parameters
+    ----------
+    options
+        The run's model options.
+    task
+        The run's task.
+    """
     from circuitlab.nfm.config import NFMConfig
 
     if getattr(task, "image_size", None) is None or task.cond_dim is None:
@@ -29,7 +37,13 @@ def config_for_task(options: dict[str, Any], task: Any) -> Any:
 
 
 def store_summary(store: Any) -> str:
-    """An NFM store's arrays and what each reader layer reads, averaged over the inputs."""
+    """An NFM store's arrays and what each reader layer reads, averaged over the inputs.
+
+    Parameters
+    ----------
+    store
+        A store of this kind.
+    """
     lines = arrays_summary(store)
     mean = np.asarray(store.array("attention"), dtype=np.float64).mean(0)  # (readers, slots)
     lines.append("mean attention of each second-pass layer over what each layer wrote:")

@@ -17,7 +17,15 @@ NAME = "ni"
 def config_for_task(options: dict[str, Any], task: Any) -> Any:
     """A Neural Interpreter's config: the task fixes the inputs and the CLS tokens (one per
     regression target, one per task of a multitask set, else one) and what each emits.
-    ValueError for a conditional task (an interpreter reads no sentence)."""
+    ValueError for a conditional task (an interpreter reads no sentence).
+
+    Parameters
+    ----------
+    options
+        The run's model options.
+    task
+        The run's task.
+    """
     from circuitlab.ni.config import NIConfig
 
     if task.conditional:
@@ -38,7 +46,13 @@ def config_for_task(options: dict[str, Any], task: Any) -> Any:
 
 def store_summary(store: Any) -> str:
     """A Neural Interpreter store's arrays, and which function handles each token of input 0
-    at each step (its largest routing weight)."""
+    at each step (its largest routing weight).
+
+    Parameters
+    ----------
+    store
+        A store of this kind.
+    """
     lines = arrays_summary(store)
     routing = np.asarray(store.array("routing")[0], dtype=np.float32)  # (steps, U, V)
     tokens = store.meta["tokens"]

@@ -41,7 +41,25 @@ def write_mn_store(
     overwrite: bool = False,
 ) -> CircuitStore:
     """Run ``model`` (argmax paths) on ``n_circuits`` held-out inputs of its task and write
-    their paths."""
+    their paths.
+
+    Parameters
+    ----------
+    model
+        The trained Modular Network.
+    train_config
+        The run's TrainConfig.
+    checkpoint
+        The checkpoint file it was read from.
+    out
+        The store's folder.
+    n_circuits
+        Inputs exported at most.
+    seed
+        Seed of the inputs drawn.
+    overwrite
+        Replace a store already at ``out``.
+    """
     task = make_task(train_config.task, **train_config.task_options)
     batch, frame = task.circuit_inputs(n_circuits, seed)
     model.eval()

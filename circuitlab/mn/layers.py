@@ -19,7 +19,17 @@ __all__ = [
 
 class DenseModules(nn.Module):
     """M dense modules run on every input: (B, in_features) -> (B, M, out_features). Each is a
-    linear map, or with ``hidden`` units a two-layer MLP (ReLU)."""
+    linear map, or with ``hidden`` units a two-layer MLP (ReLU).
+
+    Parameters
+    ----------
+    n_modules
+        Modules M.
+    in_features, out_features
+        Their widths.
+    hidden
+        Hidden units of an MLP module (None: a linear map).
+    """
 
     def __init__(
         self, n_modules: int, in_features: int, out_features: int, hidden: int | None = None
@@ -55,7 +65,17 @@ class DenseModules(nn.Module):
 
 class ConvModules(nn.Module):
     """M 3x3 convolutions (padding 1) run on every input: (B, C, H, W) -> (B, M, width, H, W),
-    computed as one convolution with M * width output channels."""
+    computed as one convolution with M * width output channels.
+
+    Parameters
+    ----------
+    n_modules
+        Modules M.
+    in_channels
+        Their input's channels.
+    width
+        Their output channels.
+    """
 
     def __init__(self, n_modules: int, in_channels: int, width: int) -> None:
         super().__init__()
@@ -76,7 +96,15 @@ class ConvControllerFeatures(nn.Module):
     """The convolutional controller's view of an image layer's input: a 3x3 convolution
     (padding 1) to ``channels`` maps, ReLU, average-pooled to a ``grid`` x ``grid`` grid and
     flattened: (B, C, H, W) -> (B, channels * grid * grid). It sees local patterns wherever
-    they are, with far fewer weights than a linear map of the flattened input."""
+    they are, with far fewer weights than a linear map of the flattened input.
+
+    Parameters
+    ----------
+    in_channels
+        The layer input's channels.
+    channels, grid
+        As above.
+    """
 
     def __init__(self, in_channels: int, channels: int, grid: int = 2) -> None:
         super().__init__()
@@ -90,7 +118,15 @@ class ConvControllerFeatures(nn.Module):
 
 def selection_mask(selection: torch.Tensor, n_modules: int) -> torch.Tensor:
     """(B, K) module indices -> (B, M) float mask, 1 where a module is picked (once, however
-    many of the K picks name it)."""
+    many of the K picks name it).
+
+    Parameters
+    ----------
+    selection
+        (B, K) module indices.
+    n_modules
+        Modules M.
+    """
     return F.one_hot(selection, n_modules).amax(dim=1).to(torch.get_default_dtype())
 
 
@@ -106,6 +142,23 @@ class ModularLayer(nn.Module):
     gate for it is not 0 (its picks: about K/M of the dense pool's work); the output and its
     parameters' and the input's gradients are the dense sum's (``sparse=False``, every module on
     every input) whenever a gate is 0 through a mask, as every pick of ``circuitlab.mn`` is.
+
+    Parameters
+    ----------
+    pool
+        The modules (``DenseModules`` or ``ConvModules``).
+    controller_in
+        Features the controller reads.
+    n_modules
+        Modules M.
+    n_categoricals
+        The controller's categoricals C (modules picked, K).
+    noisy
+        Noisy top-k gating (``method`` "topk").
+    sparse
+        Run each module only on the inputs that picked it.
+    features
+        What the controller reads the input through (None: the input flattened).
     """
 
     def __init__(

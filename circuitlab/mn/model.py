@@ -199,5 +199,13 @@ class ModularNetwork(nn.Module):
 
 def path_log_prob(logits: torch.Tensor, paths: torch.Tensor) -> torch.Tensor:
     """log p(a | x) (B,) of ``paths`` (B, L, K) under the controllers' ``logits`` (B, L, K, M):
-    the K categoricals of each layer are independent."""
+    the K categoricals of each layer are independent.
+
+    Parameters
+    ----------
+    logits
+        (B, L, C, M) the controllers' logits.
+    paths
+        (B, L, K) paths.
+    """
     return logits.log_softmax(-1).gather(-1, paths.unsqueeze(-1)).squeeze(-1).sum((1, 2))

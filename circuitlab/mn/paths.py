@@ -11,7 +11,13 @@ __all__ = ["check_paths", "layer_transitions", "module_usage"]
 
 
 def check_paths(paths: np.ndarray) -> np.ndarray:
-    """``paths`` as an int64 (N, layers, picks) array; any other shape is refused."""
+    """``paths`` as an int64 (N, layers, picks) array; any other shape is refused.
+
+    Parameters
+    ----------
+    paths
+        (N, L, K) paths.
+    """
     paths = np.asarray(paths)
     if paths.ndim != 3:
         raise ValueError(f"paths must be (N, layers, picks), got shape {paths.shape}")
@@ -19,7 +25,15 @@ def check_paths(paths: np.ndarray) -> np.ndarray:
 
 
 def module_usage(paths: np.ndarray, n_modules: int) -> np.ndarray:
-    """The share of inputs whose path picks each module, per layer: (N, L, K) -> (L, M)."""
+    """The share of inputs whose path picks each module, per layer: (N, L, K) -> (L, M).
+
+    Parameters
+    ----------
+    paths
+        (N, L, K) paths.
+    n_modules
+        Modules M per layer.
+    """
     paths = check_paths(paths)
     picked = np.zeros((paths.shape[0], paths.shape[1], n_modules), dtype=bool)
     for k in range(paths.shape[2]):
@@ -29,7 +43,13 @@ def module_usage(paths: np.ndarray, n_modules: int) -> np.ndarray:
 
 def layer_transitions(paths: np.ndarray, n_modules: int) -> np.ndarray:
     """(N, L, K) paths -> (L - 1, M, M) counts of inputs picking module i in layer l and
-    module j in layer l + 1 (each pair of their picks once)."""
+    module j in layer l + 1 (each pair of their picks once).
+
+    Parameters
+    ----------
+    paths, n_modules
+        As above.
+    """
     paths = check_paths(paths)
     n, n_layers, _ = paths.shape
     counts = np.zeros((max(n_layers - 1, 0), n_modules, n_modules), dtype=np.float32)

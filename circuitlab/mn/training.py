@@ -43,7 +43,17 @@ def viterbi_e_step(
     model: ModularNetwork, inputs: torch.Tensor, targets: torch.Tensor, index: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Update ``model.best_paths[index]`` to the best of the current path and S - 1 sampled
-    ones; returns the scores (B,) of the old and of the new best paths."""
+    ones; returns the scores (B,) of the old and of the new best paths.
+
+    Parameters
+    ----------
+    model
+        The Modular Network.
+    inputs, targets
+        The examples.
+    index
+        (B,) their rows in the training set.
+    """
     samples = model.config.e_step_samples
     batch = inputs.shape[0]
     best = model.best_paths[index]  # (B, L, K)
@@ -82,7 +92,17 @@ def _balance(model: ModularNetwork, circuit: ModularCircuit) -> torch.Tensor:
 
 
 def training_losses(model: ModularNetwork, batch: Batch, step: int) -> StepLosses:
-    """The losses of training step ``step`` on ``batch`` (targets in ``batch.labels``)."""
+    """The losses of training step ``step`` on ``batch`` (targets in ``batch.labels``).
+
+    Parameters
+    ----------
+    model
+        The Modular Network.
+    batch
+        The step's examples.
+    step
+        The step (when the E-step runs).
+    """
     method = model.config.method
     if method == "em":
         if batch.index is None:
