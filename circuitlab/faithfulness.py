@@ -17,6 +17,7 @@ know nothing: the same curve for ``random_rankings`` seeded random orders is the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,49 +123,45 @@ def faithfulness_curve(
     seed: int = 0,
     measure: str = "p_answer",
 ) -> FaithfulnessCurve:
-    """f(k) of the ranking given by ``scores`` (B, L) over ``links`` (L, 2) (default: every
-    link of the NAC), with ``read_scores`` (B, processors, tokens) ranked among them when given
-    (higher: kept first; e.g. ``circuitlab.attribution.link_effects`` and
-    ``circuitlab.read_attribution.read_effects``, or their estimates; padding reads are no
-    elements), and of ``random_rankings`` seeded random orders of the same elements.
-
-    ``signatures`` / ``codes`` (B or 1, U, d): the circuits to rank in (default: the model's
-    own). ``budgets``: shares of the elements kept, increasing, from 0 to 1. Raises
-    ``ValueError`` for a budget grid that does not run from 0 to 1, scores of another shape or
-    fewer than one random ranking.
+    """f(k) of the ranking given by ``scores`` and of ``random_rankings`` seeded random orders
+    of the same elements.
 
     Parameters
     ----------
     model, batch
         A NAC and the examples.
-    scores, read_scores
-        As above.
+    scores
+        (B, L) each link's score, higher kept first (``circuitlab.attribution.link_effects``
+        or its estimate, say).
+    read_scores
+        (B, processors, tokens) each read's score, ranked among the links
+        (``circuitlab.read_attribution.read_effects``; padding reads are no elements); None:
+        the links alone.
     signatures, codes
-        (B or 1, U, d) the circuits to run (None: the model's own).
+        (B or 1, U, d) the circuits to rank in (None: the model's own).
     links
-        (L, 2) the links ``scores`` is over (default ``circuit_links``).
+        (L, 2) the links ``scores`` is over (default: every link of the NAC).
     budgets
-        Shares of the elements kept.
-    random_rankings
-        Random rankings of the band.
-    seed
-        Seed of the random rankings.
+        Shares of the elements kept, increasing from 0 to 1.
+    random_rankings, seed
+        The random orders of the band, and their seed.
     measure
         "p_answer" or "margin".
+
+    Raises
+    ------
+    ValueError
+        A budget grid that does not run from 0 to 1, scores of another shape, or fewer than
+        one random ranking.
     """
     _check_measure(measure)
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
-    budgets = np.asarray(budgets, dtype=float)
-    if budgets[0] != 0 or budgets[-1] != 1 or np.any(np.diff(budgets) <= 0):
-        raise ValueError(f"budgets must increase from 0 to 1, got {budgets.tolist()}")
-    if random_rankings < 1:
-        raise ValueError(f"random_rankings must be >= 1, got {random_rankings}")
+    budgets = _checked_grid(budgets, random_rankings)
     elements, exists, read_shape = _elements(model, batch, scores, read_scores, len(links))
     n, n_links = len(batch), len(links)
     rng = np.random.default_rng(seed)
     keys = [np.where(exists, -elements, np.inf)]  # sorted first: kept first; absent last
     keys += [np.where(exists, rng.random(exists.shape), np.inf) for _ in range(random_rankings)]
-    counts = exists.sum(1)
     u_all = model.config.n_modules
     with _eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
@@ -187,24 +184,51 @@ def faithfulness_curve(
         answer = full_logits.argmax(-1)
         full = float(_measure(full_logits, answer, measure).mean())
         empty = mean_measure(exists)
-        curves = np.zeros((len(keys), len(budgets)))
-        for r, key in enumerate(keys):
-            rank = np.empty_like(key, dtype=np.int64)
-            np.put_along_axis(
-                rank, np.argsort(key, axis=1, kind="stable"), np.arange(key.shape[1])[None], 1
-            )
-            for b, share in enumerate(budgets):
-                kept = np.round(share * counts).astype(int)
-                if share == 0:
-                    curves[r, b] = empty
-                elif share == 1:
-                    curves[r, b] = full
-                else:
-                    curves[r, b] = mean_measure(exists & (rank >= kept[:, None]))
+        curves = _curves(keys, budgets, exists, (empty, full), mean_measure)
     span = full - empty
     f = (curves - empty) / span if span != 0 else np.full_like(curves, np.nan)
     reads = float(exists[:, n_links:].sum(1).mean()) if read_shape is not None else 0.0
     return FaithfulnessCurve(budgets, f[0], f[1:], full, empty, n_links, reads)
+
+
+def _checked_grid(budgets: tuple[float, ...] | np.ndarray, random_rankings: int) -> np.ndarray:
+    """``budgets`` as floats; ValueError unless they increase from 0 to 1 and there is at
+    least one random ranking."""
+    budgets = np.asarray(budgets, dtype=float)
+    if budgets[0] != 0 or budgets[-1] != 1 or np.any(np.diff(budgets) <= 0):
+        raise ValueError(f"budgets must increase from 0 to 1, got {budgets.tolist()}")
+    if random_rankings < 1:
+        raise ValueError(f"random_rankings must be >= 1, got {random_rankings}")
+    return budgets
+
+
+def _curves(
+    keys: list[np.ndarray],
+    budgets: np.ndarray,
+    exists: np.ndarray,
+    ends: tuple[float, float],
+    mean_measure: Callable[[np.ndarray], float],
+) -> np.ndarray:
+    """(rankings, budgets) the mean measure with each ranking's top share kept: the elements
+    of each example sorted by ``keys`` (first kept first), all others cut; ``ends`` the
+    measures with every element cut and with none."""
+    empty, full = ends
+    counts = exists.sum(1)
+    curves = np.zeros((len(keys), len(budgets)))
+    for r, key in enumerate(keys):
+        rank = np.empty_like(key, dtype=np.int64)
+        np.put_along_axis(
+            rank, np.argsort(key, axis=1, kind="stable"), np.arange(key.shape[1])[None], 1
+        )
+        for b, share in enumerate(budgets):
+            kept = np.round(share * counts).astype(int)
+            if share == 0:
+                curves[r, b] = empty
+            elif share == 1:
+                curves[r, b] = full
+            else:
+                curves[r, b] = mean_measure(exists & (rank >= kept[:, None]))
+    return curves
 
 
 def _elements(
