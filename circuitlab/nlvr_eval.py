@@ -40,7 +40,15 @@ __all__ = [
 def nlvr_task(
     config: TrainConfig, *, pool_size: int = 1, val_pool_size: int = 1, extra_pool_size: int = 0
 ) -> NLVRWorld:
-    """The run's task with tiny sentence pools: enough to encode real examples the same way."""
+    """The run's task with tiny sentence pools: enough to encode real examples the same way.
+
+    Parameters
+    ----------
+    config
+        The run's TrainConfig.
+    pool_size, val_pool_size, extra_pool_size
+        The sentence pools drawn (tiny: nothing needs them).
+    """
     if config.task != "nlvr":
         raise ValueError(
             f"this checkpoint was trained on task {config.task!r}; scoring NLVR files needs a "
@@ -60,7 +68,13 @@ WORLD_HELDOUT_SEED = 12345  # the held-out world examples every NLVR table reads
 
 def full_task(config: TrainConfig) -> NLVRWorld:
     """The run's task with its own sentence pools, so that its held-out sentences are the ones
-    the run never trained on (building it draws and encodes every pool sentence)."""
+    the run never trained on (building it draws and encodes every pool sentence).
+
+    Parameters
+    ----------
+    config
+        The run's TrainConfig.
+    """
     return nlvr_task(
         config,
         pool_size=config.task_options.get("pool_size", 6000),
@@ -70,7 +84,17 @@ def full_task(config: TrainConfig) -> NLVRWorld:
 
 
 def world_heldout(task: NLVRWorld, n: int = 4000, seed: int = WORLD_HELDOUT_SEED) -> list:
-    """``n`` held-out world examples (new sentences on new scenes) in NLVR's format."""
+    """``n`` held-out world examples (new sentences on new scenes) in NLVR's format.
+
+    Parameters
+    ----------
+    task
+        The run's full task (``full_task``).
+    n
+        Examples.
+    seed
+        Seed of the examples.
+    """
     return [w.to_nlvr(f"w{i}-0") for i, w in enumerate(task.validation_examples(n, seed=seed))]
 
 
@@ -82,7 +106,19 @@ def nlvr_causality(
 ) -> dict[str, float]:
     """``circuitlab.interventions.causality_report`` on NLVR-format examples: accuracy with
     own circuits, with signatures or codes swapped between sentences, with an all-ones kernel,
-    and the shape of the sentences' graphs."""
+    and the shape of the sentences' graphs.
+
+    Parameters
+    ----------
+    model
+        A conditional NLVR model.
+    task
+        Its task (``nlvr_task``).
+    examples
+        NLVR-format examples.
+    seed
+        Seed of the swaps.
+    """
     from circuitlab.interventions import causality_report
 
     if not examples:
@@ -98,7 +134,19 @@ def predict_nlvr(
     device: str | torch.device = "cpu",
 ) -> pd.DataFrame:
     """One row per example: identifier, sentence_id, sentence, label, prediction, p_true,
-    correct, categories (tagger)."""
+    correct, categories (tagger).
+
+    Parameters
+    ----------
+    model
+        A conditional NLVR model.
+    task
+        Its task (``nlvr_task``).
+    examples
+        NLVR-format examples.
+    device
+        Where the model runs.
+    """
     if not examples:
         raise ValueError("no examples to score")
     logits = predict_logits(model, task.batch_for(examples), device)
@@ -120,7 +168,13 @@ def predict_nlvr(
 
 
 def accuracy_table(predictions: pd.DataFrame) -> pd.DataFrame:
-    """Rows: "all", then each tagged category present; columns: examples, accuracy."""
+    """Rows: "all", then each tagged category present; columns: examples, accuracy.
+
+    Parameters
+    ----------
+    predictions
+        ``predict_nlvr``'s rows.
+    """
     rows = [("all", len(predictions), predictions["correct"].mean())]
     for category in TAGGED:
         chosen = predictions["categories"].apply(lambda cs, c=category: c in list(cs))
@@ -134,7 +188,17 @@ def accuracy_table(predictions: pd.DataFrame) -> pd.DataFrame:
 def evaluate_file(
     checkpoint: str | os.PathLike, nlvr_file: str | os.PathLike, device: str = "cpu"
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(predictions, accuracy table) of a run's checkpoint on an NLVR-format file."""
+    """(predictions, accuracy table) of a run's checkpoint on an NLVR-format file.
+
+    Parameters
+    ----------
+    checkpoint
+        A run directory or checkpoint file of a conditional NLVR model.
+    nlvr_file
+        An NLVR-format JSON-lines file.
+    device
+        Where the model runs.
+    """
     model, config = load_model(checkpoint, device)
     task = nlvr_task(config)
     predictions = predict_nlvr(model, task, read_nlvr(nlvr_file), device)
@@ -142,7 +206,15 @@ def evaluate_file(
 
 
 def write_predictions(predictions: pd.DataFrame, path: str | os.PathLike) -> None:
-    """CSV, categories joined by ';'."""
+    """CSV, categories joined by ';'.
+
+    Parameters
+    ----------
+    predictions
+        ``predict_nlvr``'s rows.
+    path
+        The CSV file.
+    """
     frame = predictions.copy()
     frame["categories"] = frame["categories"].apply(lambda cs: ";".join(cs))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +224,13 @@ def write_predictions(predictions: pd.DataFrame, path: str | os.PathLike) -> Non
 def nlvr2_sentences(splits: Sequence[str] = ("nlvr2-dev", "nlvr2-test1")) -> pd.DataFrame:
     """One row per distinct NLVR2 sentence of ``splits``: text, label ("True", "False" or
     "mixed" over its image pairs), n_pairs, split (the first it appears in), categories and
-    category_source ("gold" for the 800 annotated sentences, "tagger" for the rest)."""
+    category_source ("gold" for the 800 annotated sentences, "tagger" for the rest).
+
+    Parameters
+    ----------
+    splits
+        The NLVR2 splits read (shipped under ``data/``).
+    """
     from circuitlab.data.nlvr import read_annotations, read_nlvr2
 
     parts = []

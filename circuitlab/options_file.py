@@ -25,7 +25,13 @@ BASE = "base"
 
 def merge_options(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     """``override`` on top of ``base``: mappings present in both merge key by key (recursively),
-    any other value in ``override`` replaces the base's. Neither input is changed."""
+    any other value in ``override`` replaces the base's. Neither input is changed.
+
+    Parameters
+    ----------
+    base, override
+        As above.
+    """
     merged = dict(base)
     for key, value in override.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
@@ -39,7 +45,13 @@ def read_options(path: str | os.PathLike) -> dict[str, Any]:
     """The options of the file at ``path`` with its chain of ``base`` files resolved (the
     returned mapping has no ``base`` key). Raises FileNotFoundError for a missing file (naming
     the file whose ``base`` points at it) and ValueError for invalid YAML, a file that does not
-    hold a mapping, a ``base`` that is not a path, or a cycle of bases."""
+    hold a mapping, a ``base`` that is not a path, or a cycle of bases.
+
+    Parameters
+    ----------
+    path
+        The config file (YAML or JSON).
+    """
     return _read(Path(path), referrer=None, seen=())
 
 

@@ -36,7 +36,13 @@ HELDOUT_SPLITS = {"val": "heldout_sentences", "held_out": "heldout_nouns"}
 
 def pairs_task(config: TrainConfig) -> PairWorldTask:
     """The run's pair-world task with its own pools (so its held-out sentences and nouns are the
-    ones the run never trained on)."""
+    ones the run never trained on).
+
+    Parameters
+    ----------
+    config
+        The run's TrainConfig.
+    """
     if config.task != "pairs":
         raise ValueError(
             f"this checkpoint was trained on task {config.task!r}; the pair world's held-out "
@@ -49,7 +55,19 @@ def heldout_accuracies(
     model: NAC, task: PairWorldTask, n: int = 4000, seed: int = PAIRS_HELDOUT_SEED
 ) -> dict[str, float]:
     """Accuracy on ``n`` held-out examples of each split: {"heldout_sentences": ...,
-    "heldout_nouns": ...}."""
+    "heldout_nouns": ...}.
+
+    Parameters
+    ----------
+    model
+        A conditional pair-world model.
+    task
+        Its full task (``pairs_task``).
+    n
+        Examples of each split.
+    seed
+        Seed of the examples.
+    """
     out = {}
     for split, name in HELDOUT_SPLITS.items():
         batch = task.batch_for(task.validation_examples(n, seed, split=split))
@@ -69,7 +87,17 @@ def scramble_objects(
     tokens: torch.Tensor, mask: torch.Tensor, probe: str, generator: torch.Generator
 ) -> torch.Tensor:
     """A copy of pair-world object tokens (B, N, N_ATTRIBUTES + dim), mask (B, N), with one kind
-    of feature scrambled (``SCRAMBLES``); padding tokens stay as they are."""
+    of feature scrambled (``SCRAMBLES``); padding tokens stay as they are.
+
+    Parameters
+    ----------
+    tokens, mask
+        As above.
+    probe
+        The feature scrambled (``SCRAMBLES``).
+    generator
+        The random generator of the scramble.
+    """
     if probe not in SCRAMBLES:
         raise ValueError(f"probe must be one of {sorted(SCRAMBLES)}, got {probe!r}")
     if tokens.shape[-1] <= N_ATTRIBUTES:
@@ -95,7 +123,17 @@ def scramble_objects(
 def input_probes(model: NAC, batch: Batch, seed: int = 0) -> dict[str, float]:
     """What the executor reads of each object: accuracy on a conditional pair-world ``batch`` as
     given ("as_given") and with each of ``SCRAMBLES`` applied to its object tokens. A feature the
-    model reads costs accuracy when scrambled; one it ignores costs none."""
+    model reads costs accuracy when scrambled; one it ignores costs none.
+
+    Parameters
+    ----------
+    model
+        A conditional pair-world model.
+    batch
+        Its examples.
+    seed
+        Seed of the scrambles.
+    """
     if batch.input_mask is None or batch.conditioning is None:
         raise ValueError("input_probes needs a conditional pair-world batch (objects as inputs)")
     generator = torch.Generator().manual_seed(seed)

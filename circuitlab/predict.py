@@ -151,7 +151,15 @@ def objective_loss(task: Task | None, outputs: torch.Tensor, labels: torch.Tenso
 def own_task_logits(outputs: torch.Tensor, labels: torch.Tensor, n_classes: int) -> torch.Tensor:
     """A multi-task model's outputs (B, n_tasks * n_classes), one block of ``n_classes`` per
     task (a Neural Interpreter's CLS tokens in turn), and labels (B, 2) of (task, class) ->
-    the logits of each example's own task, (B, n_classes)."""
+    the logits of each example's own task, (B, n_classes).
+
+    Parameters
+    ----------
+    outputs, labels
+        As above.
+    n_classes
+        Classes per task.
+    """
     blocks = outputs.reshape(len(outputs), -1, n_classes)
     if len(labels) and int(labels[:, 0].max()) >= blocks.shape[1]:
         raise ValueError(

@@ -15,7 +15,15 @@ __all__ = ["GraphPriorRegularizer", "matched_mse", "spectral_loss"]
 
 
 def matched_mse(p: torch.Tensor, g: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
-    """MSE(P[perm][:, perm], G) for P (..., U, U), G (U, U); mean over any batch dimension."""
+    """MSE(P[perm][:, perm], G) for P (..., U, U), G (U, U); mean over any batch dimension.
+
+    Parameters
+    ----------
+    p, g
+        As above.
+    perm
+        (U,) the matching: P's module placed at each of G's nodes.
+    """
     return ((p[..., perm, :][..., :, perm] - g) ** 2).mean()
 
 
@@ -23,6 +31,11 @@ def spectral_loss(p: torch.Tensor, g: torch.Tensor, beta: float | None = None) -
     """||eigvalsh(P) - eigvalsh(G)||^2 / U + beta ||sort(deg P) - sort(deg G)||^2.
 
     Exactly invariant to relabelling P's modules. ``beta`` defaults to 1 / U. P (..., U, U).
+
+    Parameters
+    ----------
+    p, g, beta
+        As above.
     """
     n = g.shape[-1]
     beta = 1.0 / n if beta is None else beta
@@ -38,6 +51,21 @@ class GraphPriorRegularizer(torch.nn.Module):
     matching (no gradient through it) is recomputed every ``rematch_every`` calls, on the batch
     mean of P for a conditional NAC. ``loss="spectral"`` is the exactly permutation-invariant
     loss. The cached permutation is a buffer, so a checkpoint resumes with the same matching.
+
+    Parameters
+    ----------
+    prior
+        The prior's name.
+    n_modules
+        The processors U.
+    weight
+        The loss's weight.
+    loss, rematch_every
+        As above.
+    beta
+        ``spectral_loss``'s degree weight (None: 1 / U).
+    **params
+        The prior's parameters (``prior_params``).
     """
 
     def __init__(

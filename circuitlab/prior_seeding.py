@@ -22,7 +22,17 @@ def seed_signatures_from_prior(model: NAC, steps: int, lr: float = 0.05) -> floa
     """Fit ``model``'s processor signatures to its prior's target for ``steps`` Adam steps of the
     regulariser's loss alone (codes, weights and read-out signatures untouched); returns the
     final loss. The regulariser's matching counter is reset, so training rematches on its own
-    schedule from step 0. Needs an unconditional NAC with a prior."""
+    schedule from step 0. Needs an unconditional NAC with a prior.
+
+    Parameters
+    ----------
+    model
+        An unconditional NAC with a prior.
+    steps
+        Adam steps.
+    lr
+        Their learning rate.
+    """
     regularizer = model.regularizer
     if regularizer is None or model.config.conditional:
         raise ValueError("seeding signatures from a prior needs an unconditional NAC with a prior")

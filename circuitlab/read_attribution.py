@@ -33,7 +33,13 @@ __all__ = ["read_effect_estimates", "read_effects", "real_reads"]
 
 def real_reads(model: NAC, batch: Batch) -> np.ndarray:
     """Bool (B, processors, tokens): the reads that exist, each processor's of each real token
-    (padding excluded)."""
+    (padding excluded).
+
+    Parameters
+    ----------
+    model, batch
+        A NAC and the examples.
+    """
     with torch.no_grad():
         tokens = model.tokenizer(batch.inputs[:1]).shape[1]
     real = np.ones((len(batch), tokens), dtype=bool)
@@ -56,7 +62,17 @@ def read_effects(
     effect = measure with the model's circuit minus measure with that one read cut (in every
     read-in). ``signatures``/``codes`` (B or 1, U, d): the circuits (default: the model's own);
     ``which`` bool (B, processors, tokens): only these reads are run (default: every real
-    one), the others are NaN."""
+    one), the others are NaN.
+
+    Parameters
+    ----------
+    model, batch
+        A NAC and the examples.
+    signatures, codes, which
+        As above.
+    measure
+        "p_answer" or "margin".
+    """
     _check_measure(measure)
     real = real_reads(model, batch)
     which = real if which is None else np.asarray(which, dtype=bool) & real
@@ -91,7 +107,17 @@ def read_effect_estimates(
     """The first-order estimate of ``read_effects`` (same shapes): d(measure)/d(gate) on each
     read, from one backward pass per ROWS_PER_RUN examples; NaN for padding. Cutting a read
     takes the multiplier exp(gate) on its weight from 1 to 0; linear in it, the measure falls
-    by that derivative."""
+    by that derivative.
+
+    Parameters
+    ----------
+    model, batch
+        A NAC and the examples.
+    signatures, codes
+        (B or 1, U, d) the circuits (None: the model's own).
+    measure
+        "p_answer" or "margin".
+    """
     _check_measure(measure)
     real = real_reads(model, batch)
     with _eval_mode(model):

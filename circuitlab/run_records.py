@@ -30,7 +30,13 @@ RESUME_ONLY = ("optimizer", "scheduler")
 def thinned_rows(rows: list[dict[str, str]], max_rows: int = 1000) -> list[dict[str, str]]:
     """``rows`` (metrics.csv's, in step order) cut to at most ``max_rows`` (at least the rows
     with a validation score, which are always kept): those, then training rows at even spacing
-    with the first and the last step."""
+    with the first and the last step.
+
+    Parameters
+    ----------
+    rows, max_rows
+        As above.
+    """
     if max_rows < 2:
         raise ValueError(f"max_rows must be >= 2, got {max_rows}")
     if len(rows) <= max_rows:
@@ -48,7 +54,17 @@ def thin_metrics(
     source: str | os.PathLike, target: str | os.PathLike | None = None, max_rows: int = 1000
 ) -> int:
     """Write ``source``'s metrics.csv thinned (``thinned_rows``) to ``target`` (default: in
-    place, atomically); returns the rows kept."""
+    place, atomically); returns the rows kept.
+
+    Parameters
+    ----------
+    source
+        A run directory or its metrics.csv.
+    target
+        As above.
+    max_rows
+        Rows kept at most.
+    """
     source = Path(source)
     with source.open(newline="") as f:
         reader = csv.DictReader(f)
@@ -70,7 +86,17 @@ def ship_weights_only(run: str | os.PathLike, to: str | os.PathLike, max_rows: i
     """Copy the finished run ``run`` to the folder ``to`` as a shipped model: checkpoint.pt
     without the optimiser and scheduler states (the model, its config and the run's
     TrainConfig: about a third of the size), config.json and summary.json as they are,
-    metrics.csv thinned to ``max_rows``. Returns the new checkpoint's path."""
+    metrics.csv thinned to ``max_rows``. Returns the new checkpoint's path.
+
+    Parameters
+    ----------
+    run
+        The finished run directory.
+    to
+        The shipped model's folder.
+    max_rows
+        Curve rows kept at most.
+    """
     run, to = Path(run), Path(to)
     if not (run / "summary.json").is_file():
         raise FileNotFoundError(f"{run} has no summary.json: ship a finished run")
@@ -86,7 +112,17 @@ def ship_weights_only(run: str | os.PathLike, to: str | os.PathLike, max_rows: i
 def keep_record(run: str | os.PathLike, to: str | os.PathLike, max_rows: int = 1000) -> int:
     """Copy ``run``'s record to the folder ``to``, weights left out: config.json, summary.json
     (if the run finished) and metrics.csv thinned to ``max_rows``. Refuses a ``to`` that holds
-    files already. Returns the curve's rows kept."""
+    files already. Returns the curve's rows kept.
+
+    Parameters
+    ----------
+    run
+        The run directory.
+    to
+        The record's folder.
+    max_rows
+        Curve rows kept at most.
+    """
     run, to = Path(run), Path(to)
     if not (run / "config.json").is_file() or not (run / "metrics.csv").is_file():
         raise FileNotFoundError(f"{run} has no config.json and metrics.csv: is it a run directory?")

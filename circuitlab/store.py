@@ -111,7 +111,15 @@ class CircuitStoreError(CircuitlabError):
 def category_lists(frame: pd.DataFrame, column: str = "categories") -> pd.Series:
     """A frame's categories column as one list of strings per row: a list or array of strings
     as it is, one string as a list of it, None or NaN as no category; anything else (a number,
-    a list holding a non-string) is a ``ValueError`` naming the row's id."""
+    a list holding a non-string) is a ``ValueError`` naming the row's id.
+
+    Parameters
+    ----------
+    frame
+        A store's rows.
+    column
+        The categories column.
+    """
 
     def as_list(value: Any, row_id: Any) -> list[str]:
         if value is None or (isinstance(value, float) and np.isnan(value)):
@@ -565,7 +573,13 @@ class CircuitStore:
 
 def row_of_id(frame: pd.DataFrame, circuit_id: object) -> int | None:
     """Position in ``frame`` of the row whose ``id`` is ``circuit_id``, else None. Integer ids
-    match an int or its text ("3", " 3"); string ids match the same string."""
+    match an int or its text ("3", " 3"); string ids match the same string.
+
+    Parameters
+    ----------
+    frame, circuit_id
+        As above.
+    """
     ids = frame["id"]
     if pd.api.types.is_integer_dtype(ids):
         if isinstance(circuit_id, bool):

@@ -16,7 +16,15 @@ __all__ = ["as_circuit_tensor", "check_finite", "check_token_ids", "worth_checki
 
 
 def check_finite(name: str, value: torch.Tensor) -> None:
-    """Refuse NaN or inf entries in a floating ``value``, naming the first one."""
+    """Refuse NaN or inf entries in a floating ``value``, naming the first one.
+
+    Parameters
+    ----------
+    name
+        The argument's name, for the error.
+    value
+        The tensor.
+    """
     if value.dtype.is_floating_point and not bool(torch.isfinite(value).all()):
         first = tuple(int(i) for i in torch.nonzero(~torch.isfinite(value))[0])
         raise InputError(name, f"has NaN or inf entries (the first at index {first})")
@@ -27,7 +35,21 @@ def as_circuit_tensor(
 ) -> torch.Tensor:
     """``value`` as a float tensor (B or 1, n_modules, width) of finite entries: the signatures
     or codes of a circuit passed in from outside. A numpy array is taken as a tensor. Signatures
-    must not hold an all-zero vector (no cosine, so no P)."""
+    must not hold an all-zero vector (no cosine, so no P).
+
+    Parameters
+    ----------
+    name
+        The argument's name, for the error.
+    value
+        As above.
+    batch
+        Examples B (a batch of 1 is used for every example).
+    n_modules
+        Modules U.
+    width
+        The signatures' or codes' width.
+    """
     if isinstance(value, np.ndarray):
         value = torch.from_numpy(value)
     if not isinstance(value, torch.Tensor):
@@ -52,7 +74,17 @@ def as_circuit_tensor(
 
 
 def check_token_ids(name: str, ids: torch.Tensor, vocab: int) -> None:
-    """Refuse token ids outside [0, vocab) with the first bad id and its place."""
+    """Refuse token ids outside [0, vocab) with the first bad id and its place.
+
+    Parameters
+    ----------
+    name
+        The argument's name, for the error.
+    ids
+        Token ids.
+    vocab
+        The vocabulary's size.
+    """
     bad = (ids < 0) | (ids >= vocab)
     if bool(bad.any()):
         place = tuple(int(i) for i in torch.nonzero(bad)[0])
@@ -68,7 +100,15 @@ def worth_checking(value: torch.Tensor, training: bool) -> bool:
     """Whether to run a value check on ``value``: always, except in a training step on an
     accelerator or under torch.compile, where reading the check's answer back would stall the
     device (or break the compiled graph) every step; training batches come from the project's
-    own tasks, and the same call outside training is checked."""
+    own tasks, and the same call outside training is checked.
+
+    Parameters
+    ----------
+    value
+        The tensor.
+    training
+        Whether this is a training step.
+    """
     if not training:
         return True
     return value.device.type == "cpu" and not torch.compiler.is_compiling()

@@ -18,13 +18,27 @@ __all__ = ["WeightAverage", "check_decay"]
 
 
 def check_decay(decay: float) -> None:
-    """Refuse a decay outside (0, 1), naming the option (``TrainConfig.ema_decay``)."""
+    """Refuse a decay outside (0, 1), naming the option (``TrainConfig.ema_decay``).
+
+    Parameters
+    ----------
+    decay
+        ``TrainConfig.ema_decay``.
+    """
     if not 0.0 < decay < 1.0:
         raise ValueError(f"ema_decay must lie in (0, 1), got {decay}")
 
 
 class WeightAverage:
-    """The averaged copy of ``model`` (``self.model``, its own parameters, never trained)."""
+    """The averaged copy of ``model`` (``self.model``, its own parameters, never trained).
+
+    Parameters
+    ----------
+    model
+        The model trained.
+    decay
+        The average's decay per step, in (0, 1).
+    """
 
     def __init__(self, model: torch.nn.Module, decay: float) -> None:
         check_decay(decay)

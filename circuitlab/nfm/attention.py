@@ -25,7 +25,15 @@ def sparse_top_k(weights: torch.Tensor, k: int | None) -> torch.Tensor:
     """Keep each row's ``k`` largest weights (last axis): subtract the (k+1)-th largest (plus
     SPARSE_EPS), clamp at 0, renormalise to sum 1. Rows of at most ``k`` entries, and k None,
     pass unchanged; so does a row whose largest weight ties with its (k+1)-th (identical keys,
-    as a plain background writes), which the subtraction would empty entirely."""
+    as a plain background writes), which the subtraction would empty entirely.
+
+    Parameters
+    ----------
+    weights
+        (..., n) attention weights, rows summing to 1.
+    k
+        As above.
+    """
     n = weights.shape[-1]
     if k is None or n <= k:
         return weights
@@ -39,7 +47,15 @@ def to_reader_size(written: torch.Tensor, size: tuple[int, int]) -> torch.Tensor
     """A written map (B, D, h', w') as keys of a reader at ``size`` (h, w): (B, n, D, h, w),
     n = 1 for a map no larger than the reader (upsampled, nearest), (h' / h)^2 for a larger one
     (SpaceToDepth: window position p of reader position (i, j) is entry p). The explicit form
-    of what ``LayerReader.read`` computes on views; the tests hold read to it."""
+    of what ``LayerReader.read`` computes on views; the tests hold read to it.
+
+    Parameters
+    ----------
+    written
+        (B, D, h', w') a written map.
+    size
+        The reader's (h, w).
+    """
     b, d, hw, ww = written.shape
     h, w = size
     if hw <= h:
@@ -53,7 +69,15 @@ def to_reader_size(written: torch.Tensor, size: tuple[int, int]) -> torch.Tensor
 
 class LayerWriter(nn.Module):
     """What a layer writes: keys and values, 1x1 convolutions of its output map:
-    (B, C, h, w) -> ((B, heads * key_dim, h, w), (B, heads * value_dim, h, w))."""
+    (B, C, h, w) -> ((B, heads * key_dim, h, w), (B, heads * value_dim, h, w)).
+
+    Parameters
+    ----------
+    channels
+        The layer's output channels.
+    heads, key_dim, value_dim
+        Attention heads, and each head's key and value widths.
+    """
 
     def __init__(self, channels: int, heads: int, key_dim: int, value_dim: int) -> None:
         super().__init__()
@@ -73,6 +97,17 @@ class LayerReader(LayerWriter):
     on each written layer, summed over its keys, and on the null slot last, averaged over
     positions and heads). out is conv3x3 -> BN -> ReLU -> conv3x3; gamma starts at 0. Without
     ``null_slot`` the weights are over the written layers alone (the last column is 0).
+
+    Parameters
+    ----------
+    channels
+        The layer's output channels.
+    heads, key_dim, value_dim
+        Attention heads, and each head's key and value widths.
+    top_k
+        Weights a read keeps (``sparse_top_k``; None: dense).
+    null_slot
+        A learned null slot beside the written layers.
     """
 
     def __init__(

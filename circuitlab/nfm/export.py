@@ -40,7 +40,18 @@ def write_nfm_store(
     chunk: int = 256,
 ) -> CircuitStore:
     """Run ``model`` on ``n_circuits`` test questions and as many held-out ones and write
-    which layers each layer read."""
+    which layers each layer read.
+
+    Parameters
+    ----------
+    model, train_config, checkpoint
+        The trained model, its run's TrainConfig and the checkpoint file it was read from
+        (its SHA-256 is recorded).
+    out, overwrite
+        The store's folder, and whether a store already there is replaced.
+    n_circuits, seed, chunk
+        As above; the seed of the inputs drawn; inputs per forward pass.
+    """
     if not model.config.nfm:
         raise ValueError(
             "this is the CNN-MLP baseline (nfm: false): no layer reads another, so it has no "

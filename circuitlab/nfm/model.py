@@ -126,5 +126,11 @@ class NFMNetwork(nn.Module):
 
 
 def slot_names(n_layers: int) -> list[str]:
-    """The columns of a circuit: "pass 1 layer 1".. "pass 2 layer L", then "null"."""
+    """The columns of a circuit: "pass 1 layer 1".. "pass 2 layer L", then "null".
+
+    Parameters
+    ----------
+    n_layers
+        Layers L of each pass.
+    """
     return [f"pass {p} layer {layer + 1}" for p in (1, 2) for layer in range(n_layers)] + ["null"]

@@ -105,7 +105,19 @@ def adapt(
     token per output (squared error), a classification task one new CLS token whose outputs
     are its classes (cross-entropy; the model's ``n_outputs`` must cover them).
     ``add_functions`` new functions join every script first (their codes learn in every
-    setting; old functions' codes only in ``all``)."""
+    setting; old functions' codes only in ``all``).
+
+    Parameters
+    ----------
+    model, task
+        The interpreter (trained in place) and the task it adapts to.
+    setting, add_functions
+        What is trained (``ADAPT_SETTINGS``), and new functions, as above.
+    steps, batch_size, lr, optimizer
+        The adaptation's steps, examples per step, learning rate and optimiser.
+    seed, progress
+        Seed of the batches and the new parameters; a progress bar.
+    """
     if setting not in ADAPT_SETTINGS:
         raise ValueError(f"setting must be one of {ADAPT_SETTINGS}, got {setting!r}")
     if optimizer not in ("adam", "radam"):
@@ -155,7 +167,19 @@ def adapt(
 
 @torch.no_grad()
 def r_squared_on(model: NeuralInterpreter, task: Task, n: int = 4096, seed: int = 0) -> float:
-    """R^2 of ``model`` on ``n`` of ``task``'s validation examples."""
+    """R^2 of ``model`` on ``n`` of ``task``'s validation examples.
+
+    Parameters
+    ----------
+    model
+        The interpreter.
+    task
+        A regression task.
+    n
+        Validation examples.
+    seed
+        Seed of the examples.
+    """
     model.eval()
     batch = task.validation(n, seed)
     return r_squared(model(batch.inputs), batch.labels)
@@ -163,7 +187,17 @@ def r_squared_on(model: NeuralInterpreter, task: Task, n: int = 4096, seed: int 
 
 @torch.no_grad()
 def accuracy_on(model: NeuralInterpreter, batch: Batch, chunk: int = 512) -> float:
-    """Accuracy of ``model``'s outputs (B, n_classes) on ``batch``'s labels (B,)."""
+    """Accuracy of ``model``'s outputs (B, n_classes) on ``batch``'s labels (B,).
+
+    Parameters
+    ----------
+    model
+        The interpreter.
+    batch
+        The examples.
+    chunk
+        Examples per forward pass.
+    """
     model.eval()
     hits = 0
     for start in range(0, len(batch), chunk):
@@ -174,7 +208,17 @@ def accuracy_on(model: NeuralInterpreter, batch: Batch, chunk: int = 512) -> flo
 
 class ExampleSet:
     """A fixed set of labelled examples as a classification task (a few-shot support set):
-    ``sample`` draws ``batch_size`` distinct examples of it (all when fewer)."""
+    ``sample`` draws ``batch_size`` distinct examples of it (all when fewer).
+
+    Parameters
+    ----------
+    batch
+        The examples.
+    n_classes
+        Their classes.
+    name
+        The task's name in messages.
+    """
 
     objective = "classification"
     conditional = False
@@ -192,7 +236,17 @@ class ExampleSet:
 
 def without_scripts(model: NeuralInterpreter, n_drop: int, seed: int = 0) -> NeuralInterpreter:
     """A copy of ``model`` with ``n_drop`` scripts (chosen at random) skipped: the tokens pass
-    them unchanged. For a ViT written as one-function scripts, ``n_drop`` blocks removed."""
+    them unchanged. For a ViT written as one-function scripts, ``n_drop`` blocks removed.
+
+    Parameters
+    ----------
+    model
+        The interpreter (left as it is).
+    n_drop
+        Scripts skipped.
+    seed
+        Seed of the choice.
+    """
     if not 0 <= n_drop < len(model.scripts):
         raise ValueError(f"drop 0 to {len(model.scripts) - 1} scripts, got {n_drop}")
     dropped = copy.deepcopy(model)
@@ -203,7 +257,15 @@ def without_scripts(model: NeuralInterpreter, n_drop: int, seed: int = 0) -> Neu
 
 def with_iterations(model: NeuralInterpreter, iterations: int) -> NeuralInterpreter:
     """A copy of ``model`` whose every script runs ``iterations`` function iterations (its
-    shared parameters applied that many times), whatever it was trained with."""
+    shared parameters applied that many times), whatever it was trained with.
+
+    Parameters
+    ----------
+    model
+        The interpreter (left as it is).
+    iterations
+        Function iterations per script.
+    """
     if iterations < 1:
         raise ValueError(f"iterations must be >= 1, got {iterations}")
     changed = copy.deepcopy(model)
@@ -214,7 +276,15 @@ def with_iterations(model: NeuralInterpreter, iterations: int) -> NeuralInterpre
 
 def with_destroyed_functions(model: NeuralInterpreter, seed: int = 0) -> NeuralInterpreter:
     """A copy of ``model`` whose every function gets a new random signature and code (drawn as
-    at initialisation): what the functions learned is gone, the rest of the model is kept."""
+    at initialisation): what the functions learned is gone, the rest of the model is kept.
+
+    Parameters
+    ----------
+    model
+        The interpreter (left as it is).
+    seed
+        Seed of the new signatures and codes.
+    """
     destroyed = copy.deepcopy(model)
     g = torch.Generator().manual_seed(seed)
     for script in destroyed.scripts:
@@ -226,7 +296,17 @@ def with_destroyed_functions(model: NeuralInterpreter, seed: int = 0) -> NeuralI
 
 def without_functions(model: NeuralInterpreter, n_drop: int, seed: int = 0) -> NeuralInterpreter:
     """A copy of ``model`` with ``n_drop`` functions (chosen at random) removed from every
-    script, nothing retrained."""
+    script, nothing retrained.
+
+    Parameters
+    ----------
+    model
+        The interpreter (left as it is).
+    n_drop
+        Functions removed from every script.
+    seed
+        Seed of the choice.
+    """
     rng = random.Random(seed)
     dropped = copy.deepcopy(model)
     for script in dropped.scripts:

@@ -47,7 +47,18 @@ def write_ni_store(
     overwrite: bool = False,
     chunk: int = 256,
 ) -> CircuitStore:
-    """Run ``model`` on ``n_circuits`` of its task's inputs and write their routing."""
+    """Run ``model`` on ``n_circuits`` of its task's inputs and write their routing.
+
+    Parameters
+    ----------
+    model, train_config, checkpoint
+        The trained model, its run's TrainConfig and the checkpoint file it was read from
+        (its SHA-256 is recorded).
+    out, overwrite
+        The store's folder, and whether a store already there is replaced.
+    n_circuits, seed, chunk
+        As above; the seed of the inputs drawn; inputs per forward pass.
+    """
     task = make_task(train_config.task, **train_config.task_options)
     batch, frame = task.circuit_inputs(n_circuits, seed)
     model.eval()

@@ -31,7 +31,17 @@ _TINY = 1e-12
 
 class ModAttention(nn.Module):
     """Self-attention among the tokens, one per function: h (B, V, d) shared or (B, U, V, d);
-    codes (U, code_dim); routing (B, U, V) -> (B, U, V, d)."""
+    codes (U, code_dim); routing (B, U, V) -> (B, U, V, d).
+
+    Parameters
+    ----------
+    dim
+        Width of the tokens.
+    code_dim
+        Width of the functions' codes.
+    heads, head_dim
+        Attention heads and each one's width.
+    """
 
     def __init__(self, dim: int, code_dim: int, *, heads: int, head_dim: int) -> None:
         super().__init__()
@@ -63,7 +73,17 @@ class ModAttention(nn.Module):
 
 
 class ModMLP(nn.Module):
-    """ModLin -> GELU -> ModLin per function: (B, U, V, d), codes (U, code_dim) -> same."""
+    """ModLin -> GELU -> ModLin per function: (B, U, V, d), codes (U, code_dim) -> same.
+
+    Parameters
+    ----------
+    dim
+        Width of the tokens.
+    code_dim
+        Width of the functions' codes.
+    mult
+        Hidden width as a multiple of ``dim``.
+    """
 
     def __init__(self, dim: int, code_dim: int, *, mult: int = 2) -> None:
         super().__init__()
@@ -76,7 +96,19 @@ class ModMLP(nn.Module):
 
 class LineOfCode(nn.Module):
     """One LOC: x (B, V, d) at a function iteration's start (shared by all functions) or
-    (B, U, V, d) after another LOC; codes (U, code_dim); routing C (B, U, V) -> (B, U, V, d)."""
+    (B, U, V, d) after another LOC; codes (U, code_dim); routing C (B, U, V) -> (B, U, V, d).
+
+    Parameters
+    ----------
+    dim
+        Width of the tokens.
+    code_dim
+        Width of the functions' codes.
+    heads, head_dim
+        Attention heads and each one's width.
+    mlp_mult
+        Hidden width of the MLP, as a multiple of ``dim``.
+    """
 
     def __init__(
         self, dim: int, code_dim: int, *, heads: int, head_dim: int, mlp_mult: int = 2

@@ -29,7 +29,15 @@ __all__ = ["RoutingKernel", "TypeInference", "compatibility", "normalise_over_fu
 
 class TypeInference(nn.Module):
     """t = MLP(LN(x)): tokens (..., dim) -> types (..., type_dim); ``depth`` linear layers
-    with GELU between them (the authors' presets: depth 2, type_dim 24)."""
+    with GELU between them (the authors' presets: depth 2, type_dim 24).
+
+    Parameters
+    ----------
+    dim
+        Width of the tokens.
+    type_dim, depth
+        As above.
+    """
 
     def __init__(self, dim: int, type_dim: int, depth: int = 2) -> None:
         super().__init__()
@@ -52,7 +60,17 @@ def compatibility(
     truncation: float | None = None,
 ) -> torch.Tensor:
     """The truncated kernel C~: signatures (U, d_type), types (B, V, d_type) -> (B, U, V).
-    Cut entries are 0 but carry the untruncated kernel's gradient."""
+    Cut entries are 0 but carry the untruncated kernel's gradient.
+
+    Parameters
+    ----------
+    signatures, types
+        As above.
+    sigma
+        The kernel's width.
+    truncation
+        Distance beyond which an entry is cut (None: none is).
+    """
     distance = cosine_distance(signatures, types)  # (B, U, V)
     kernel = torch.exp(-distance / sigma)
     if truncation is None:
@@ -62,13 +80,31 @@ def compatibility(
 
 
 def normalise_over_functions(kernel: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
-    """C = C~ / (eps + sum_u C~): (B, U, V) -> (B, U, V); a token no function accepts gets 0."""
+    """C = C~ / (eps + sum_u C~): (B, U, V) -> (B, U, V); a token no function accepts gets 0.
+
+    Parameters
+    ----------
+    kernel
+        C~ (B, U, V).
+    eps
+        As above.
+    """
     return kernel / (eps + kernel.sum(dim=1, keepdim=True))
 
 
 class RoutingKernel(nn.Module):
     """Signatures (U, d_type) and types (B, V, d_type) -> routing C (B, U, V).
-    ``token_mask`` (B, V), True for real tokens: padding is routed nowhere."""
+    ``token_mask`` (B, V), True for real tokens: padding is routed nowhere.
+
+    Parameters
+    ----------
+    sigma, learn_sigma
+        The kernel's width, and whether it is trained.
+    truncation
+        Distance beyond which a token is cut from a function (None: none is).
+    eps
+        eps of the normalisation over functions.
+    """
 
     def __init__(
         self,

@@ -9,7 +9,13 @@ __all__ = ["TokenEncoder", "TransformerBlock", "mlp"]
 
 
 def mlp(dim_in: int, dim_hidden: int, dim_out: int) -> nn.Sequential:
-    """Linear -> GELU -> Linear."""
+    """Linear -> GELU -> Linear.
+
+    Parameters
+    ----------
+    dim_in, dim_hidden, dim_out
+        The widths.
+    """
     return nn.Sequential(nn.Linear(dim_in, dim_hidden), nn.GELU(), nn.Linear(dim_hidden, dim_out))
 
 
@@ -19,6 +25,15 @@ class TransformerBlock(nn.Module):
 
     ``x`` (B, N, dim); ``context`` (B, T, dim) when ``cross``; ``pad_mask`` (B, T or N), True
     where a key is padding. Returns (B, N, dim).
+
+    Parameters
+    ----------
+    dim
+        Width of the tokens.
+    heads
+        Attention heads.
+    cross
+        As above.
     """
 
     def __init__(self, dim: int, heads: int, *, cross: bool) -> None:
@@ -48,6 +63,15 @@ class TokenEncoder(nn.Module):
     tokens and never a pair: "a circle above a square" needs each token to know its neighbours
     first. tokens (B, N, dim), mask (B, N) True for real tokens -> (B, N, dim); padding tokens
     are never attended to, so they do not change the real ones.
+
+    Parameters
+    ----------
+    dim
+        Width of the tokens.
+    heads
+        Attention heads.
+    layers
+        Self-attention blocks.
     """
 
     def __init__(self, dim: int, heads: int, layers: int) -> None:

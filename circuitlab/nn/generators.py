@@ -64,7 +64,13 @@ class _QueryReader(nn.Module):
 
 def content_tokens(tokens: torch.Tensor) -> torch.Tensor:
     """Which tokens (B, T, cond_dim) of a split sentence are content: (B, T) bool, read from the
-    flag in the last feature (0: skeleton, 1: content; ``SplitEncoder``)."""
+    flag in the last feature (0: skeleton, 1: content; ``SplitEncoder``).
+
+    Parameters
+    ----------
+    tokens
+        As above.
+    """
     return tokens[..., -1] > 0.5
 
 
@@ -73,7 +79,13 @@ def pooled_parts(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The mean of each part's tokens: tokens (B, T, D) and ``parts``, P masks (B, T) of the
     tokens each part holds, give pooled tokens (B, P, D) and a mask (B, P), True where a part
-    holds a token (an empty part's row is zeros)."""
+    holds a token (an empty part's row is zeros).
+
+    Parameters
+    ----------
+    tokens, parts
+        As above.
+    """
     weights = torch.stack(parts, dim=1).to(tokens.dtype)  # (B, P, T)
     counts = weights.sum(-1, keepdim=True)
     return (weights @ tokens) / counts.clamp(min=1), counts.squeeze(-1) > 0

@@ -36,7 +36,13 @@ _PROB_CLAMP = 1e-6
 
 
 def cosine_distance(receivers: torch.Tensor, senders: torch.Tensor) -> torch.Tensor:
-    """1 - cos(s_i, s_j): (..., Ur, d_sig) x (..., Us, d_sig) -> (..., Ur, Us)."""
+    """1 - cos(s_i, s_j): (..., Ur, d_sig) x (..., Us, d_sig) -> (..., Ur, Us).
+
+    Parameters
+    ----------
+    receivers, senders
+        Signatures, as above.
+    """
     a = F.normalize(receivers, dim=-1)
     b = F.normalize(senders, dim=-1)
     return 1.0 - a @ b.transpose(-1, -2)
@@ -103,6 +109,13 @@ def relaxed_bernoulli_log_sample(
     with ``batch_size`` a (1, Ur, Us) ``log_p`` gives (batch_size, Ur, Us) independent samples.
     logit(p) is taken before broadcasting over the batch: the per-sample work (and the backward
     pass through it) is four element-wise ops, which matters at B x U x U per propagation round.
+
+    Parameters
+    ----------
+    log_p, batch_size
+        As above.
+    temperature
+        The relaxation's temperature.
     """
     p = log_p.exp().clamp(_PROB_CLAMP, 1.0 - _PROB_CLAMP)
     scaled_logits = (torch.log(p) - torch.log1p(-p)) / temperature

@@ -19,6 +19,15 @@ def drop_tokens(mask: torch.Tensor, p: float, parts: torch.Tensor | None = None)
 
     ``parts`` (B, T) bool, optional: True for the tokens of the second part (e.g. content),
     False for the first; a row whose part would lose every token keeps that part's mask as is.
+
+    Parameters
+    ----------
+    mask
+        (B, T) True for real tokens.
+    p
+        The probability of dropping each.
+    parts
+        As above.
     """
     kept = mask & (torch.rand(mask.shape, device=mask.device) >= p)
     for inside in (torch.ones_like(mask),) if parts is None else (~parts, parts):

@@ -24,7 +24,13 @@ def gaussian_jitter(
 ) -> torch.Tensor:
     """Vectors (..., D) plus Gaussian noise of expected length about ``length`` (per-feature sd
     ``length / sqrt(D)``) where ``mask`` (...) is True (everywhere when None), drawn from
-    ``generator`` (the global generator when None)."""
+    ``generator`` (the global generator when None).
+
+    Parameters
+    ----------
+    vectors, mask, length, generator
+        As above.
+    """
     if generator is None:
         # randn_like, not randn(shape): torch.compile traces symbolic shapes through it
         noise = torch.randn_like(vectors)
@@ -43,7 +49,13 @@ def add_token_noise(
 ) -> torch.Tensor:
     """Tokens (B, T, D) with Gaussian noise of expected length about ``length`` on each real
     token (mask (B, T) True; all when None); with ``keep_last`` the last feature is untouched
-    and the noise lives in the other D - 1."""
+    and the noise lives in the other D - 1.
+
+    Parameters
+    ----------
+    tokens, mask, length, keep_last
+        As above.
+    """
     if not keep_last:
         return gaussian_jitter(tokens, mask, length)
     return torch.cat([gaussian_jitter(tokens[..., :-1], mask, length), tokens[..., -1:]], dim=-1)
