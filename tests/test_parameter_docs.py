@@ -1,10 +1,8 @@
 """Public names document their parameters: each parameter of a function (each field of a
 dataclass, each argument of a class's ``__init__``) is named in its docstring's ``Parameters``
-section (numpydoc; ``a, b`` documents two). Every name the API reference shows does; every
-public module declares ``__all__`` (what other modules may import from it), and the classes
-and functions in those ``__all__`` that do not yet are listed in ``UNDOCUMENTED``: the test
-fails when a name outside the list misses a parameter and when a listed one no longer does,
-so the list only shrinks."""
+section (numpydoc; ``a, b`` documents two). Every public module declares ``__all__`` (what
+other modules may import from it); every class and function in it, and every name the API
+reference shows, does."""
 
 from __future__ import annotations
 
@@ -22,112 +20,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from api_reference import PACKAGES  # noqa: E402
-
-# the names of modules' __all__ still to document (numpydoc Parameters): remove each as its
-# docstring is written
-UNDOCUMENTED: set[str] = {
-    "circuitlab.data.clip_features.compute_features",
-    "circuitlab.data.clip_features.load_features",
-    "circuitlab.data.grammar.Count",
-    "circuitlab.data.grammar.article",
-    "circuitlab.data.grammar.balanced_scene",
-    "circuitlab.data.grammar.both_labels_common",
-    "circuitlab.data.grammar.distinct_sentences",
-    "circuitlab.data.grammar.quantity",
-    "circuitlab.data.grammar.random_quantity",
-    "circuitlab.data.listops.draw",
-    "circuitlab.data.listops.evaluate",
-    "circuitlab.data.listops.parse",
-    "circuitlab.data.listops.to_tokens",
-    "circuitlab.data.minimal_pairs.logic_variant",
-    "circuitlab.data.minimal_pairs.minimal_pairs",
-    "circuitlab.data.minimal_pairs.nlvr2_minimal_pairs",
-    "circuitlab.data.minimal_pairs.nlvr2_minimal_pairs_by_kind",
-    "circuitlab.data.minimal_pairs.wording_variant",
-    "circuitlab.data.nlvr.NLVRExample",
-    "circuitlab.data.nlvr.SceneObject",
-    "circuitlab.data.nlvr.nlvr_frame",
-    "circuitlab.data.nlvr.read_annotations",
-    "circuitlab.data.nlvr.read_nlvr",
-    "circuitlab.data.nlvr.read_nlvr2",
-    "circuitlab.data.nlvr.resolve",
-    "circuitlab.data.nlvr.scene_from_json",
-    "circuitlab.data.nlvr.scene_json",
-    "circuitlab.data.nlvr2_vocab.NounForms",
-    "circuitlab.data.nlvr2_vocab.object_nouns",
-    "circuitlab.data.nlvr2_vocab.word_coverage",
-    "circuitlab.data.nlvr2_vocab.words",
-    "circuitlab.data.object_images.ObjectClass",
-    "circuitlab.data.object_images.draw_images",
-    "circuitlab.data.object_images.make_classes",
-    "circuitlab.data.object_images.primitive_sdf",
-    "circuitlab.data.pair_tokens.noun_vectors",
-    "circuitlab.data.pair_tokens.pair_tokens",
-    "circuitlab.data.pair_tokens.scale_noun_vectors",
-    "circuitlab.data.pair_world.PairExample",
-    "circuitlab.data.pair_world.PairObject",
-    "circuitlab.data.pair_world.PairScene",
-    "circuitlab.data.pair_world.PairSentence",
-    "circuitlab.data.pair_world.PairWorld",
-    "circuitlab.data.pair_world.noun_forms",
-    "circuitlab.data.pair_world.noun_split",
-    "circuitlab.data.pair_world.pair_scene_from_json",
-    "circuitlab.data.pair_world.pair_scene_json",
-    "circuitlab.data.pair_world.pool_nouns",
-    "circuitlab.data.pair_world.random_pair",
-    "circuitlab.data.pair_world.random_pair_sentence",
-    "circuitlab.data.pair_world.read_pair_examples",
-    "circuitlab.data.pair_world.world_nouns",
-    "circuitlab.data.pair_world.write_pair_examples",
-    "circuitlab.data.pair_world_extra.random_pair_disjunction",
-    "circuitlab.data.pair_world_extra.random_pair_extra_sentence",
-    "circuitlab.data.scene_tokens.scene_tokens",
-    "circuitlab.data.sentence_parts.Vocabulary",
-    "circuitlab.data.sentence_parts.content",
-    "circuitlab.data.sentence_parts.skeleton",
-    "circuitlab.data.sort_of_clevr.Scene",
-    "circuitlab.data.sort_of_clevr.SortOfClevr",
-    "circuitlab.data.sort_of_clevr.answer",
-    "circuitlab.data.sort_of_clevr.encode_question",
-    "circuitlab.data.sort_of_clevr.render",
-    "circuitlab.data.tagger.tag",
-    "circuitlab.data.tagger.tag_all",
-    "circuitlab.data.tagger.tagger_scores",
-    "circuitlab.data.text.MiniLMEncoder",
-    "circuitlab.data.text.SplitEncoder",
-    "circuitlab.data.text.WordEncoder",
-    "circuitlab.data.text.make_encoder",
-    "circuitlab.data.text.pad_tokens",
-    "circuitlab.data.world.Noun",
-    "circuitlab.data.world.Placed",
-    "circuitlab.data.world.Scene",
-    "circuitlab.data.world.Sentence",
-    "circuitlab.data.world.WorldExample",
-    "circuitlab.data.world.WorldGenerator",
-    "circuitlab.data.world.random_scene",
-    "circuitlab.data.world.random_sentence",
-    "circuitlab.data.world.scattered_scene",
-    "circuitlab.data.world.sentence_from_forms",
-    "circuitlab.data.world.tower_scene",
-    "circuitlab.data.world_extra.random_extra_sentence",
-    "circuitlab.tasks.base.check_inputs",
-    "circuitlab.tasks.base.check_share",
-    "circuitlab.tasks.base.hide_text_inputs",
-    "circuitlab.tasks.base.objects_and_text_batch",
-    "circuitlab.tasks.base.sample_rows",
-    "circuitlab.tasks.base.trim_text",
-    "circuitlab.tasks.boolean.corners",
-    "circuitlab.tasks.boolean.fuzzy_evaluate",
-    "circuitlab.tasks.boolean.r_squared",
-    "circuitlab.tasks.boolean.truth_tables",
-    "circuitlab.tasks.digit_renditions.new_task_images",
-    "circuitlab.tasks.digit_renditions.patch_tokens",
-    "circuitlab.tasks.digit_renditions.render",
-    "circuitlab.tasks.digits.split_digits",
-    "circuitlab.tasks.listops.encode",
-    "circuitlab.tasks.nlvr.sentence_pool",
-    "circuitlab.tasks.pairs.add_noun_noise",
-}
 
 
 def documented_names(doc: str) -> set[str]:
@@ -256,10 +148,7 @@ def module_names() -> dict[str, object]:
 @pytest.mark.parametrize("name", sorted(module_names()))
 def test_a_modules_public_name_documents_each_parameter(name):
     lacking = missing(module_names()[name])
-    if name in UNDOCUMENTED:
-        assert lacking, f"{name} documents every parameter now: remove it from UNDOCUMENTED"
-    else:
-        assert not lacking, f"{name}'s docstring has no Parameters entry for {lacking}"
+    assert not lacking, f"{name}'s docstring has no Parameters entry for {lacking}"
 
 
 def test_the_parameters_section_is_read_as_numpydoc():

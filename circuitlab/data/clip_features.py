@@ -79,7 +79,18 @@ def compute_features(
     save_every: int = 20,
     progress: bool = True,
 ) -> Path:
-    """Compute (or complete) the feature cache of ``nlvr2_file`` in ``out``; returns ``out``."""
+    """Compute (or complete) the feature cache of ``nlvr2_file`` in ``out``; returns ``out``.
+
+    Parameters
+    ----------
+    nlvr2_file, images
+        An NLVR2 file (official format) and the folder of its images.
+    clip_dir, out
+        A Hugging Face ``transformers`` CLIP folder the user brings; the cache's folder.
+    device, batch_size, save_every, progress
+        Where CLIP runs; images per forward pass; batches between saves of the cache; a
+        progress bar.
+    """
     from PIL import Image
 
     out, clip_dir = Path(out), Path(clip_dir)
@@ -142,7 +153,13 @@ def compute_features(
 def load_features(
     features: str | os.PathLike,
 ) -> tuple[pd.DataFrame, dict[str, torch.Tensor], dict[str, torch.Tensor], dict]:
-    """(examples, image tokens by pair, text tokens by sentence, meta) of a feature cache."""
+    """(examples, image tokens by pair, text tokens by sentence, meta) of a feature cache.
+
+    Parameters
+    ----------
+    features
+        The feature cache's folder.
+    """
     features = Path(features)
     if not (features / META).is_file():
         raise FileNotFoundError(

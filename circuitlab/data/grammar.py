@@ -62,7 +62,13 @@ QUANTITY_KINDS = (
 @dataclass(frozen=True)
 class Count:
     """A quantity: its words (used before a plural noun unless ``singular``), a test on the
-    number of objects, and its categories."""
+    number of objects, and its categories.
+
+    Parameters
+    ----------
+    words, holds, singular, categories
+        As above.
+    """
 
     words: str
     holds: Callable[[int], bool]
@@ -76,7 +82,17 @@ def number_word(rng: random.Random, n: int) -> str:
 
 
 def quantity(rng: random.Random, kind: str, n: int) -> Count:
-    """A quantity of ``kind`` (one of ``QUANTITY_KINDS``) about ``n``."""
+    """A quantity of ``kind`` (one of ``QUANTITY_KINDS``) about ``n``.
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    kind
+        The kind of quantity (``QUANTITY_KINDS``).
+    n
+        The number it is about.
+    """
     num = number_word(rng, n)
     if kind == "exists":
         return Count("a", lambda k: k >= 1, True, frozenset({EXISTS}))
@@ -105,12 +121,30 @@ def quantity(rng: random.Random, kind: str, n: int) -> Count:
 
 
 def random_quantity(rng: random.Random, kinds: list[str], low: int = 1, high: int = 4) -> Count:
-    """A quantity of a kind drawn from ``kinds`` about a number drawn from [low, high]."""
+    """A quantity of a kind drawn from ``kinds`` about a number drawn from [low, high].
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    kinds
+        The kinds drawn from.
+    low, high
+        The numbers drawn from.
+    """
     return quantity(rng, rng.choice(kinds), rng.randint(low, high))
 
 
 def article(words: str, noun: str) -> str:
-    """ "a" before a consonant, "an" before a vowel; other words unchanged."""
+    """ "a" before a consonant, "an" before a vowel; other words unchanged.
+
+    Parameters
+    ----------
+    words
+        The words after the article.
+    noun
+        The noun they describe.
+    """
     return "an" if words == "a" and noun[:1] in "aeiou" else words
 
 
@@ -125,7 +159,21 @@ def balanced_scene(
     tries: int,
 ) -> SceneT | None:
     """The first of up to ``tries`` scenes from ``draw`` on which ``holds`` gives ``wanted``;
-    None when none does."""
+    None when none does.
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    holds
+        The sentence's test.
+    draw
+        Draws a scene.
+    wanted
+        The label wanted.
+    tries
+        Scenes drawn at most.
+    """
     for _ in range(tries):
         scene = draw(rng)
         if holds(scene) == wanted:
@@ -148,7 +196,17 @@ def distinct_sentences(
     exclude: frozenset[str] = frozenset(),
 ) -> list[SentenceT]:
     """``n`` sentences of distinct text (none in ``exclude``) from ``draw`` that ``usable``
-    accepts, deterministically from ``seed`` (both calls share one random stream)."""
+    accepts, deterministically from ``seed`` (both calls share one random stream).
+
+    Parameters
+    ----------
+    n, seed, exclude
+        As above.
+    draw
+        Draws a sentence.
+    usable
+        Whether a sentence may be used (``both_labels_common``, say).
+    """
     rng = random.Random(seed)
     pool: dict[str, SentenceT] = {}
     for _ in range(50 * n + 1000):
@@ -169,6 +227,18 @@ def both_labels_common(
     tries: int = 60,
 ) -> bool:
     """Whether scenes from ``draw`` make a sentence true, and false, at least 3 times in
-    ``tries`` each (about 5 %): rarer labels would cost many scene draws per example."""
+    ``tries`` each (about 5 %): rarer labels would cost many scene draws per example.
+
+    Parameters
+    ----------
+    holds
+        The sentence's test.
+    draw
+        Draws a scene.
+    rng
+        The random stream drawn from.
+    tries
+        Scenes drawn per label.
+    """
     true = sum(holds(draw(rng)) for _ in range(tries))
     return 3 <= true <= tries - 3

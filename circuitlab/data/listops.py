@@ -33,7 +33,13 @@ Expression = Union[int, tuple[str, list["Expression"]]]  # noqa: UP007 (recursiv
 
 
 def evaluate(expression: Expression) -> int:
-    """The value (0..9) of ``expression``."""
+    """The value (0..9) of ``expression``.
+
+    Parameters
+    ----------
+    expression
+        A parsed expression.
+    """
     if isinstance(expression, int):
         return expression
     operation, arguments = expression
@@ -54,7 +60,13 @@ def evaluate(expression: Expression) -> int:
 
 
 def to_tokens(expression: Expression) -> list[str]:
-    """The tokens of ``expression``, e.g. ``['[MAX', '2', '9', ']']``."""
+    """The tokens of ``expression``, e.g. ``['[MAX', '2', '9', ']']``.
+
+    Parameters
+    ----------
+    expression
+        A parsed expression.
+    """
     if isinstance(expression, int):
         return [str(expression)]
     operation, arguments = expression
@@ -66,7 +78,13 @@ def to_tokens(expression: Expression) -> list[str]:
 
 def parse(text: str | list[str]) -> Expression:
     """The expression written as ``text`` (tokens separated by spaces, or a token list);
-    malformed input raises ValueError naming the problem."""
+    malformed input raises ValueError naming the problem.
+
+    Parameters
+    ----------
+    text
+        As above.
+    """
     tokens = text.split() if isinstance(text, str) else list(text)
     if not tokens:
         raise ValueError("empty expression")
@@ -108,7 +126,17 @@ def draw(
     max_length: int = 200,
 ) -> Expression:
     """One expression from the grammar whose token count lies in [min_length, max_length]
-    (the root is always an operation)."""
+    (the root is always an operation).
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    max_depth, max_args, op_probability
+        Nesting depth, operands per operator, and the chance an operand is an operator.
+    min_length, max_length
+        Token counts accepted.
+    """
     if not 0 < op_probability <= 1:
         raise ValueError(f"op_probability must be in (0, 1], got {op_probability}")
     if max_args < 2 or max_depth < 1:

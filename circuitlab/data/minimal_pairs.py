@@ -107,17 +107,41 @@ def _apply(
 
 
 def wording_variant(text: str, rng: random.Random) -> str | None:
-    """Same logic, other words: another colour, shape, size or a synonym; None if none fits."""
+    """Same logic, other words: another colour, shape, size or a synonym; None if none fits.
+
+    Parameters
+    ----------
+    text
+        A world sentence.
+    rng
+        The random stream drawn from.
+    """
     return _apply(text, WORDING_RULES, rng, fresh_words=True)
 
 
 def logic_variant(text: str, rng: random.Random) -> str | None:
-    """Same words, other logic: quantifier, number, negation, relation or connective."""
+    """Same words, other logic: quantifier, number, negation, relation or connective.
+
+    Parameters
+    ----------
+    text
+        A world sentence.
+    rng
+        The random stream drawn from.
+    """
     return _apply(text, LOGIC_RULES, rng)
 
 
 def minimal_pairs(texts: Sequence[str], seed: int = 0) -> pd.DataFrame:
-    """One row per sentence that has both variants: text, wording, logic."""
+    """One row per sentence that has both variants: text, wording, logic.
+
+    Parameters
+    ----------
+    texts
+        World sentences.
+    seed
+        Seed of the variants.
+    """
     rng = random.Random(seed)
     rows = []
     for text in texts:
@@ -218,7 +242,17 @@ def nlvr2_minimal_pairs(
     """Minimal pairs of NLVR2 sentences: ``wording`` swaps one counted noun for another (from
     ``nouns``, (singular, plural) pairs, e.g. ``nlvr2_vocab.object_nouns``), ``logic`` changes
     an image reference, a quantifier, a number, a negation or a comparison
-    (``NLVR2_LOGIC_RULES``). One row per sentence that has both: text, wording, logic."""
+    (``NLVR2_LOGIC_RULES``). One row per sentence that has both: text, wording, logic.
+
+    Parameters
+    ----------
+    texts
+        NLVR2 sentences.
+    nouns
+        As above.
+    seed
+        Seed of the variants.
+    """
     rng = random.Random(seed)
     rows = []
     for text in texts:
@@ -235,7 +269,17 @@ def nlvr2_minimal_pairs_by_kind(
     """Minimal pairs of NLVR2 sentences, one row per sentence and kind of logic change that
     applies to it (``NLVR2_LOGIC_KINDS``): text, wording (one counted noun swapped, as
     ``nlvr2_minimal_pairs``; the same for every kind of a sentence), logic (one of the kind's
-    rules applied) and kind. Sentences without a counted noun of ``nouns`` give none."""
+    rules applied) and kind. Sentences without a counted noun of ``nouns`` give none.
+
+    Parameters
+    ----------
+    texts
+        NLVR2 sentences.
+    nouns
+        (singular, plural) counted nouns to swap in.
+    seed
+        Seed of the variants.
+    """
     rng = random.Random(seed)
     rows = []
     for text in texts:

@@ -80,7 +80,13 @@ class NLVRFormatError(CircuitlabError):
 
 @dataclass(frozen=True)
 class SceneObject:
-    """One object of a box: position of its top-left corner, size, shape and colour."""
+    """One object of a box: position of its top-left corner, size, shape and colour.
+
+    Parameters
+    ----------
+    x, y, size, shape, colour
+        As above.
+    """
 
     x: int
     y: int
@@ -91,7 +97,15 @@ class SceneObject:
 
 @dataclass(frozen=True)
 class NLVRExample:
-    """A sentence paired with one scene: three boxes of objects, and whether it is true."""
+    """A sentence paired with one scene: three boxes of objects, and whether it is true.
+
+    Parameters
+    ----------
+    identifier
+        NLVR's identifier.
+    sentence, label, boxes
+        As above.
+    """
 
     identifier: str
     sentence: str
@@ -105,7 +119,13 @@ class NLVRExample:
 
 
 def resolve(source: str | os.PathLike) -> Path:
-    """A shipped file's name (a key of ``SHIPPED``) or a path -> the file's path."""
+    """A shipped file's name (a key of ``SHIPPED``) or a path -> the file's path.
+
+    Parameters
+    ----------
+    source
+        As above.
+    """
     if isinstance(source, str) and source in SHIPPED:
         return Path(str(resources.files("circuitlab.data.files") / "nlvr" / SHIPPED[source]))
     path = Path(source)
@@ -213,7 +233,13 @@ def _scene_object(raw: dict[str, Any], where: str) -> SceneObject:
 
 
 def scene_json(boxes: tuple[tuple[SceneObject, ...], ...]) -> str:
-    """A scene in NLVR's own ``structured_rep`` form (a list of boxes of objects), as JSON."""
+    """A scene in NLVR's own ``structured_rep`` form (a list of boxes of objects), as JSON.
+
+    Parameters
+    ----------
+    boxes
+        The scene's boxes of objects.
+    """
     return json.dumps(
         [
             [
@@ -226,7 +252,15 @@ def scene_json(boxes: tuple[tuple[SceneObject, ...], ...]) -> str:
 
 
 def scene_from_json(text: str, where: str = "scene") -> tuple[tuple[SceneObject, ...], ...]:
-    """``scene_json``'s inverse, checked as NLVR's reader checks a line (NLVRFormatError)."""
+    """``scene_json``'s inverse, checked as NLVR's reader checks a line (NLVRFormatError).
+
+    Parameters
+    ----------
+    text
+        The JSON.
+    where
+        What messages call it.
+    """
     try:
         raw = json.loads(text)
     except (TypeError, json.JSONDecodeError) as err:
@@ -242,7 +276,13 @@ def scene_from_json(text: str, where: str = "scene") -> tuple[tuple[SceneObject,
 
 def read_nlvr(source: str | os.PathLike) -> list[NLVRExample]:
     """NLVR examples with their structured scenes from ``source`` ("nlvr-dev", "nlvr-test", or
-    the path of a file in the official format, e.g. a train.json you have)."""
+    the path of a file in the official format, e.g. a train.json you have).
+
+    Parameters
+    ----------
+    source
+        As above.
+    """
     path = resolve(source)
     examples = []
     for number, record in _json_lines(path):
@@ -275,7 +315,13 @@ def read_nlvr(source: str | os.PathLike) -> list[NLVRExample]:
 
 
 def nlvr_frame(examples: list[NLVRExample]) -> pd.DataFrame:
-    """One row per example: identifier, sentence_id, sentence, label, n_objects per scene."""
+    """One row per example: identifier, sentence_id, sentence, label, n_objects per scene.
+
+    Parameters
+    ----------
+    examples
+        NLVR examples.
+    """
     return pd.DataFrame(
         {
             "identifier": [e.identifier for e in examples],
@@ -301,7 +347,13 @@ NLVR2_COLUMNS = (
 
 def read_nlvr2(source: str | os.PathLike) -> pd.DataFrame:
     """NLVR2 rows from ``source`` ("nlvr2-dev", "nlvr2-test1", or an official file's path):
-    identifier, sentence, label (bool), left_url, right_url, synset, query, writer."""
+    identifier, sentence, label (bool), left_url, right_url, synset, query, writer.
+
+    Parameters
+    ----------
+    source
+        As above.
+    """
     path = resolve(source)
     rows = []
     for number, record in _json_lines(path):
@@ -317,6 +369,11 @@ def read_annotations(source: str | os.PathLike = "nlvr2-annotations") -> pd.Data
     """The reasoning-category annotations: one row per sentence, ``categories`` a list of names.
 
     Format: a sentence line, then one "* category" line per category, blank lines between.
+
+    Parameters
+    ----------
+    source
+        A shipped file's name or a path.
     """
     path = resolve(source)
     rows: list[dict[str, Any]] = []

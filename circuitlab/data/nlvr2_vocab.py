@@ -58,7 +58,13 @@ WINDOW = 3  # a plural counts when it is one of the three words after a quantity
 
 @dataclass(frozen=True)
 class NounForms:
-    """A counted noun: its singular and plural, and how often either occurs in the sentences."""
+    """A counted noun: its singular and plural, and how often either occurs in the sentences.
+
+    Parameters
+    ----------
+    singular, plural, count
+        As above.
+    """
 
     singular: str
     plural: str
@@ -66,7 +72,13 @@ class NounForms:
 
 
 def words(text: str) -> list[str]:
-    """Lower-case runs of letters: "Each image's dog" -> ["each", "image", "s", "dog"]."""
+    """Lower-case runs of letters: "Each image's dog" -> ["each", "image", "s", "dog"].
+
+    Parameters
+    ----------
+    text
+        Any text.
+    """
     return _LETTERS.findall(text.lower())
 
 
@@ -105,6 +117,13 @@ def object_nouns(
     A plural counts as counted when it is the first plural within ``WINDOW`` words after a
     quantity word; a noun needs ``min_counted`` such uses and as many of its singular right after
     a ``SINGULAR_MARKERS`` word. Frequency is the occurrences of both forms.
+
+    Parameters
+    ----------
+    n, sentences
+        As above.
+    min_counted
+        Times a noun must be counted to be kept.
     """
     if sentences is None:  # NLVR2's nouns: counted once a process (the app asks four times)
         return list(_nlvr2_nouns(min_counted)[:n])
@@ -153,7 +172,13 @@ def _count_nouns(sentences: Iterable[str], min_counted: int) -> list[NounForms]:
 
 def word_coverage(produced: Iterable[str], sentences: Sequence[str]) -> float:
     """The share of the word occurrences in ``sentences`` whose word occurs in ``produced``
-    (texts): how much of a corpus's running text a generator's vocabulary can write."""
+    (texts): how much of a corpus's running text a generator's vocabulary can write.
+
+    Parameters
+    ----------
+    produced, sentences
+        As above.
+    """
     known = {w for text in produced for w in words(text)}
     occurrences = [w for s in sentences for w in words(s)]
     if not occurrences:

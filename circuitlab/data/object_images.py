@@ -57,7 +57,15 @@ def primitive_sdf(kind: int, u: torch.Tensor, v: torch.Tensor, radius: float) ->
     """Signed distance to primitive ``PRIMITIVES[kind]`` of size ``radius`` centred at u = v = 0,
     at the points (u, v) (any shape, in pixels; v grows downwards). Exact for the disc, ring and
     boxes; for the triangle and diamond a distance along the edge normals (the sign, and so the
-    shape, exact)."""
+    shape, exact).
+
+    Parameters
+    ----------
+    kind, radius
+        As above.
+    u, v
+        Points, in pixels.
+    """
     if not 0 <= kind < len(PRIMITIVES):
         raise ValueError(f"kind must be in 0..{len(PRIMITIVES) - 1}, got {kind}")
     r = radius
@@ -81,7 +89,13 @@ def primitive_sdf(kind: int, u: torch.Tensor, v: torch.Tensor, radius: float) ->
 @dataclass(frozen=True)
 class ObjectClass:
     """A class: ``parts[s]`` is the primitive in slot s (0 top-left, 1 top-right, 2 bottom-left,
-    3 bottom-right), -1 for the empty slot."""
+    3 bottom-right), -1 for the empty slot.
+
+    Parameters
+    ----------
+    parts
+        As above.
+    """
 
     parts: tuple[int, int, int, int]
 
@@ -99,7 +113,13 @@ class ObjectClass:
 def make_classes(n_classes: int, seed: int = 0, family_size: int = 3) -> list[ObjectClass]:
     """``n_classes`` distinct classes drawn from ``seed``, in families of ``family_size``: a
     family's first class is random, each other member changes one part of the first (another
-    primitive in one filled slot)."""
+    primitive in one filled slot).
+
+    Parameters
+    ----------
+    n_classes, seed, family_size
+        As above.
+    """
     if n_classes < 1:
         raise ValueError(f"n_classes must be >= 1, got {n_classes}")
     if family_size < 1:
@@ -154,7 +174,25 @@ def draw_images(
     distractor_size: float = 0.45,
 ) -> torch.Tensor:
     """Images (B, 1, size, size) in about [0, 1] (before noise) of ``classes[labels[b]]``;
-    ``distractor_size``: the distractors' mean size relative to a part's."""
+    ``distractor_size``: the distractors' mean size relative to a part's.
+
+    Parameters
+    ----------
+    classes
+        The classes.
+    labels
+        (B,) each image's class.
+    generator
+        The random generator.
+    size
+        The images' side in pixels.
+    rendition
+        How a class is drawn (``RENDITIONS``).
+    distractors, noise, jitter
+        Distractor parts, pixel noise, and how far the object moves.
+    distractor_size
+        As above.
+    """
     if rendition not in RENDITIONS:
         raise ValueError(f"rendition must be one of {RENDITIONS}, got {rendition!r}")
     g = generator

@@ -48,7 +48,15 @@ IMAGE_COLUMNS = [ATTRIBUTES.index(f"image_{side}") for side in IMAGES]
 
 
 def noun_vectors(nouns: Sequence[str], encoder: TextEncoder) -> dict[str, torch.Tensor]:
-    """Each noun's vector: the mean of ``encoder``'s token vectors for it, (dim,)."""
+    """Each noun's vector: the mean of ``encoder``'s token vectors for it, (dim,).
+
+    Parameters
+    ----------
+    nouns
+        Nouns (singular).
+    encoder
+        The frozen text encoder.
+    """
     if encoder.dim is None:
         raise ValueError(
             f"object tokens need a text encoder that gives vectors (minilm), not {encoder.name!r}"
@@ -74,6 +82,11 @@ def scale_noun_vectors(
     nouns on average): beside them an attribute one-hot (image, colour, ...) of length 1 is a
     small part of a token, and a model trained on raw vectors ignored which image an object is
     in. Centred and of unit length, a noun weighs as much as one attribute.
+
+    Parameters
+    ----------
+    vectors, reference, scale
+        As above.
     """
     if scale not in NOUN_SCALES:
         raise ValueError(f"noun scale must be one of {NOUN_SCALES}, got {scale!r}")
@@ -110,6 +123,13 @@ def pair_tokens(
 
     ``vectors``: noun -> (dim,) from ``noun_vectors``. A pair with no object at all keeps one
     all-zero token, unmasked, so that attention over it is defined.
+
+    Parameters
+    ----------
+    scenes
+        Pairs of images.
+    vectors
+        As above.
     """
     dim = len(next(iter(vectors.values())))
     nouns = [[o.noun for image in s.images for o in image] for s in scenes]

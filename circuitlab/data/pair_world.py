@@ -115,7 +115,17 @@ RELATION_WORDS = {
 # --------------------------------------------------------------------------- scenes
 @dataclass(frozen=True)
 class PairObject:
-    """One object of an image; ``on`` is the index, in its image, of the object it rests on."""
+    """One object of an image; ``on`` is the index, in its image, of the object it rests on.
+
+    Parameters
+    ----------
+    noun, colour, size, pose, facing
+        What the object is and how it is drawn.
+    x, depth
+        Its place across and into the image.
+    on
+        As above.
+    """
 
     noun: str
     colour: str
@@ -144,7 +154,13 @@ class PairObject:
 
 @dataclass(frozen=True)
 class PairScene:
-    """Two images (left, right), each a tuple of objects."""
+    """Two images (left, right), each a tuple of objects.
+
+    Parameters
+    ----------
+    images
+        As above.
+    """
 
     images: tuple[tuple[PairObject, ...], tuple[PairObject, ...]]
 
@@ -172,12 +188,24 @@ class PairScene:
 
 
 def pair_scene_json(scene: PairScene) -> str:
-    """A pair as one JSON text (a store's ``scene`` column): ``PairScene.to_json``'s lists."""
+    """A pair as one JSON text (a store's ``scene`` column): ``PairScene.to_json``'s lists.
+
+    Parameters
+    ----------
+    scene
+        The pair.
+    """
     return json.dumps(scene.to_json())
 
 
 def pair_scene_from_json(text: str) -> PairScene:
-    """``pair_scene_json``'s inverse; ValueError says what is wrong with a bad text."""
+    """``pair_scene_json``'s inverse; ValueError says what is wrong with a bad text.
+
+    Parameters
+    ----------
+    text
+        The JSON.
+    """
     try:
         return PairScene.from_json(json.loads(text))
     except (TypeError, AttributeError) as err:  # a bad JSON text raises a ValueError itself
@@ -267,7 +295,17 @@ def random_image(
 
 
 def random_pair(rng: random.Random, nouns: Sequence[str], vocabulary: Sequence[str]) -> PairScene:
-    """A pair of images drawn around ``nouns`` (see ``random_image``)."""
+    """A pair of images drawn around ``nouns`` (see ``random_image``).
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    nouns
+        The nouns the pair is about.
+    vocabulary
+        The nouns its other objects are drawn from.
+    """
     return PairScene(tuple(random_image(rng, nouns, vocabulary) for _ in IMAGES))
 
 
@@ -303,7 +341,13 @@ class Predicate:
 
 @dataclass(frozen=True)
 class PairSentence:
-    """A sentence, its logical form (a test on pairs), the nouns it names and its categories."""
+    """A sentence, its logical form (a test on pairs), the nouns it names and its categories.
+
+    Parameters
+    ----------
+    text, holds, nouns, categories
+        As above.
+    """
 
     text: str
     holds: PairTest
@@ -716,7 +760,15 @@ def random_pair_sentence(
     """A sentence about ``nouns`` (singular forms from ``world_nouns``): it speaks of one noun
     of them, and of a second one now and then (relations, comparisons, coordination).
     ``forms``: (weight, form) to draw from (default: the grammar's; ``pair_world_extra``'s
-    phrasings for training only)."""
+    phrasings for training only).
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    nouns, forms
+        As above.
+    """
     if not nouns:
         raise ValueError("random_pair_sentence needs at least one noun")
     main = rng.choice(nouns)
@@ -735,7 +787,13 @@ def _known_forms() -> dict[str, NounForms]:
 
 
 def noun_forms(noun: str) -> NounForms:
-    """The singular and plural of a counted NLVR2 noun given in the singular."""
+    """The singular and plural of a counted NLVR2 noun given in the singular.
+
+    Parameters
+    ----------
+    noun
+        A counted NLVR2 noun, singular.
+    """
     forms = _known_forms().get(noun)
     if forms is None:
         raise ValueError(f"{noun!r} is not a counted NLVR2 noun (see nlvr2_vocab.object_nouns)")
@@ -743,7 +801,13 @@ def noun_forms(noun: str) -> NounForms:
 
 
 def world_nouns(n: int = N_NOUNS) -> list[NounForms]:
-    """The ``n`` most frequent counted nouns of NLVR2 (``nlvr2_vocab.object_nouns``)."""
+    """The ``n`` most frequent counted nouns of NLVR2 (``nlvr2_vocab.object_nouns``).
+
+    Parameters
+    ----------
+    n
+        Nouns.
+    """
     return object_nouns(n)
 
 
@@ -760,7 +824,13 @@ def split_vocabulary() -> Vocabulary:
 
 def noun_split(nouns: Sequence[NounForms]) -> tuple[list[str], list[str]]:
     """(training nouns, held-out nouns): every ``HELD_OUT_EVERY``-th noun in frequency order
-    (the 6th, 12th, ...) is kept out of training."""
+    (the 6th, 12th, ...) is kept out of training.
+
+    Parameters
+    ----------
+    nouns
+        Counted nouns in frequency order.
+    """
     train = [f.singular for i, f in enumerate(nouns) if (i + 1) % HELD_OUT_EVERY]
     held_out = [f.singular for i, f in enumerate(nouns) if not (i + 1) % HELD_OUT_EVERY]
     return train, held_out
@@ -769,7 +839,13 @@ def noun_split(nouns: Sequence[NounForms]) -> tuple[list[str], list[str]]:
 def pool_nouns(noun_pool: int = N_NOUNS) -> tuple[list[str], list[str]]:
     """(training nouns, held-out nouns) of a world drawn from the ``noun_pool`` most frequent
     counted NLVR2 nouns: the held-out nouns are ``noun_split``'s of the 60 most frequent at any
-    pool, and every other noun of the pool trains."""
+    pool, and every other noun of the pool trains.
+
+    Parameters
+    ----------
+    noun_pool
+        The most frequent counted nouns spoken of.
+    """
     available = len(_known_forms())
     if not N_NOUNS <= noun_pool <= available:
         raise ValueError(
@@ -784,7 +860,13 @@ def pool_nouns(noun_pool: int = N_NOUNS) -> tuple[list[str], list[str]]:
 # --------------------------------------------------------------------------- examples
 @dataclass(frozen=True)
 class PairExample:
-    """A sentence, a pair of images, the sentence's truth on them, and its categories."""
+    """A sentence, a pair of images, the sentence's truth on them, and its categories.
+
+    Parameters
+    ----------
+    sentence, scene, label, categories
+        As above.
+    """
 
     sentence: str
     scene: PairScene
@@ -809,6 +891,13 @@ class PairWorld:
     ``example(seed, sentence)`` draws up to ``50 * max_tries`` pairs around the sentence's nouns
     for the label drawn for it, then keeps the other label; ``vocabulary`` is where the objects
     the sentence does not name come from (default: ``nouns``).
+
+    Parameters
+    ----------
+    nouns, max_tries
+        As above.
+    vocabulary
+        The nouns the scenes' other objects are drawn from (default: ``nouns``).
     """
 
     def __init__(
@@ -857,7 +946,15 @@ class PairWorld:
 
 
 def write_pair_examples(examples: Sequence[PairExample], path: str | os.PathLike) -> Path:
-    """Write examples as JSON lines (gzip-compressed when ``path`` ends in .gz)."""
+    """Write examples as JSON lines (gzip-compressed when ``path`` ends in .gz).
+
+    Parameters
+    ----------
+    examples
+        The examples.
+    path
+        As above.
+    """
     path = Path(path)
     lines = "".join(
         json.dumps(e.to_json(f"pair-{i}")) + "\n" for i, e in enumerate(examples)
@@ -868,7 +965,13 @@ def write_pair_examples(examples: Sequence[PairExample], path: str | os.PathLike
 
 def read_pair_examples(path: str | os.PathLike) -> list[PairExample]:
     """Examples from a file ``write_pair_examples`` wrote; a bad line raises ValueError naming
-    the file and line."""
+    the file and line.
+
+    Parameters
+    ----------
+    path
+        The file.
+    """
     path = Path(path)
     raw = path.read_bytes()
     text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8")

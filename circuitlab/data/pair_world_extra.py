@@ -75,7 +75,15 @@ EXTRA_PAIR_FORMS: list[tuple[float, SentenceForm]] = [
 
 
 def random_pair_extra_sentence(rng: random.Random, nouns: Sequence[str]) -> PairSentence:
-    """A sentence about ``nouns`` in one of the extra phrasings."""
+    """A sentence about ``nouns`` in one of the extra phrasings.
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    nouns
+        The nouns it is about.
+    """
     return random_pair_sentence(rng, nouns, EXTRA_PAIR_FORMS)
 
 
@@ -98,5 +106,13 @@ DISJUNCTION_FORMS: list[tuple[float, SentenceForm]] = [(1, _disjunction)]
 
 
 def random_pair_disjunction(rng: random.Random, nouns: Sequence[str]) -> PairSentence:
-    """A sentence about ``nouns``: two of the base grammar's clauses joined by "or"."""
+    """A sentence about ``nouns``: two of the base grammar's clauses joined by "or".
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    nouns
+        The nouns it is about.
+    """
     return random_pair_sentence(rng, nouns, DISJUNCTION_FORMS)

@@ -53,6 +53,11 @@ def scene_tokens(scenes: Sequence[Scene]) -> tuple[torch.Tensor, torch.Tensor]:
 
     A scene with no object at all keeps one all-zero token, unmasked, so that attention over
     it is defined.
+
+    Parameters
+    ----------
+    scenes
+        World scenes.
     """
     rows = [object_features(s) for s in scenes]
     n = max((len(r) for r in rows), default=1) or 1

@@ -35,7 +35,17 @@ _TOKEN = re.compile(r"[A-Za-z]+|[^A-Za-z\s]+")
 @dataclass(frozen=True)
 class Vocabulary:
     """What counts as content: ``attributes``, phrases as tuples of lower-case words, and
-    ``nouns``, each form (lower case) mapped to whether it is plural."""
+    ``nouns``, each form (lower case) mapped to whether it is plural.
+
+    Parameters
+    ----------
+    name
+        The vocabulary's name.
+    attributes, nouns
+        As above.
+    article_agreement
+        "an" before a placeholder becomes "a" in the skeleton, as the module docstring says.
+    """
 
     name: str
     attributes: frozenset[tuple[str, ...]]
@@ -91,7 +101,15 @@ def _parts(text: str, vocab: Vocabulary) -> list[tuple[str, str]]:
 
 
 def skeleton(text: str, vocab: Vocabulary = SHAPES) -> str:
-    """``text`` with attribute phrases dropped and object nouns replaced by thing/things."""
+    """``text`` with attribute phrases dropped and object nouns replaced by thing/things.
+
+    Parameters
+    ----------
+    text
+        A sentence.
+    vocab
+        What counts as content.
+    """
     words = []
     for kind, word in _parts(text, vocab):
         if kind == "other":
@@ -105,7 +123,15 @@ def skeleton(text: str, vocab: Vocabulary = SHAPES) -> str:
 
 def content(text: str, vocab: Vocabulary = SHAPES) -> str:
     """The attribute phrases and object nouns of ``text``, in order, lower-cased ("nothing"
-    when there are none)."""
+    when there are none).
+
+    Parameters
+    ----------
+    text
+        A sentence.
+    vocab
+        What counts as content.
+    """
     words = [word for kind, word in _parts(text, vocab) if kind != "other"]
     return " ".join(words) or EMPTY_CONTENT
 

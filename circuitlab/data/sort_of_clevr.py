@@ -70,7 +70,13 @@ QUESTION_DIM = len(COLOURS) + len(QUESTIONS)
 class Scene:
     """Object k has colour k: ``shapes`` (6,) indices into SHAPES, ``centres`` (6, 2) (x, y)
     in pixels, x to the right and y down; ``size`` the image's side, ``radius`` the objects'
-    half-width."""
+    half-width.
+
+    Parameters
+    ----------
+    shapes, centres, size, radius
+        As above.
+    """
 
     shapes: np.ndarray
     centres: np.ndarray
@@ -79,7 +85,15 @@ class Scene:
 
 
 def answer(scene: Scene, colour: int, question: int) -> int:
-    """The index in ANSWERS of ``question`` (0-5) about the object of ``colour`` (0-5)."""
+    """The index in ANSWERS of ``question`` (0-5) about the object of ``colour`` (0-5).
+
+    Parameters
+    ----------
+    scene
+        The scene.
+    colour, question
+        As above.
+    """
     shape, (x, y) = scene.shapes[colour], scene.centres[colour]
     if question == 0:
         return ANSWERS.index(SHAPES[shape])
@@ -97,7 +111,13 @@ def answer(scene: Scene, colour: int, question: int) -> int:
 
 
 def render(scene: Scene) -> np.ndarray:
-    """The scene as an image (3, size, size) float32 in [0, 1] on a white background."""
+    """The scene as an image (3, size, size) float32 in [0, 1] on a white background.
+
+    Parameters
+    ----------
+    scene
+        The scene.
+    """
     size, r = scene.size, scene.radius
     image = np.ones((3, size, size), dtype=np.float32)
     ys, xs = np.mgrid[0:size, 0:size] + 0.5
@@ -111,7 +131,13 @@ def render(scene: Scene) -> np.ndarray:
 
 
 def encode_question(colour: int, question: int) -> np.ndarray:
-    """The 12-vector of ``question`` about ``colour``: colour one-hot, then question one-hot."""
+    """The 12-vector of ``question`` about ``colour``: colour one-hot, then question one-hot.
+
+    Parameters
+    ----------
+    colour, question
+        The object's colour and the question, 0-5.
+    """
     vector = np.zeros(QUESTION_DIM, dtype=np.float32)
     vector[colour] = 1
     vector[len(COLOURS) + question] = 1
@@ -125,7 +151,13 @@ def held_out_pairs() -> set[tuple[int, int]]:
 
 class SortOfClevr:
     """Seeded scenes and questions. ``size``: image side in pixels; ``radius``: the objects'
-    half-width; objects' centres at least ``2 radius + 1`` apart."""
+    half-width; objects' centres at least ``2 radius + 1`` apart.
+
+    Parameters
+    ----------
+    size, radius
+        As above.
+    """
 
     def __init__(self, size: int = 32, radius: float = 2.5) -> None:
         if size < 8 * radius:

@@ -102,17 +102,38 @@ TAGGED = tuple(RULES)
 
 
 def tag(sentence: str) -> list[str]:
-    """The categories of ``RULES`` that ``sentence`` shows, in ``TAGGED`` order."""
+    """The categories of ``RULES`` that ``sentence`` shows, in ``TAGGED`` order.
+
+    Parameters
+    ----------
+    sentence
+        An NLVR or NLVR2 sentence.
+    """
     text = " " + re.sub(r"\s+", " ", sentence.lower()) + " "
     return [name for name, rule in RULES.items() if rule.matches(text)]
 
 
 def tag_all(sentences: Iterable[str]) -> list[list[str]]:
+    """``tag`` of every sentence, in order.
+
+    Parameters
+    ----------
+    sentences
+        Sentences.
+    """
     return [tag(s) for s in sentences]
 
 
 def tagger_scores(sentences: Sequence[str], gold: Sequence[Sequence[str]]) -> pd.DataFrame:
-    """Precision, recall and F1 of ``tag`` against ``gold`` category lists, per category."""
+    """Precision, recall and F1 of ``tag`` against ``gold`` category lists, per category.
+
+    Parameters
+    ----------
+    sentences
+        Sentences.
+    gold
+        Each one's annotated categories.
+    """
     predicted = tag_all(sentences)
     rows = []
     for category in TAGGED:

@@ -75,7 +75,15 @@ def default_cache_dir() -> Path:
 
 
 def pad_tokens(rows: list[torch.Tensor], dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-sentence tokens (T_i, ...) -> tokens (B, max T_i, ...) of ``dtype`` and mask (B, T)."""
+    """Per-sentence tokens (T_i, ...) -> tokens (B, max T_i, ...) of ``dtype`` and mask (B, T).
+
+    Parameters
+    ----------
+    rows
+        Per-sentence tokens.
+    dtype
+        The tokens' dtype.
+    """
     n = max(r.shape[0] for r in rows)
     tokens = torch.zeros(len(rows), n, *rows[0].shape[1:], dtype=dtype)
     mask = torch.zeros(len(rows), n, dtype=torch.bool)
@@ -86,7 +94,13 @@ def pad_tokens(rows: list[torch.Tensor], dtype: torch.dtype) -> tuple[torch.Tens
 
 
 class WordEncoder:
-    """Words (and punctuation marks) hashed into ``buckets`` ids; id 0 is padding."""
+    """Words (and punctuation marks) hashed into ``buckets`` ids; id 0 is padding.
+
+    Parameters
+    ----------
+    buckets, max_tokens
+        Hash buckets, and tokens kept per sentence.
+    """
 
     name = "words"
     dim = None
@@ -163,6 +177,17 @@ class MiniLMEncoder:
     does not read every sentence ever encoded.
     ``device`` runs MiniLM on new sentences: ``"auto"`` (CUDA when present, else the CPU) or a
     name; the cached vectors live on the CPU either way.
+
+    Parameters
+    ----------
+    cache_dir
+        The cache's folder (default: the user's cache folder).
+    device
+        Where MiniLM runs ("auto": CUDA when present).
+    batch_size
+        Sentences per forward pass.
+    progress
+        Show a progress bar while encoding.
     """
 
     name = "minilm"
@@ -273,7 +298,15 @@ class SplitEncoder:
     The mask (B, T1 + T2) marks the real tokens of both parts. A NAC with
     ``split_conditioning`` reads the two parts apart (signatures from the skeleton, codes from
     the content). ``vocabulary`` names what counts as content (``sentence_parts.vocabulary``:
-    "shapes" for the shapes world, "pairs" for the pair world)."""
+    "shapes" for the shapes world, "pairs" for the pair world).
+
+    Parameters
+    ----------
+    vocabulary
+        The vocabulary that says what is content (``sentence_parts``).
+    **options
+        ``MiniLMEncoder``'s options.
+    """
 
     name = "minilm-split"
     dim = MiniLMEncoder.dim + 1
@@ -305,7 +338,15 @@ ENCODERS = {"minilm": MiniLMEncoder, "minilm-split": SplitEncoder, "words": Word
 
 
 def make_encoder(name: str, **options: object) -> TextEncoder:
-    """The text encoder called ``name`` (``"minilm"``, ``"minilm-split"`` or ``"words"``)."""
+    """The text encoder called ``name`` (``"minilm"``, ``"minilm-split"`` or ``"words"``).
+
+    Parameters
+    ----------
+    name
+        As above.
+    **options
+        The encoder's options.
+    """
     if name not in ENCODERS:
         raise ValueError(f"unknown text encoder {name!r}; available: {sorted(ENCODERS)}")
     return ENCODERS[name](**options)

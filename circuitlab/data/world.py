@@ -82,7 +82,15 @@ WORLD_CATEGORIES = (HARD, SOFT, EXISTS, ALL, SPATIAL, COMPARE, NOT, COORD)
 @dataclass(frozen=True)
 class Placed:
     """An object with what the grammar asks of it: its box, tower level (0 = base; -1 outside
-    a tower), whether nothing is stacked on it, and which walls of its box it touches."""
+    a tower), whether nothing is stacked on it, and which walls of its box it touches.
+
+    Parameters
+    ----------
+    obj
+        The object.
+    box, level, top, walls
+        As above.
+    """
 
     obj: SceneObject
     box: int
@@ -123,7 +131,13 @@ def tower_level(obj: SceneObject) -> int:
 
 @dataclass(frozen=True)
 class Scene:
-    """Three boxes of objects, with each object's derived facts (``placed``, box by box)."""
+    """Three boxes of objects, with each object's derived facts (``placed``, box by box).
+
+    Parameters
+    ----------
+    boxes
+        As above.
+    """
 
     boxes: tuple[tuple[SceneObject, ...], ...]
     placed: tuple[tuple[Placed, ...], ...] = field(init=False, repr=False, compare=False)
@@ -164,7 +178,13 @@ class Scene:
 
 
 def tower_scene(rng: random.Random) -> Scene:
-    """One stack of 1-4 blocks of random colours per box."""
+    """One stack of 1-4 blocks of random colours per box.
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    """
     boxes = []
     for _ in range(N_BOXES):
         height = rng.randint(1, MAX_TOWER)
@@ -194,7 +214,15 @@ def scattered_scene(
 ) -> Scene:
     """Non-overlapping objects in each box, as many as ``rng.choice(objects_per_box)`` if they
     fit in ``placement_tries`` random placements (by default 1-8, mostly 1-4, as in NLVR);
-    about a third of them pushed against a wall, most often the bottom."""
+    about a third of them pushed against a wall, most often the bottom.
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    objects_per_box, placement_tries
+        As above.
+    """
     boxes = []
     for _ in range(N_BOXES):
         target = rng.choice(objects_per_box)
@@ -222,7 +250,13 @@ SceneTest = Callable[[Scene], bool]
 
 @dataclass(frozen=True)
 class Noun:
-    """A description of objects: text in the singular and plural, a test, its categories."""
+    """A description of objects: text in the singular and plural, a test, its categories.
+
+    Parameters
+    ----------
+    singular, plural, test, categories
+        As above.
+    """
 
     singular: str
     plural: str
@@ -232,7 +266,15 @@ class Noun:
 
 @dataclass(frozen=True)
 class Sentence:
-    """A sentence, its logical form (a test on scenes) and its reasoning categories."""
+    """A sentence, its logical form (a test on scenes) and its reasoning categories.
+
+    Parameters
+    ----------
+    text, holds, categories
+        As above.
+    towers
+        The sentence is about tower scenes.
+    """
 
     text: str
     holds: SceneTest
@@ -698,7 +740,15 @@ def sentence_from_forms(
     rng: random.Random, towers: bool | None, scattered_forms: Forms, tower_forms: Forms
 ) -> Sentence:
     """A sentence from one of ``tower_forms`` (``towers=True``) or ``scattered_forms`` (False;
-    None: either), drawn by the forms' weights, its surface varied as NLVR's writers vary it."""
+    None: either), drawn by the forms' weights, its surface varied as NLVR's writers vary it.
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    towers, scattered_forms, tower_forms
+        As above.
+    """
     if towers is None:
         towers = rng.random() < 0.5
     forms = tower_forms if towers else scattered_forms
@@ -708,7 +758,15 @@ def sentence_from_forms(
 
 
 def random_sentence(rng: random.Random, towers: bool | None = None) -> Sentence:
-    """A sentence about a tower scene (``towers=True``), a scattered one (False) or either."""
+    """A sentence about a tower scene (``towers=True``), a scattered one (False) or either.
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    towers
+        As above.
+    """
     return sentence_from_forms(rng, towers, SCATTERED_FORMS, TOWER_FORMS)
 
 
@@ -719,7 +777,17 @@ def random_scene(
     placement_tries: int = 60,
 ) -> Scene:
     """A tower scene, or a scattered one (``objects_per_box``, ``placement_tries``: see
-    ``scattered_scene``)."""
+    ``scattered_scene``).
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    towers
+        A tower scene (else a scattered one).
+    objects_per_box, placement_tries
+        As above.
+    """
     if towers:
         return tower_scene(rng)
     return scattered_scene(rng, objects_per_box, placement_tries)
@@ -727,7 +795,13 @@ def random_scene(
 
 @dataclass(frozen=True)
 class WorldExample:
-    """A sentence, a scene, the sentence's truth on the scene, and its reasoning categories."""
+    """A sentence, a scene, the sentence's truth on the scene, and its reasoning categories.
+
+    Parameters
+    ----------
+    sentence, scene, label, categories
+        As above.
+    """
 
     sentence: str
     scene: Scene
@@ -757,6 +831,13 @@ class WorldGenerator:
     ``circuitlab.tasks.nlvr.sentence_pool``). ``objects_per_box`` and ``placement_tries`` shape
     the scattered scenes (``scattered_scene``); the out-of-distribution split crowds them with
     OOD_OBJECTS_PER_BOX.
+
+    Parameters
+    ----------
+    tower_fraction
+        Share of sentences about tower scenes.
+    max_tries, objects_per_box, placement_tries
+        As above.
     """
 
     def __init__(

@@ -179,5 +179,13 @@ EXTRA_TOWER_FORMS: Forms = [
 
 def random_extra_sentence(rng: random.Random, towers: bool | None = None) -> Sentence:
     """A sentence in one of the extra phrasings, about a tower scene (``towers=True``), a
-    scattered one (False) or either."""
+    scattered one (False) or either.
+
+    Parameters
+    ----------
+    rng
+        The random stream drawn from.
+    towers
+        As above.
+    """
     return sentence_from_forms(rng, towers, EXTRA_SCATTERED_FORMS, EXTRA_TOWER_FORMS)

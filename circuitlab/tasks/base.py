@@ -75,7 +75,15 @@ _NOT_PER_EXAMPLE = ("contrast", "contrast_mask")  # Batch fields whose rows are 
 
 def sample_rows(inputs: torch.Tensor, labels: torch.Tensor, batch_size: int, seed: int) -> Batch:
     """``batch_size`` distinct examples of a finite training set (all of them if fewer), drawn
-    from ``seed``, with their rows in ``Batch.index``."""
+    from ``seed``, with their rows in ``Batch.index``.
+
+    Parameters
+    ----------
+    inputs, labels
+        The training set.
+    batch_size, seed
+        As above.
+    """
     index = torch.randperm(len(inputs), generator=torch.Generator().manual_seed(seed))
     index = index[:batch_size]
     return Batch(inputs[index], labels[index], index=index)
@@ -123,6 +131,17 @@ def objects_and_text_batch(
     - ``inputs="joint"``: one set of tokens [object features | text vector | is-text flag],
       objects first (Perceiver IO and other unconditional baselines); conditional, the
       sentence is also the conditioning (the executor reads it beside the circuit it made).
+
+    Parameters
+    ----------
+    inputs, conditional
+        What the model reads, as below.
+    objects, object_mask
+        Object tokens (B, N, F) and their mask.
+    text, text_mask
+        Sentences (B, T, D) or ids (B, T) and their mask.
+    labels
+        (B,) labels.
     """
     conditioning = (text, text_mask) if conditional else ()
     if inputs == "scene":
@@ -140,7 +159,13 @@ def objects_and_text_batch(
 def hide_text_inputs(batch: Batch, rows: torch.Tensor) -> Batch:
     """``batch`` (joint inputs: last feature 1 on sentence tokens) with the sentence's input
     tokens masked out in the examples where ``rows`` (B,) bool is True; objects and
-    conditioning unchanged."""
+    conditioning unchanged.
+
+    Parameters
+    ----------
+    batch, rows
+        As above.
+    """
     is_text = batch.inputs[..., -1] == 1
     keep = batch.input_mask & ~(is_text & rows[:, None])
     return dataclasses.replace(batch, input_mask=keep)
@@ -150,7 +175,15 @@ INPUTS = ("scene", "joint", "text")
 
 
 def check_share(name: str, value: float) -> None:
-    """Refuse a task option ``name`` that is a share of examples but lies outside [0, 1]."""
+    """Refuse a task option ``name`` that is a share of examples but lies outside [0, 1].
+
+    Parameters
+    ----------
+    name
+        The option's name.
+    value
+        Its value.
+    """
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must be in [0, 1], got {value}")
 
@@ -158,7 +191,13 @@ def check_share(name: str, value: float) -> None:
 def check_inputs(inputs: str, conditional: bool, scene_word: str = "scene") -> None:
     """Refuse an ``inputs`` mode a reasoning task does not have, or one a conditional model
     cannot read (it takes the sentence through its generator and the ``scene_word`` as input,
-    with ``"joint"`` the sentence's tokens as input too)."""
+    with ``"joint"`` the sentence's tokens as input too).
+
+    Parameters
+    ----------
+    inputs, conditional, scene_word
+        As above.
+    """
     if inputs not in INPUTS:
         raise ValueError(f"inputs must be one of {INPUTS}, got {inputs!r}")
     if conditional and inputs == "text":
@@ -172,7 +211,13 @@ def check_inputs(inputs: str, conditional: bool, scene_word: str = "scene") -> N
 def trim_text(text: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Encoded sentences (B, T[, D]) and mask (B, T) cut after the last real token of any row,
     vectors as float32 (pools keep them as float16). The mask need not be a prefix (a split
-    sentence has padding between its two parts)."""
+    sentence has padding between its two parts).
+
+    Parameters
+    ----------
+    text, mask
+        As above.
+    """
     real = mask.any(0).nonzero()
     length = int(real.max()) + 1 if len(real) else 0
     text, mask = text[:, :length], mask[:, :length]

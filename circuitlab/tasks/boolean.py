@@ -28,7 +28,15 @@ FUNCTION_SETS = ("pretrain", "adapt")
 
 
 def truth_tables(n_tables: int, n_variables: int, seed: int) -> torch.Tensor:
-    """Random truth tables, (n_tables, 2**n_variables) of 0/1, none constant."""
+    """Random truth tables, (n_tables, 2**n_variables) of 0/1, none constant.
+
+    Parameters
+    ----------
+    n_tables, n_variables
+        Tables, and the variables of each.
+    seed
+        Seed of the tables.
+    """
     rng = np.random.default_rng(seed)
     tables = []
     while len(tables) < n_tables:
@@ -39,12 +47,24 @@ def truth_tables(n_tables: int, n_variables: int, seed: int) -> torch.Tensor:
 
 
 def corners(n_variables: int) -> torch.Tensor:
-    """Every 0/1 assignment, (2**n, n), row b = the bits of b (variable 0 most significant)."""
+    """Every 0/1 assignment, (2**n, n), row b = the bits of b (variable 0 most significant).
+
+    Parameters
+    ----------
+    n_variables
+        Variables n.
+    """
     return torch.tensor(list(itertools.product((0.0, 1.0), repeat=n_variables)))
 
 
 def fuzzy_evaluate(tables: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-    """The product-logic DNF of each table at x: tables (F, 2**n), x (B, n) -> (B, F)."""
+    """The product-logic DNF of each table at x: tables (F, 2**n), x (B, n) -> (B, F).
+
+    Parameters
+    ----------
+    tables, x
+        As above.
+    """
     bits = corners(x.shape[1])  # (2**n, n)
     literals = torch.where(bits.bool(), x[:, None, :], 1.0 - x[:, None, :])  # (B, 2**n, n)
     minterms = literals.prod(-1)  # (B, 2**n)
@@ -53,7 +73,13 @@ def fuzzy_evaluate(tables: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 
 
 def r_squared(predictions: torch.Tensor, targets: torch.Tensor) -> float:
-    """Mean over outputs of 1 - SSE / SST: (B, F), (B, F) -> float."""
+    """Mean over outputs of 1 - SSE / SST: (B, F), (B, F) -> float.
+
+    Parameters
+    ----------
+    predictions, targets
+        (B, F) each.
+    """
     residual = ((targets - predictions) ** 2).sum(0)
     total = ((targets - targets.mean(0)) ** 2).sum(0).clamp_min(1e-12)
     return float((1.0 - residual / total).mean())

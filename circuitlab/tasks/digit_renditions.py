@@ -53,7 +53,13 @@ TOKEN_DIM = PATCH * PATCH + N_PATCHES
 
 def patch_tokens(images: torch.Tensor) -> torch.Tensor:
     """Images (B, 16, 16) -> tokens (B, 16, 32): each 4 x 4 patch's pixels (row-major) and its
-    position as a one-hot, patches in row-major order."""
+    position as a one-hot, patches in row-major order.
+
+    Parameters
+    ----------
+    images
+        (B, 16, 16) images.
+    """
     b = images.shape[0]
     grid = IMAGE_SIZE // PATCH
     patches = images.reshape(b, grid, PATCH, grid, PATCH).permute(0, 1, 3, 2, 4)
@@ -93,7 +99,15 @@ def _gratings(n: int, g: torch.Generator) -> torch.Tensor:
 
 
 def render(images: torch.Tensor, rendition: str, g: torch.Generator) -> torch.Tensor:
-    """16 x 16 digits in [0, 1] (N, 16, 16) drawn in ``rendition``, moved and with noise."""
+    """16 x 16 digits in [0, 1] (N, 16, 16) drawn in ``rendition``, moved and with noise.
+
+    Parameters
+    ----------
+    images, rendition
+        As above.
+    g
+        The random generator.
+    """
     if rendition not in DIGIT_RENDITIONS:
         raise ValueError(f"rendition must be one of {DIGIT_RENDITIONS}, got {rendition!r}")
     x = _shifted(images, g)
@@ -196,7 +210,19 @@ def new_task_images(
     """The adaptation task in K-MNIST's role: 8 classes of procedural objects no pre-training
     image showed (``ObjectImages.few_shot``'s held-out classes, drawn at 16 x 16 with no
     distractors), as patch tokens: ``n_shots`` support and ``n_queries`` query images per
-    class, labels (B,) in 0..7."""
+    class, labels (B,) in 0..7.
+
+    Parameters
+    ----------
+    n_shots
+        Support images per class.
+    seed
+        Seed of the support and query images.
+    n_queries
+        Query images per class.
+    class_seed
+        Seed of the classes.
+    """
     from circuitlab.tasks.object_images import ObjectImages
 
     objects = ObjectImages(

@@ -29,7 +29,15 @@ def split_digits(
     n_test: int, data_seed: int
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """The fixed split drawn from ``data_seed``: (train images (N - n_test, 64), their labels,
-    test images (n_test, 64), their labels)."""
+    test images (n_test, 64), their labels).
+
+    Parameters
+    ----------
+    n_test
+        Images held out.
+    data_seed
+        Seed of the split.
+    """
     images, labels = load_digits_tensors()
     if not 1 <= n_test < len(labels):
         raise ValueError(f"n_test must be in 1..{len(labels) - 1}, got {n_test}")

@@ -94,7 +94,13 @@ class ListOps:
 
 def encode(expressions: list[Expression]) -> Batch:
     """One-hot tokens (B, N, len(VOCAB)), N the longest expression, padding masked out, and
-    the values (B,)."""
+    the values (B,).
+
+    Parameters
+    ----------
+    expressions
+        Parsed expressions.
+    """
     token_lists = [to_tokens(e) for e in expressions]
     n = max(len(t) for t in token_lists)
     ids = torch.zeros(len(token_lists), n, dtype=torch.long)

@@ -69,7 +69,15 @@ def sentence_pool(
 ) -> list[Sentence]:
     """``n`` distinct world sentences (not in ``exclude``) that some scenes make true and some
     false, drawn deterministically from ``seed`` by ``draw(rng, towers)`` (the base grammar's
-    ``random_sentence``, or ``random_extra_sentence`` for the extra phrasings)."""
+    ``random_sentence``, or ``random_extra_sentence`` for the extra phrasings).
+
+    Parameters
+    ----------
+    n, seed, exclude, draw
+        As above.
+    tower_fraction
+        Share of the sentences about towers.
+    """
 
     def usable(sentence: Sentence, rng: random.Random) -> bool:
         return both_labels_common(sentence.label, lambda r: random_scene(r, sentence.towers), rng)

@@ -135,7 +135,15 @@ def add_noun_noise(
 ) -> torch.Tensor:
     """A copy of object tokens (B, N, N_ATTRIBUTES + dim) whose noun vectors (the last ``dim``
     features) of real objects (mask (B, N) true) carry Gaussian noise of expected length about
-    ``length`` (per-feature sd ``length / sqrt(dim)``), drawn from ``seed``."""
+    ``length`` (per-feature sd ``length / sqrt(dim)``), drawn from ``seed``.
+
+    Parameters
+    ----------
+    objects, mask, length
+        As above.
+    seed
+        Seed of the noise.
+    """
     generator = torch.Generator().manual_seed(seed)
     noisy = objects.clone()
     nouns = objects[..., N_ATTRIBUTES:]
