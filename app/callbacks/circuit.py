@@ -25,7 +25,7 @@ from circuitlab.app.circuit_elements import TooManyEdges
 from circuitlab.app.store_view import MAX_SENTENCE, StoreView
 from circuitlab.app.stores import AppStores
 
-__all__ = ["drawing", "edge_text", "node_text", "prior_summary", "register"]
+__all__ = ["drawing", "edge_text", "minimal_count", "node_text", "prior_summary", "register"]
 
 
 def degree_figure(fit: dict) -> go.Figure:
@@ -133,6 +133,23 @@ def refused_settings(query: dict[str, str], view: StoreView) -> list[str]:
     return problems
 
 
+def minimal_count(n_modules: int, n_links: int) -> str:
+    """The link count above a minimal circuit; an empty one says what it means: every link
+    cut, the model gives the same answer (its reads and read-outs carry it).
+
+    Parameters
+    ----------
+    n_modules, n_links
+        The circuit's modules, and the links of its minimal circuit.
+    """
+    if n_links == 0:
+        return (
+            f"{n_modules} modules, 0 links (the minimal circuit is empty: with every link cut "
+            "the model gives the same answer, carried by its reads and read-outs)"
+        )
+    return f"{n_modules} modules, {n_links} links (the minimal circuit)"
+
+
 def _attributed(
     stores: AppStores, key, view: StoreView, circuit: dict, elements: list, minimal: list | None
 ) -> tuple[list, int, str | None]:
@@ -214,7 +231,7 @@ def drawing(
         elements, n_edges, problem = _attributed(stores, key, view, circuit, elements, minimal)
         messages += [problem] if problem else []
         if minimal and not problem:
-            count = f"{n_modules} modules, {n_edges} links (the minimal circuit)"
+            count = minimal_count(n_modules, n_edges)
     text = "; ".join(messages)
     title = circuit_title(view, circuit)
     elements = mark_edits(elements, edit_of(actions))

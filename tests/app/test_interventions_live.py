@@ -249,3 +249,25 @@ def test_exports_of_different_states_never_share_a_name():
     reordered = CircuitEdit(cut=((4, 2), (1, 0)), knocked_out=(9, 1))
     same = CircuitEdit(cut=((0, 1), (2, 4)), knocked_out=(1, 9))
     assert state_hash(reordered, "P > 0.5") == state_hash(same, "P > 0.5")
+
+
+@pytest.mark.slow(60)
+def test_an_empty_minimal_circuit_says_the_answer_survives_every_link_cut(nlvr_stores):
+    from circuitlab.app.callbacks.circuit import drawing, minimal_count
+
+    intervener = nlvr_stores.intervener("nlvr")
+    for row in intervener.rows[:40]:  # about a third of NLVR answers survive every link cut
+        attribution = intervener.attribution(int(row))
+        if len(attribution.minimal) == 0:
+            break
+    else:
+        pytest.fail("no empty minimal circuit among the first 40 examples with scenes")
+    settings = (0.5, "threshold", None, "attribution", None, [], ["on"], "nlvr")
+    elements, _, count, _, _ = drawing(nlvr_stores, {"index": int(row)}, *settings)
+    assert not [e for e in elements if "source" in e["data"]]
+    assert count == minimal_count(nlvr_stores.view("nlvr").n_modules, 0)
+    assert "0 links (the minimal circuit is empty: with every link cut" in count
+    every_link = tuple((int(i), int(j)) for i, j in attribution.links)
+    outcome = intervener.outcome(int(row), CircuitEdit(cut=every_link))
+    assert (outcome.p_after > 0.5) == (outcome.p_before > 0.5)  # what the text says holds
+    assert minimal_count(40, 3) == "40 modules, 3 links (the minimal circuit)"
