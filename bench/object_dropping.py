@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import warnings
+from collections.abc import Callable
 
 import pandas as pd
 import torch
@@ -53,16 +54,24 @@ LOSS_ALLOWED = 0.03
 ROUNDS = 5
 
 
-def accuracy_rows(name: str, seed: int, model, batch, orders: list[tuple[str, int]]) -> list[dict]:
-    """One row per (order, random seed, fraction dropped) with the accuracy.
+def order_name(order: str, order_seed: int) -> str:
+    """The order's name in the CSV: "connectivity", "readout" or "random-SEED"."""
+    return order if order != "random" else f"random-{order_seed}"
 
-    The full model is evaluated once for every order. A random order stops at its first share
-    that loses more than 3 points (nothing past it changes its droppable share, and 20 of them
-    are the bench's cost); the ranked orders run to the end, for their curves."""
+
+def accuracy_rows(
+    name: str, seed: int, model, batch, orders: list[tuple[str, int]], keep: Callable[[list], None]
+) -> None:
+    """One row per (order, random seed, fraction dropped) with the accuracy, handed to
+    ``keep`` order by order (so an interrupted bench keeps every order it finished).
+
+    The full model is evaluated once. A random order stops at its first share that loses more
+    than 3 points (nothing past it changes its droppable share, and 20 of them are the bench's
+    cost); the ranked orders run to the end, for their curves."""
     u = model.config.n_processors
     full = batch_metrics(model, batch)[1]
-    rows = []
     for order, order_seed in tqdm(orders, desc=f"{name} seed {seed}: orders", unit="order"):
+        rows = []
         for fraction in FRACTIONS:
             k = round(fraction * u)
             smaller = model.drop_modules(k, order=order, seed=order_seed)
@@ -71,7 +80,7 @@ def accuracy_rows(name: str, seed: int, model, batch, orders: list[tuple[str, in
                 {
                     "model": name,
                     "seed": seed,
-                    "order": order if order != "random" else f"random-{order_seed}",
+                    "order": order_name(order, order_seed),
                     "dropped": fraction,
                     "processors": smaller.config.n_processors,
                     "accuracy": accuracy,
@@ -79,7 +88,7 @@ def accuracy_rows(name: str, seed: int, model, batch, orders: list[tuple[str, in
             )
             if order == "random" and full - accuracy > LOSS_ALLOWED:
                 break
-    return rows
+        keep(rows)
 
 
 def throughput(model, images: torch.Tensor) -> dict[int, float]:
@@ -180,6 +189,26 @@ def order_ranks(summary: pd.DataFrame) -> list[dict]:
     return rows
 
 
+def measured_orders(name: str, seed: int) -> set[str]:
+    """The orders object_dropping.csv holds for ``name`` and ``seed``."""
+    path = RESULTS / "object_dropping.csv"
+    if not path.is_file():
+        return set()
+    frame = pd.read_csv(path)
+    return set(frame[(frame["model"] == name) & (frame["seed"] == seed)]["order"])
+
+
+def forget(name: str, seed: int) -> set[str]:
+    """Drop ``name`` and ``seed``'s rows from object_dropping.csv (a fresh measurement of them
+    starts); returns the orders left for them: none."""
+    path = RESULTS / "object_dropping.csv"
+    if path.is_file():
+        frame = pd.read_csv(path)
+        kept = frame[~((frame["model"] == name) & (frame["seed"] == seed))]
+        kept.to_csv(path, index=False)
+    return set()
+
+
 def trained_models(args) -> list[tuple[str, int, object]]:
     """(name, seed, model) of every asked-for run that is trained, or shipped (seed 0, with
     ``--shipped``); says which it skipped."""
@@ -213,6 +242,12 @@ def main() -> None:
         help="run nothing: the summary and the order ranks from object_dropping.csv",
     )
     parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the orders a model and seed have in the CSV and measure the rest (else its "
+        "rows are replaced: the CSV never mixes two runs of a model and seed)",
+    )
+    parser.add_argument(
         "--no-timing",
         dest="timing",
         action="store_false",
@@ -228,13 +263,21 @@ def main() -> None:
         orders = [("random", s) for s in range(args.random_orders)]
         if architecture(name) == "nac":
             orders = [("connectivity", 0), ("readout", 0), *orders]
-        # into the CSV after every model and seed: an interrupted bench keeps what it measured
-        frame = merge_table(
-            accuracy_rows(name, seed, model, batch, orders),
-            "object_dropping",
-            "object-images: accuracy with processors dropped",
-            keys=["model", "seed", "order"],  # a rerun replaces an order's whole curve
-        )
+        done = measured_orders(name, seed) if args.resume else forget(name, seed)
+        orders = [o for o in orders if order_name(*o) not in done]
+
+        def keep(rows: list[dict]) -> None:  # into the CSV order by order
+            nonlocal frame
+            frame = merge_table(
+                rows,
+                "object_dropping",
+                "object-images: accuracy with processors dropped",
+                keys=["model", "seed", "order"],  # a rerun replaces an order's whole curve
+            )
+
+        accuracy_rows(name, seed, model, batch, orders, keep)
+        if frame is None:
+            frame = pd.read_csv(RESULTS / "object_dropping.csv")
         if args.timing and architecture(name) not in timed:
             timed.add(architecture(name))
             speeds += speed_rows(name, model, batch.inputs[:256])

@@ -179,7 +179,10 @@ def test_a_random_order_stops_after_its_first_loss_over_3_points(monkeypatch) ->
 
     monkeypatch.setattr(object_dropping, "batch_metrics", metrics)
     orders = [("connectivity", 0), ("random", 0)]
-    rows = pd.DataFrame(object_dropping.accuracy_rows("none", 0, Model(), None, orders))
+    kept = []  # each order's rows, handed over as soon as the order is measured
+    object_dropping.accuracy_rows("none", 0, Model(), None, orders, kept.append)
+    assert [{row["order"] for row in part} for part in kept] == [{"connectivity"}, {"random-0"}]
+    rows = pd.DataFrame([row for part in kept for row in part])
     assert calls.count(u) == 1  # the full model once for both orders
     ranked = rows[rows.order == "connectivity"]
     random = rows[rows.order == "random-0"]
@@ -256,3 +259,21 @@ def test_a_shipped_prior_model_is_what_its_recipe_trains(name: str) -> None:
     for field in SPEED_ONLY_FIELDS:
         recipe.pop(field), trained.pop(field)
     assert recipe == trained
+
+
+def test_a_fresh_measurement_forgets_its_model_and_seed_and_a_resumed_one_keeps_its_orders(
+    tmp_path, monkeypatch
+) -> None:
+    import object_dropping
+
+    monkeypatch.setattr(object_dropping, "RESULTS", tmp_path)
+    rows = [
+        {"model": m, "seed": s, "order": o, "dropped": 0.0, "accuracy": 0.9}
+        for m, s, o in [("none", 0, "random-0"), ("none", 1, "random-0"), ("none", 1, "readout")]
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "object_dropping.csv", index=False)
+    assert object_dropping.measured_orders("none", 1) == {"random-0", "readout"}
+    assert object_dropping.forget("none", 1) == set()
+    left = pd.read_csv(tmp_path / "object_dropping.csv")
+    assert left[["model", "seed", "order"]].values.tolist() == [["none", 0, "random-0"]]
+    assert object_dropping.measured_orders("none", 1) == set()
