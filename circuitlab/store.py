@@ -467,7 +467,8 @@ class CircuitStore:
         """
         path = Path(path)
         recover_leftovers(path)
-        _check_replaceable(path, overwrite)
+        with writer_lock(path):  # no other writer mid-replace while we look
+            _check_replaceable(path, overwrite)
         if not circuits:
             raise ValueError("no circuits to write")
         first = circuits[0]
@@ -517,7 +518,8 @@ class CircuitStore:
         recover_leftovers(path)
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {tuple(KINDS)}, got {kind!r}")
-        _check_replaceable(path, overwrite)
+        with writer_lock(path):  # no other writer mid-replace while we look
+            _check_replaceable(path, overwrite)
         frame = frame.reset_index(drop=True)
         if "id" not in frame.columns:
             frame.insert(0, "id", np.arange(len(frame)))
