@@ -165,6 +165,21 @@ def test_the_dropping_verdict_needs_20_random_orders_beaten(tmp_path, monkeypatc
     assert f"**least connected first {word}" in table
 
 
+def test_a_seed_measured_part_way_shows_what_it_has(tmp_path, monkeypatch):
+    """object_dropping.py writes order by order: a seed with its ranked orders and no random
+    order yet (a run carried to the next machine) is tabled, not a KeyError, and not counted."""
+    _dropping_csvs(tmp_path, 0.75, [0.5] * 20)
+    summary = pd.read_csv(tmp_path / "object_dropping_summary.csv")
+    partial = summary[summary.order == "connectivity"].assign(seed=1, droppable=0.8125)
+    pd.concat([summary, partial]).to_csv(tmp_path / "object_dropping_summary.csv", index=False)
+    monkeypatch.setattr(results_tables, "RESULTS", tmp_path)
+    table = results_tables.fig5_dropping()
+    row = next(line for line in table.splitlines() if line.startswith("| none | 1 |"))
+    assert row.split(" | ")[3:] == ["81.2 % (5.2x)", "-", "not tested (no random order yet)", "- |"]
+    assert "on 2 of 2 NAC seeds" in table  # the partial seed's drop counts
+    assert "above random on 1 of 1 NAC seeds tested" in table  # its rank does not
+
+
 def test_the_readme_mn_cell_says_when_the_lever_is_not_separated(tmp_path, monkeypatch):
     _mn_rows(10, 8).to_csv(tmp_path / "mn_m_steps.csv", index=False)
     monkeypatch.setattr(results_tables, "RESULTS", tmp_path)
