@@ -13,11 +13,27 @@ from circuitlab.analysis.layout import module_colors
 from circuitlab.app.store_statistics import within_z
 from circuitlab.circuit import Circuit, links_graph
 
-__all__ = ["CircuitElements", "TooManyEdges", "UNEDITED"]
+__all__ = ["CircuitElements", "TooManyEdges", "UNEDITED", "shade"]
 
 LAYOUT_SCALE = 260  # cytoscape pixels per layout unit
 # the data keys an edit or the attribution view sets on a drawn element, at their "none" value
 UNEDITED = {"edit": None, "effect": None}
+SUPPORTS, OPPOSES = (214, 39, 40), (31, 119, 180)  # red, blue
+
+
+def shade(value: float, scale: float) -> str:
+    """A colour from white (no effect) to red (cutting it lowers p(answer): it supports the
+    answer) or blue (it works against it), full at ``abs(value) >= scale``.
+
+    Parameters
+    ----------
+    value, scale
+        An effect on p(answer) and the effect drawn at full colour.
+    """
+    strength = min(1.0, abs(value) / scale) if scale > 0 else 0.0
+    target = SUPPORTS if value >= 0 else OPPOSES
+    r, g, b = (round(255 + (c - 255) * (0.15 + 0.85 * strength)) for c in target)
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 class TooManyEdges(ValueError):

@@ -18,6 +18,7 @@ from circuitlab.app.store_view import CircuitGenerator, StoreView
 from circuitlab.edits import CircuitEdit
 
 if TYPE_CHECKING:
+    from circuitlab.decisive import DecisiveCircuit
     from circuitlab.tasks.base import Batch
 
 __all__ = ["Intervener", "Outcome"]
@@ -79,6 +80,7 @@ class Intervener:
         self.reads = lru_cache(maxsize=32)(self._reads)
         # the attribution view, the hover and the strongest-edits table ask for the same one
         self.attribution = lru_cache(maxsize=32)(self._attribution)
+        self.decisive = lru_cache(maxsize=32)(self._decisive)
         self.scene_of = lru_cache(maxsize=64)(self._scene_of)
 
     def has_scene(self, index: int) -> bool:
@@ -167,6 +169,18 @@ class Intervener:
         """Store row ``index``'s attribution: every link cut and every module knocked out,
         with its stored circuit (``attribution`` keeps the last 32)."""
         return ExampleAttribution(self, index)
+
+    def _decisive(self, index: int) -> DecisiveCircuit:
+        """Store row ``index``'s decisive circuit (``circuitlab.decisive``) with its stored
+        circuit: its links and reads ranked by their estimated effect, kept up to 80 % of
+        p(answer) (``decisive`` keeps the last 32)."""
+        from circuitlab.decisive import decisive_circuit
+
+        one = np.array([index])
+        signatures, codes = self._circuits(one, one)
+        return decisive_circuit(
+            self.model, self._scene_batch(index), signatures=signatures, codes=codes
+        )
 
     def _scene_of(self, index: int) -> Any:
         """Store row ``index``'s scene (of ``self.kind``: NLVR boxes or a ``PairScene``), read

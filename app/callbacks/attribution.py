@@ -12,20 +12,10 @@ from dash import Input, Output, State, html
 
 from circuitlab.app.attribution_view import ExampleAttribution
 from circuitlab.app.callbacks.intervene import scene_intervener
-from circuitlab.app.circuit_elements import UNEDITED
+from circuitlab.app.circuit_elements import UNEDITED, shade
 from circuitlab.app.stores import AppStores
 
 __all__ = ["attribution_elements", "register"]
-
-SUPPORTS, OPPOSES = (214, 39, 40), (31, 119, 180)  # red, blue
-
-
-def _shade(value: float, scale: float) -> str:
-    """A colour from white (no effect) to red (supports the answer) or blue (opposes it)."""
-    strength = min(1.0, abs(value) / scale) if scale > 0 else 0.0
-    target = SUPPORTS if value >= 0 else OPPOSES
-    r, g, b = (round(255 + (c - 255) * (0.15 + 0.85 * strength)) for c in target)
-    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 def attribution_elements(
@@ -63,13 +53,13 @@ def attribution_elements(
     for node in nodes:
         effect = attribution.module_effect[int(node["data"]["id"])]
         data = {**node["data"], "effect": None if np.isnan(effect) else round(float(effect), 4)}
-        data["color"] = _shade(0.0 if np.isnan(effect) else float(effect), scale)
+        data["color"] = shade(0.0 if np.isnan(effect) else float(effect), scale)
         out.append({**node, "data": data})
     for edge in edges:
         data = edge["data"]
         effect = attribution.effect_of(int(data["source"]), int(data["target"]))
         effect = 0.0 if effect is None else effect
-        data = {**data, "effect": round(effect, 4), "color": _shade(effect, scale)}
+        data = {**data, "effect": round(effect, 4), "color": shade(effect, scale)}
         data["width"] = 1.0 + 7.0 * min(1.0, abs(effect) / scale)
         out.append({**edge, "data": data, "classes": f"{edge.get('classes', 'link')} attributed"})
     return out

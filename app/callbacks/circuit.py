@@ -1,6 +1,6 @@
 """The circuit panel: which circuit is shown (a search result, a map point, a selection row or
-the URL's ``id``), its drawing at the chosen threshold or top-k, and (a callback of its own)
-its prior fit and degrees."""
+the URL's ``id``), its drawing at the chosen threshold, top-k or as what decides the answer
+(``decisive_view``), and (a callback of its own) its prior fit and degrees."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from dash import Input, Output, State, ctx, html, no_update
 
 from circuitlab.app.callbacks.attribution import attribution_elements
 from circuitlab.app.callbacks.common import (
+    DECIDES,
     page_store,
     parse_view,
     query_of,
@@ -22,6 +23,7 @@ from circuitlab.app.callbacks.common import (
 from circuitlab.app.callbacks.intervene import edit_of, mark_edits, scene_intervener
 from circuitlab.app.callbacks.map_view import color_columns
 from circuitlab.app.circuit_elements import TooManyEdges
+from circuitlab.app.decisive_view import decisive_count, decisive_elements
 from circuitlab.app.store_view import MAX_SENTENCE, StoreView
 from circuitlab.app.stores import AppStores
 
@@ -106,6 +108,8 @@ def node_text(node: dict | None) -> str:
     """
     if not node:
         return ""
+    if node.get("role") == "object":
+        return f"{node['label']}: an object the decisive circuit reads"
     text = f"module {node['id']} ({node['role']}): {node['degree']} links in this view"
     if node.get("effect") is not None:
         text += f"; knocked out, p(answer) {-node['effect']:+.3f}"
@@ -165,6 +169,31 @@ def _attributed(
     return elements, sum("source" in e["data"] for e in elements), None
 
 
+def _url_problems(stores: AppStores, view: StoreView, search: str | None) -> list[str]:
+    """What the URL asks that the page cannot do: an unknown store, refused settings."""
+    query = query_of(search)
+    _, problems = parse_view(query)
+    problems += refused_settings(query, view)
+    _, store_problem = stores.resolve(query.get("store"))
+    return [store_problem, *problems] if store_problem else list(problems)
+
+
+def _decisive(
+    stores: AppStores, key, view: StoreView, circuit: dict
+) -> tuple[list, str, str | None]:
+    """The shown example's decisive circuit drawn, its count line, and why not when it cannot
+    be computed (a typed sentence, a store without scenes or model)."""
+    intervener, why_not = scene_intervener(stores, key, circuit, "what decides is found")
+    if intervener is None:
+        return [], "", why_not
+    decisive = intervener.decisive(circuit["index"])
+    index = circuit["index"]
+    p = view.store.link_probabilities([index])[0]
+    names = intervener.kind.object_names(intervener.scene_of(index))
+    elements = decisive_elements(view.renderer, decisive, p, names)
+    return elements, decisive_count(decisive, view.n_modules), None
+
+
 def drawing(
     stores: AppStores,
     circuit: dict | None,
@@ -197,12 +226,8 @@ def drawing(
         The page's store key (None: the URL's).
     """
     key = page_store(stores, key, search)
-    view, query = store_view(stores, key), query_of(search)
-    _, problems = parse_view(query)
-    problems += refused_settings(query, view)
-    _, store_problem = stores.resolve(query.get("store"))
-    messages = [store_problem, *problems] if store_problem else list(problems)
-    n_modules = view.n_modules
+    view = store_view(stores, key)
+    messages, n_modules = _url_problems(stores, view, search), view.n_modules
     if shows_circuit(circuit) and "typed" in circuit:
         try:
             view.checked_sentence(circuit["text"])
@@ -216,6 +241,14 @@ def drawing(
     if mode == "top-k" and not (isinstance(top_k, int) and 1 <= top_k < n_modules):
         messages.append(f"top-k must be an integer in [1, {n_modules - 1}]")
         top_k = min(3, n_modules - 1)
+    if mode == DECIDES:
+        elements, count, problem = _decisive(stores, key, view, circuit)
+        if problem is None:
+            text = "; ".join(messages)
+            elements = mark_edits(elements, edit_of(actions))
+            return elements, circuit_title(view, circuit), count, text, bool(text)
+        messages.append(f"{problem}: drawn by P > threshold instead")
+        mode = "threshold"
     threshold = threshold_of(threshold)
     try:
         node_colors = "module" if color == "attribution" else color or "module"
@@ -373,11 +406,17 @@ def edge_text(edge: dict) -> str:
     edge
         The hovered edge's data.
     """
+    estimated = " (estimated)" if edge.get("estimated") else ""
+    if edge.get("object") is not None:
+        return (
+            f"processor {edge['target']} reads {edge['object']}; cut, p(answer) "
+            f"{-edge['effect']:+.3f}{estimated}"
+        )
     text = f"link {edge['source']}-{edge['target']}: "
     edit = {"cut": "cut", "forced": "forced on"}.get(edge.get("edit"))
     if edge.get("p") is None:
         return text + (edit or "no p")
     text += f"p = {edge['p']:.3f}" + (f" ({edit})" if edit else "")
     if edge.get("effect") is not None:
-        text += f"; cut, p(answer) {-edge['effect']:+.3f}"
+        text += f"; cut, p(answer) {-edge['effect']:+.3f}{estimated}"
     return text

@@ -10,7 +10,9 @@ from circuitlab.app.store_view import MAX_SENTENCE, StoreView
 from circuitlab.app.stores import AppStores
 
 __all__ = [
+    "DECIDES",
     "DRAWING_CONTROLS",
+    "MODES",
     "VIEW_DEFAULTS",
     "page_store",
     "parse_view",
@@ -23,6 +25,10 @@ __all__ = [
 
 # the view settings a fresh page starts with; the URL carries only those that differ
 VIEW_DEFAULTS = {"threshold": 0.5, "mode": "threshold", "top_k": 3, "color": "module"}
+# how a circuit is drawn: its links with P > threshold, each module's top k, or what decides the
+# shown example's answer (its decisive circuit, with reads and read-out links)
+DECIDES = "decides"
+MODES = ("threshold", "top-k", DECIDES)
 # the controls that set how a circuit is drawn: link threshold, threshold or top-k, k
 DRAWING_CONTROLS = ("threshold", "mode", "top-k")
 
@@ -101,10 +107,10 @@ def parse_view(query: dict[str, str]) -> tuple[dict, list[str]]:
         except ValueError:
             problems.append(f"threshold {query['threshold'][:40]!r} is not a number in [0, 1]")
     if "mode" in query:
-        if query["mode"] in ("threshold", "top-k"):
+        if query["mode"] in MODES:
             values["mode"] = query["mode"]
         else:
-            problems.append(f"mode {query['mode'][:40]!r} is not threshold or top-k")
+            problems.append(f"mode {query['mode'][:40]!r} is not threshold, top-k or decides")
     if "k" in query:
         if query["k"].isdigit() and int(query["k"]) >= 1:
             values["top_k"] = int(query["k"])

@@ -35,7 +35,8 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     def choose_module(node, search, current, key):
         n_modules = store_view(stores, key).n_modules
         if ctx.triggered_id == "graph":
-            module = int(node["id"]) if node else None
+            # an object node of the decisive view ("t3") is no module
+            module = int(node["id"]) if node and str(node["id"]).isdigit() else None
         else:
             raw = query_of(search).get("module")
             module = int(raw) if raw is not None and raw.isdigit() else None

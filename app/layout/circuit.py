@@ -7,9 +7,16 @@ import dash_bootstrap_components as dbc
 import dash_cytoscape as cyto
 from dash import dcc, html
 
+from circuitlab.app.callbacks.common import DECIDES
 from circuitlab.app.layout.parts import GRAPH_STYLE, loading, radio
 
 __all__ = ["circuit_panel"]
+
+MODE_OPTIONS = [
+    {"label": "threshold", "value": "threshold"},
+    {"label": "top-k", "value": "top-k"},
+    {"label": "what decides", "value": DECIDES},
+]
 
 
 def _view_controls() -> list:
@@ -17,7 +24,7 @@ def _view_controls() -> list:
     return [
         dbc.Row(
             [
-                dbc.Col(radio("mode", ["threshold", "top-k"]), width=5),
+                dbc.Col(radio("mode", MODE_OPTIONS), width=5),
                 dbc.Col(radio("color-by", ["module", "community", "attribution"]), width=7),
             ]
         ),

@@ -46,6 +46,12 @@ def graph_style(font_size: float, node_size: float, edge_color: str = "#888") ->
             },
         },
         {"selector": ".readout", "style": {"shape": "square"}},
+        # an object the decisive circuit reads (``circuitlab.app.decisive_view``): its name on
+        # the left, its reads arrows into the processors
+        {
+            "selector": ".token",
+            "style": {"shape": "diamond", "text-halign": "left", "text-margin-x": -node_size / 4},
+        },
         {
             "selector": "edge",
             "style": {
@@ -54,6 +60,10 @@ def graph_style(font_size: float, node_size: float, edge_color: str = "#888") ->
                 "opacity": 0.45 if edge_color == "#888" else 0.8,
                 "curve-style": "haystack",
             },
+        },
+        {
+            "selector": "edge.read",
+            "style": {"curve-style": "bezier", "target-arrow-shape": "triangle"},
         },
         {"selector": "node:selected", "style": {"border-width": 3, "border-color": "#d62728"}},
         # coloured by attribution (``circuitlab.app.callbacks.attribution``)

@@ -271,3 +271,58 @@ def test_an_empty_minimal_circuit_says_the_answer_survives_every_link_cut(nlvr_s
     outcome = intervener.outcome(int(row), CircuitEdit(cut=every_link))
     assert (outcome.p_after > 0.5) == (outcome.p_before > 0.5)  # what the text says holds
     assert minimal_count(40, 3) == "40 modules, 3 links (the minimal circuit)"
+
+
+@pytest.mark.slow(60)
+def test_what_decides_draws_the_decisive_circuit_with_its_reads_and_read_out_links(nlvr_stores):
+    from circuitlab.app.callbacks.circuit import drawing, node_text
+    from circuitlab.app.decisive_view import decisive_count
+
+    intervener = nlvr_stores.intervener("nlvr")
+    view = nlvr_stores.view("nlvr")
+    readouts = {str(m) for m in range(view.n_modules) if view.store.roles[m] == "readout"}
+    for row in intervener.rows[:40]:  # an answer its circuit decides, with reads kept
+        decisive = intervener.decisive(int(row))
+        if not decisive.answers_without_circuit and decisive.kept_reads.any():
+            break
+    else:
+        pytest.fail("no example among the first 40 whose decisive circuit keeps a read")
+    settings = (0.5, "decides", None, "module", None, [], [], "nlvr")
+    elements, _, count, message, _ = drawing(nlvr_stores, {"index": int(row)}, *settings)
+    assert message == "" and count == decisive_count(decisive, view.n_modules)
+    edges = [e for e in elements if "source" in e["data"]]
+    links = {e["data"]["id"] for e in edges if "link" in e["classes"]}
+    kept = decisive.links[decisive.kept_links]
+    assert links == {f"{i}-{j}" for i, j in kept}
+    reads = {(e["data"]["source"], e["data"]["target"]) for e in edges if "read" in e["classes"]}
+    assert reads == {(f"t{j}", str(u)) for u, j in np.argwhere(decisive.kept_reads)}
+    assert all("attributed" in e["classes"] for e in edges)  # every drawn edge by attribution
+    nodes = {e["data"]["id"] for e in elements if "source" not in e["data"]}
+    modules = {str(m) for m in decisive.modules()}
+    tokens = {f"t{j}" for j in np.flatnonzero(decisive.kept_reads.any(0))}
+    assert nodes == modules | readouts | tokens
+    names = intervener.kind.object_names(intervener.scene_of(int(row)))
+    token = next(e for e in elements if e["data"]["id"] in tokens)
+    j = int(token["data"]["id"][1:])
+    assert token["data"]["label"] == (names[j] if j < len(names) else "nothing (the null token)")
+    assert node_text(token["data"]).endswith("an object the decisive circuit reads")
+    hidden = f"{decisive.hidden_links} links and {decisive.hidden_reads} reads hidden"
+    assert count.endswith(hidden)
+
+
+def test_what_decides_needs_a_stored_example_with_its_scene(nlvr_stores):
+    from circuitlab.app.callbacks.circuit import drawing
+
+    typed = {"typed": 0, "text": "there is a yellow circle"}
+    settings = (0.5, "decides", None, "module", None, [], [], "nlvr")
+    elements, _, count, message, shown = drawing(nlvr_stores, typed, *settings)
+    assert shown and "what decides is found on a stored example with its scene" in message
+    assert "drawn by P > threshold instead" in message and "(P > 0.5)" in count
+
+
+def test_a_read_hovers_as_what_its_processor_reads():
+    read = {"source": "t3", "target": "5", "object": "a red circle", "effect": 0.12}
+    text = edge_text({**read, "estimated": True, "edit": None})
+    assert text == "processor 5 reads a red circle; cut, p(answer) -0.120 (estimated)"
+    link = {"source": "2", "target": "33", "p": 0.31, "effect": -0.05, "estimated": True}
+    assert edge_text(link) == "link 2-33: p = 0.310; cut, p(answer) +0.050 (estimated)"
