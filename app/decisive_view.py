@@ -43,6 +43,7 @@ def decisive_elements(
     object_names
         One name per object token, in token order (a null token, last, has none).
     """
+    object_names = _numbered(object_names)
     kept = decisive.links[decisive.kept_links]
     keep = np.zeros_like(p, dtype=bool)
     keep[kept[:, 0], kept[:, 1]] = True
@@ -118,6 +119,18 @@ def _token_nodes(
     ]
 
 
+def _numbered(names: list[str]) -> list[str]:
+    """``names`` with each repeated one numbered ("a square in box 3 (2)"): a tower of equal
+    blocks is several objects of one name."""
+    totals = {name: names.count(name) for name in names}
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(f"{name} ({seen[name]})" if totals[name] > 1 else name)
+    return out
+
+
 def _object_name(object_names: list[str], token: int) -> str:
     """The name of object token ``token``; past the objects, the null token (read to read
     nothing)."""
@@ -140,10 +153,15 @@ def decisive_count(decisive: DecisiveCircuit, n_modules: int) -> str:
             f"(p(answer) {decisive.empty:.2f}; {decisive.full:.2f} with its whole circuit); "
             f"{len(decisive.links)} links and {int(decisive.reads.sum())} reads hidden"
         )
+    links, reads = int(decisive.kept_links.sum()), int(decisive.kept_reads.sum())
     return (
-        f"{len(decisive.modules())} of {n_modules} modules, {int(decisive.kept_links.sum())} "
-        f"links and {int(decisive.kept_reads.sum())} reads keep {decisive.f:.0%} of the answer "
-        f"alone (p(answer) {decisive.kept:.2f}; {decisive.full:.2f} with all, "
-        f"{decisive.empty:.2f} with none); {decisive.hidden_links} links and "
-        f"{decisive.hidden_reads} reads hidden"
+        f"{len(decisive.modules())} of {n_modules} modules, {_plural(links, 'link')} and "
+        f"{_plural(reads, 'read')} decide the answer: alone they give p(answer) "
+        f"{decisive.kept:.2f} ({decisive.full:.2f} with every link and read, "
+        f"{decisive.empty:.2f} with none; kept until {decisive.share:.0%} of the way); "
+        f"{decisive.hidden_links} links and {decisive.hidden_reads} reads hidden"
     )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -14,9 +14,11 @@ with ``m`` the measure of the model's own answer (p(answer) or the margin). The 
 circuit is C_k at a ``k`` where f crosses ``share`` (f(k) >= ``share`` > f(k - 1)), searched on
 a geometric grid of ``k`` and refined between the last grid point below ``share`` and the first
 at or above it (f need not rise monotonically: an earlier crossing between two grid points can
-be missed). When the answer's
-measure is no lower with every element cut (m(empty) >= m(full)), the model gives the answer
-without its circuit and the decisive circuit is empty (``answers_without_circuit``).
+be missed). When the model gives
+the same answer with every element cut, nothing in its circuit decides that answer and the
+decisive circuit is empty (``answers_without_circuit``): the share of a small change in
+confidence is not what a researcher asks a circuit for (an NLVR answer that stands with every
+link and read cut, at p 0.96 against 1.00, would otherwise keep nearly every element).
 """
 
 from __future__ import annotations
@@ -56,11 +58,14 @@ class DecisiveCircuit:
     the circuit; ``link_scores`` (L,) and ``read_scores`` (processors, tokens) the ranking (NaN
     where a read does not exist); ``answer`` the model's answer with its whole circuit; ``full``
     and ``empty`` its measure with every element and with none; ``kept`` the measure with the
-    decisive circuit alone; ``share`` the share asked for.
+    decisive circuit alone; ``share`` the share asked for; ``answers_without_circuit``
+    whether the answer is the same with every element cut (then nothing is kept).
 
     Parameters
     ----------
-    links, kept_links, reads, kept_reads, link_scores, read_scores, answer, full, empty, kept, share
+    links, kept_links, reads, kept_reads, link_scores, read_scores, answer, full, empty, kept
+        As above.
+    share, answers_without_circuit
         As above.
     """
 
@@ -75,11 +80,7 @@ class DecisiveCircuit:
     empty: float
     kept: float
     share: float
-
-    @property
-    def answers_without_circuit(self) -> bool:
-        """Whether the answer's measure is as high with every link and read cut."""
-        return self.empty >= self.full
+    answers_without_circuit: bool
 
     @property
     def f(self) -> float:
@@ -165,7 +166,8 @@ def decisive_circuit(
         full = float(_measure(full_logits, answer, measure)[0])
         measures = _top_k_measures(runner, exists, order, links, read_shape, answer, measure)
         empty = float(measures(np.array([0]))[0])
-        k, kept = _first_k(measures, n_elements, empty, full, share)
+        stands = bool(measures(np.array([0]), keeps=True)[0])
+        k, kept = (0, empty) if stands else _first_k(measures, n_elements, empty, full, share)
     chosen = np.zeros(exists.shape[1], dtype=bool)
     chosen[order[:k]] = True
     return DecisiveCircuit(
@@ -180,6 +182,7 @@ def decisive_circuit(
         empty=empty,
         kept=kept,
         share=share,
+        answers_without_circuit=stands,
     )
 
 
@@ -194,10 +197,11 @@ def _top_k_measures(
 ) -> Callable[[np.ndarray], np.ndarray]:
     """A function of ``ks`` (K,) -> the measure (K,) of the one example with the top k
     elements of ``order`` kept and every other existing one (``exists`` (1, elements): links,
-    then reads flattened) cut, one batched run."""
+    then reads flattened) cut, one batched run; with ``keeps=True``, whether each keeps the
+    answer instead."""
     n_links, n_modules = len(links), runner.model.config.n_modules
 
-    def measures(ks: np.ndarray) -> np.ndarray:
+    def measures(ks: np.ndarray, keeps: bool = False) -> np.ndarray:
         cut = np.repeat(exists, len(ks), axis=0)
         for row, k in enumerate(ks):
             cut[row, order[:k]] = False
@@ -210,7 +214,8 @@ def _top_k_measures(
                 "read_cut": torch.from_numpy(reads),
             }
 
-        return runner.measure_rows(np.zeros(len(ks), dtype=int), edits, answer, measure)
+        rows = np.zeros(len(ks), dtype=int)
+        return runner.measure_rows(rows, edits, answer, measure, keeps=keeps)
 
     return measures
 
@@ -221,7 +226,8 @@ def _first_k(
     """The first k in 0..n where the measure with the top k kept reaches ``share`` of the way
     from ``empty`` to ``full`` (0 when the answer needs no element), and that measure:
     ``measures`` (an array of k -> the measures) on a geometric grid, then refined between the
-    last grid point below and the first at or above."""
+    last grid point below and the first at or above. (With more than two answers, the answer can
+    fall from first place while its measure rises: then the empty circuit is returned.)"""
     if empty >= full:
         return 0, empty
     goal = empty + share * (full - empty)

@@ -62,7 +62,8 @@ def test_the_circuit_alone_keeps_the_share_and_one_element_fewer_does_not(share)
     circuit = decisive_circuit(model, batch, share=share)
     links = circuit_links(model.config)
     np.testing.assert_array_equal(circuit.links, links)
-    assert circuit.empty < circuit.full  # this example needs its circuit
+    assert not circuit.answers_without_circuit
+    assert circuit.empty < 0.5  # with every element cut, the answer falls
     kept = _kept_alone(model, batch, links, circuit.kept_links, circuit.kept_reads, circuit.answer)
     assert circuit.kept == pytest.approx(kept, abs=1e-5)
     assert circuit.f >= share - 1e-9
@@ -103,8 +104,13 @@ def test_an_answer_that_stands_with_everything_cut_has_an_empty_circuit():
             break
     else:
         pytest.fail("no example of the test model answers without its circuit")
-    assert circuit.empty >= circuit.full
+    assert circuit.answers_without_circuit
     assert not circuit.kept_links.any() and not circuit.kept_reads.any()
+    links = circuit_links(model.config)
+    nothing = np.zeros(len(links), dtype=bool), np.zeros_like(circuit.reads)
+    everything_cut = _kept_alone(model, batch, links, *nothing, circuit.answer)
+    assert everything_cut == pytest.approx(circuit.empty, abs=1e-5)
+    assert everything_cut > 0.5  # two answers: the answer keeps first place
     assert circuit.f == 1.0 and circuit.modules().size == 0
 
 

@@ -47,3 +47,37 @@ def test_colour_by_attribution_shows_the_strongest_edits_and_the_minimal_circuit
     dash_duo.wait_for_contains_text("#edge-count", count)
     screenshot(dash_duo, "attribution_minimal")
     no_console_errors(dash_duo)
+
+
+def test_what_decides_draws_reads_and_read_out_links_coloured_by_attribution(
+    dash_duo, nlvr2_store, screenshot
+):
+    intervener = AppStores(nlvr2_store.parent, checkpoint="checkpoints/nlvr").intervener("nlvr")
+    readouts = [m for m, role in enumerate(intervener.view.store.roles) if role == "readout"]
+    for position in range(30):  # an example whose decisive circuit keeps reads and read-outs
+        index = int(intervener.rows[position])
+        decisive = intervener.decisive(index)
+        kept = decisive.links[decisive.kept_links]
+        if decisive.kept_reads.any() and np.isin(kept[:, 1], readouts).any():
+            break
+    else:
+        raise AssertionError("no example among 30 whose decisive circuit reads and reads out")
+    assert position == index  # the store's first rows all have scenes: position is the row
+    open_nlvr_example(dash_duo, nlvr2_store, position, "&mode=decides")
+    dash_duo.wait_for_contains_text("#edge-count", "decide the answer", timeout=30)
+    n_links, n_reads = int(decisive.kept_links.sum()), int(decisive.kept_reads.sum())
+    WebDriverWait(dash_duo.driver, WAIT).until(
+        lambda d: d.execute_script(EDGES, "edge") == n_links + n_reads
+    )
+    assert dash_duo.driver.execute_script(EDGES, "edge.read") == n_reads
+    assert dash_duo.driver.execute_script(EDGES, "edge.attributed") == n_links + n_reads
+    tokens = "return document.getElementById('graph')._cyreg.cy.nodes('.token').length"
+    assert dash_duo.driver.execute_script(tokens) == int(decisive.kept_reads.any(0).sum())
+    into_readouts = " ".join(f"[target = '{m}']" for m in readouts).replace("] [", "], [")
+    assert dash_duo.driver.execute_script(EDGES, into_readouts) > 0
+    dash_duo.wait_for_contains_text("#edge-count", f"{decisive.hidden_reads} reads hidden")
+    script = "document.getElementById('graph')._cyreg.cy.edges('.read')[0].emit('mouseover')"
+    dash_duo.driver.execute_script(script)
+    dash_duo.wait_for_contains_text("#edge-hover", " reads ")
+    screenshot(dash_duo, "decisive")
+    no_console_errors(dash_duo)
