@@ -24,6 +24,7 @@ import torch.nn.functional as F
 
 from circuitlab.checkpoint import CHECKPOINT
 from circuitlab.device import keep_freed_memory
+from circuitlab.files import writer_lock
 from circuitlab.model import NAC
 from circuitlab.options_file import read_options
 from circuitlab.tasks import make_task
@@ -228,7 +229,9 @@ def write_table(rows: list[dict], name: str, header: str) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}.csv"
-    frame.to_csv(path, index=False)
+    partial = path.with_name(f".{path.name}.partial")
+    frame.to_csv(partial, index=False)
+    partial.replace(path)  # a reader never sees half a table
     print(header)
     print(frame.to_string(index=False))
     print(f"written: {path}")
@@ -281,10 +284,13 @@ def merge_table(rows: list[dict], name: str, header: str, keys: list[str]) -> pd
     rerun replaces them); the merged table is printed and written, sorted by ``keys``."""
     path = RESULTS / f"{name}.csv"
     new = pd.DataFrame(rows)
-    if path.is_file():
-        new = merge_rows(pd.read_csv(path), new, keys)
-    merged = new.sort_values(keys, kind="stable").reset_index(drop=True)
-    return write_table(merged.to_dict("records"), name, header)
+    # two benches (or two seeds of one, on two cores) adding rows at once: one reads, merges
+    # and writes while the other waits, so neither writes over the other's rows
+    with writer_lock(path):
+        if path.is_file():
+            new = merge_rows(pd.read_csv(path), new, keys)
+        merged = new.sort_values(keys, kind="stable").reset_index(drop=True)
+        return write_table(merged.to_dict("records"), name, header)
 
 
 def prior_overrides(prior: str | None, weight: float | None = None) -> dict[str, Any]:

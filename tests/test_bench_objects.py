@@ -97,6 +97,39 @@ def test_merge_table_keeps_other_rows_and_replaces_reruns(tmp_path, monkeypatch)
     assert pd.read_csv(tmp_path / "t.csv").equals(merged)
 
 
+def _merge_many(results: str, seed: int, start) -> None:  # noqa: ANN001 - a Barrier
+    """100 rows of model ``seed`` merged one by one into results/t.csv (a process of its own),
+    from when both processes are ready."""
+    import contextlib
+    import io
+
+    import common
+
+    common.RESULTS = Path(results)
+    start.wait()
+    for order in range(100):
+        with contextlib.redirect_stdout(io.StringIO()):
+            row = {"model": "m", "seed": seed, "order": order}
+            common.merge_table([row], "t", "rows", keys=["model", "seed", "order"])
+
+
+def test_two_processes_merging_at_once_keep_every_row(tmp_path) -> None:
+    """Two dropping benches on two cores write one CSV order by order: none loses the other's."""
+    import multiprocessing as mp
+
+    context = mp.get_context("spawn")
+    start = context.Barrier(2)
+    workers = [context.Process(target=_merge_many, args=(str(tmp_path), s, start)) for s in (0, 1)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(120)
+        assert worker.exitcode == 0
+    merged = pd.read_csv(tmp_path / "t.csv")
+    assert len(merged) == 200 and set(merged["seed"]) == {0, 1}
+    assert not list(tmp_path.glob(".*partial"))  # written whole, renamed in
+
+
 def test_seed_summary_is_the_mean_and_sample_sd_of_each_group(tmp_path, monkeypatch) -> None:
     import common
 
