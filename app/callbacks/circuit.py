@@ -27,7 +27,15 @@ from circuitlab.app.decisive_view import decisive_count, decisive_elements
 from circuitlab.app.store_view import MAX_SENTENCE, StoreView
 from circuitlab.app.stores import AppStores
 
-__all__ = ["drawing", "edge_text", "minimal_count", "node_text", "prior_summary", "register"]
+__all__ = [
+    "decisive_drawing",
+    "drawing",
+    "edge_text",
+    "minimal_count",
+    "node_text",
+    "prior_summary",
+    "register",
+]
 
 
 def degree_figure(fit: dict) -> go.Figure:
@@ -178,11 +186,23 @@ def _url_problems(stores: AppStores, view: StoreView, search: str | None) -> lis
     return [store_problem, *problems] if store_problem else list(problems)
 
 
-def _decisive(
-    stores: AppStores, key, view: StoreView, circuit: dict
+def decisive_drawing(
+    stores: AppStores, key: str | None, view: StoreView, circuit: dict
 ) -> tuple[list, str, str | None]:
-    """The shown example's decisive circuit drawn, its count line, and why not when it cannot
-    be computed (a typed sentence, a store without scenes or model)."""
+    """The shown example's decisive circuit drawn (``decisive_view``), its count line, and why
+    not when it cannot be computed (a typed sentence, a store without scenes or model).
+
+    Parameters
+    ----------
+    stores
+        The app's stores.
+    key
+        The page's store key.
+    view
+        The store's view.
+    circuit
+        The page's circuit.
+    """
     intervener, why_not = scene_intervener(stores, key, circuit, "what decides is found")
     if intervener is None:
         return [], "", why_not
@@ -242,7 +262,7 @@ def drawing(
         messages.append(f"top-k must be an integer in [1, {n_modules - 1}]")
         top_k = min(3, n_modules - 1)
     if mode == DECIDES:
-        elements, count, problem = _decisive(stores, key, view, circuit)
+        elements, count, problem = decisive_drawing(stores, key, view, circuit)
         if problem is None:
             text = "; ".join(messages)
             elements = mark_edits(elements, edit_of(actions))

@@ -19,13 +19,16 @@ from dash import Input, Output, State, ctx, dcc, no_update
 from matplotlib.figure import Figure
 
 from circuitlab.analysis.figures import draw_circuit
+from circuitlab.app.callbacks.circuit import decisive_drawing
 from circuitlab.app.callbacks.common import (
+    DECIDES,
     DRAWING_CONTROLS,
     shows_circuit,
     store_view,
     threshold_of,
 )
-from circuitlab.app.callbacks.intervene import edit_of
+from circuitlab.app.callbacks.intervene import edit_of, mark_edits
+from circuitlab.app.decisive_view import decisive_table, elements_figure
 from circuitlab.app.store_view import StoreView
 from circuitlab.app.stores import AppStores
 from circuitlab.edits import CircuitEdit
@@ -89,8 +92,10 @@ def file_stem(
 
 
 def view_setting(threshold: float | None, mode: str | None, top_k: int | None) -> str:
-    """The view in words, as the export's figure and JSON name it: ``"P > 0.7"`` or
-    ``"top-3 per module"``."""
+    """The view in words, as the export's figure and JSON name it: ``"P > 0.7"``,
+    ``"top-3 per module"`` or ``"what decides"``."""
+    if mode == DECIDES:
+        return "what decides"
     k = top_k if mode == "top-k" and isinstance(top_k, int) else None
     return f"top-{k} per module" if k else f"P > {threshold_of(threshold):g}"
 
@@ -151,6 +156,30 @@ def links_frame(graph: nx.Graph, edit: CircuitEdit = NO_EDIT) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def _decisive_export(button: str, elements: list[dict], stem: str, store: str) -> dict:
+    """The decisive view's download for ``button``: its edges as CSV, its nodes and edges as
+    JSON, or the figure of what is drawn."""
+    if button == "export-figure":
+        figure = elements_figure(elements, f"{stem}: what decides")
+        return dcc.send_bytes(lambda buffer: figure_png(figure, buffer), f"{stem}-figure.png")
+    edges = decisive_table(elements)
+    if button == "export-csv":
+        return dcc.send_data_frame(edges.to_csv, f"{stem}.csv", index=False)
+    nodes = [
+        {"id": e["data"]["id"], "label": e["data"]["label"], "role": e["data"]["role"]}
+        for e in elements
+        if "source" not in e["data"]
+    ]
+    payload = {
+        "circuit": stem,
+        "store": store,
+        "view": "what decides",
+        "nodes": nodes,
+        "edges": json.loads(edges.to_json(orient="records")),
+    }
+    return {"content": json.dumps(payload, indent=1), "filename": f"{stem}.json"}
+
+
 def register(app: dash.Dash, stores: AppStores) -> None:
     """The export buttons' callbacks.
 
@@ -201,6 +230,13 @@ def _register_data(app: dash.Dash, stores: AppStores) -> None:
         if not shows_circuit(circuit):
             return no_update
         view = store_view(stores, key)
+        if mode == DECIDES:
+            elements, _, problem = decisive_drawing(stores, key, view, circuit)
+            if problem is None:  # else the view drew the threshold graph: exported below
+                elements = mark_edits(elements, edit_of(actions))
+                stem = file_stem(view, circuit, key, edit_of(actions), "what decides")
+                return _decisive_export(ctx.triggered_id, elements, stem, store_label(view, key))
+            mode = "threshold"
         k = top_k if mode == "top-k" and isinstance(top_k, int) else None
         try:
             graph = view.visible_graph(circuit, threshold_of(threshold), k)

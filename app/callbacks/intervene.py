@@ -132,6 +132,9 @@ def mark_edits(elements: list[dict], edit: CircuitEdit) -> list[dict]:
     marked, drawn = [], set()
     for element in elements:
         data, tag = element["data"], None
+        if "source" in data and not str(data["source"]).isdigit():  # a read: no edit reaches it
+            marked.append(element)
+            continue
         if "source" in data:
             ends = tuple(sorted((int(data["source"]), int(data["target"]))))
             drawn.add(ends)

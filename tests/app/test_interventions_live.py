@@ -328,3 +328,35 @@ def test_a_read_hovers_as_what_its_processor_reads():
     assert text == "processor 5 reads a red circle; cut, p(answer) -0.120 (estimated)"
     link = {"source": "2", "target": "33", "p": 0.31, "effect": -0.05, "estimated": True}
     assert edge_text(link) == "link 2-33: p = 0.310; cut, p(answer) +0.050 (estimated)"
+
+
+@pytest.mark.slow(60)
+def test_what_decides_exports_what_is_drawn_edits_included(nlvr_stores):
+    import json
+
+    from circuitlab.app.callbacks.circuit import drawing
+    from circuitlab.app.callbacks.export import _decisive_export, view_setting
+    from circuitlab.app.decisive_view import decisive_table, elements_figure
+
+    intervener = nlvr_stores.intervener("nlvr")
+    for row in intervener.rows[:40]:
+        decisive = intervener.decisive(int(row))
+        if decisive.kept_links.any() and decisive.kept_reads.any():
+            break
+    else:
+        pytest.fail("no example among the first 40 whose decisive circuit keeps links and reads")
+    i, j = (int(m) for m in decisive.links[decisive.kept_links][0])
+    actions = [["cut", i, j]]
+    settings = (0.5, "decides", None, "module", None, actions, [], "nlvr")
+    elements, *_ = drawing(nlvr_stores, {"index": int(row)}, *settings)  # as on screen
+    table = decisive_table(elements)
+    n_links, n_reads = int(decisive.kept_links.sum()), int(decisive.kept_reads.sum())
+    assert (table.kind == "link").sum() == n_links and (table.kind == "read").sum() == n_reads
+    assert table[table.edit == "cut"][["source", "target"]].values.tolist() == [[str(i), str(j)]]
+    payload = json.loads(_decisive_export("export-json", elements, "s", "nlvr")["content"])
+    assert payload["view"] == "what decides" == view_setting(0.5, "decides", None)
+    assert len(payload["edges"]) == n_links + n_reads
+    assert {n["role"] for n in payload["nodes"]} >= {"processor", "readout", "object"}
+    figure = elements_figure(elements, "t")
+    drawn = sum(len(c.get_offsets()) for c in figure.axes[0].collections)
+    assert drawn == len([e for e in elements if "position" in e])  # every node on the figure
