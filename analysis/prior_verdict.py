@@ -44,7 +44,14 @@ from circuitlab.analysis.prior_null import NullComparison, PriorNull, random_sig
 from circuitlab.circuit import Circuit
 from circuitlab.prior_targets import PRIOR_NAMES, sample_graph
 
-__all__ = ["AMBIGUITY_NATS", "PriorVerdict", "best_prior", "fit_priors", "read_matrix"]
+__all__ = [
+    "AMBIGUITY_NATS",
+    "PriorVerdict",
+    "best_prior",
+    "block_order",
+    "fit_priors",
+    "read_matrix",
+]
 
 AMBIGUITY_NATS = 3.0
 AMBIGUOUS, NO_PRIOR_FITS, LIKE_NULL = "ambiguous", "no_prior_fits", "like_null"
@@ -92,6 +99,29 @@ class PriorVerdict:
     def names_family(self) -> bool:
         """Whether the verdict names one of the four families."""
         return self.family not in NO_FAMILY
+
+
+def block_order(a: np.ndarray, params: dict) -> np.ndarray:
+    """An order of the n modules of ``a`` (n, n) that draws a fit's blocks as the paper's Fig. 3
+    draws P: a ring of cliques' cliques in turn around its ring, a planted partition's blocks in
+    turn (each block's modules in their own order), any other family's modules by descending
+    expected degree. Returns (n,) module indices.
+
+    Parameters
+    ----------
+    a
+        (n, n) the matrix the fit read (``read_matrix``).
+    params
+        The fit's parameters (``PriorVerdict.params`` or a fit's ``params``): ``labels`` (one
+        block per module) and, for a ring, ``ring_order`` (the blocks around the ring).
+    """
+    labels = params.get("labels")
+    if labels is None:
+        return np.argsort(-np.asarray(a).sum(1), kind="stable")
+    labels = np.asarray(labels, dtype=int)
+    ring = params.get("ring_order")
+    place = np.argsort(ring) if ring is not None else np.arange(labels.max() + 1)
+    return np.lexsort((np.arange(len(labels)), place[labels]))
 
 
 def read_matrix(

@@ -16,7 +16,7 @@ from circuitlab.analysis.embedding import embed, embedding_is_cached, fit_pca, l
 from circuitlab.analysis.goodness import degree_histograms
 from circuitlab.analysis.graphs import to_graph
 from circuitlab.analysis.layout import layout_is_cached, module_colors, module_layout
-from circuitlab.analysis.prior_verdict import best_prior, read_matrix
+from circuitlab.analysis.prior_verdict import best_prior, block_order, read_matrix
 from circuitlab.app.circuit_elements import CircuitElements
 from circuitlab.app.store_statistics import StoreStatistics
 from circuitlab.circuit import Circuit
@@ -341,6 +341,7 @@ class StoreView:
             np.random.default_rng(0),
             size=len(a),
         )
+        order = block_order(a, verdict.fits[verdict.best].params())
         return {
             "family": verdict.family,
             "best": verdict.best,
@@ -350,6 +351,8 @@ class StoreView:
             "null": None if verdict.null is None else verdict.null.to_dict(),
             "observed": observed.tolist(),
             "fitted": simulated.tolist(),
+            "order": order.tolist(),
+            "matrix": np.round(a[np.ix_(order, order)], 3).tolist(),
         }
 
     def module_details(self, key: dict, module: int, threshold: float) -> dict:

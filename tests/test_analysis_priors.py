@@ -22,6 +22,7 @@ from circuitlab.analysis.prior_verdict import (
     AMBIGUITY_NATS,
     NO_PRIOR_FITS,
     best_prior,
+    block_order,
     fit_priors,
 )
 from circuitlab.analysis.recovery import recovery, summary
@@ -257,3 +258,23 @@ def test_recovery_on_sampled_graphs_of_each_family():
 def test_no_simulations_is_refused_with_the_way_to_skip_the_check():
     with pytest.raises(ValueError, match="n_simulations must be at least 1.*check=False"):
         best_prior(nx.barabasi_albert_graph(60, 2, seed=0), n_simulations=0)
+
+
+def test_block_order_draws_a_shuffled_ring_of_cliques_block_by_block_around_its_ring():
+    n, cliques = 48, 6
+    target = prior_targets.ring_of_cliques(n, cliques, p_in=0.9, p_out=0.01)
+    truth = prior_targets.block_labels(n, cliques)
+    shuffle = np.random.default_rng(3).permutation(n)
+    a = target[np.ix_(shuffle, shuffle)]
+    np.fill_diagonal(a, 0)
+    fit = RingOfCliquesFit().fit(a)
+    assert fit.params()["n_cliques"] == cliques
+    order = block_order(a, fit.params())
+    assert sorted(order.tolist()) == list(range(n))
+    blocks = truth[shuffle][order]  # the true clique of each module, in the drawn order
+    runs = [blocks[k] for k in range(n) if k == 0 or blocks[k] != blocks[k - 1]]
+    assert len(runs) == cliques  # each clique drawn in one piece
+    steps = {(b - a) % cliques for a, b in zip(runs, runs[1:] + runs[:1], strict=True)}
+    assert steps in ({1}, {cliques - 1})  # next to its ring neighbours, one way round
+    degrees = block_order(a, {"p": 0.1})  # no blocks: by descending expected degree
+    assert (np.diff(a.sum(1)[degrees]) <= 0).all()

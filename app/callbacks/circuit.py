@@ -31,6 +31,7 @@ __all__ = [
     "decisive_drawing",
     "drawing",
     "edge_text",
+    "matrix_figure",
     "minimal_count",
     "node_text",
     "prior_summary",
@@ -58,6 +59,37 @@ def degree_figure(fit: dict) -> go.Figure:
         showlegend=True,
         legend={"orientation": "h", "y": 1.15},
         xaxis_title="degree",
+    )
+    return figure
+
+
+def matrix_figure(fit: dict) -> go.Figure:
+    """P among the processors ordered by the best family's fitted blocks (``block_order``), as
+    the paper's Fig. 3 draws a learned graph; each cell hovers as its two modules and P.
+
+    Parameters
+    ----------
+    fit
+        ``StoreView.prior_fit``'s answer.
+    """
+    names = [str(m) for m in fit["order"]]
+    figure = go.Figure(
+        go.Heatmap(
+            z=fit["matrix"],
+            x=names,
+            y=names,
+            zmin=0,
+            zmax=1,
+            colorscale="Viridis",
+            colorbar={"thickness": 8, "len": 0.9},
+            hovertemplate="modules %{y} and %{x}: P %{z:.2f}<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        margin={"l": 0, "r": 0, "t": 24, "b": 0},
+        title={"text": f"P ordered by the {fit['best']} fit's blocks", "font": {"size": 11}},
+        xaxis={"showticklabels": False, "type": "category"},
+        yaxis={"showticklabels": False, "type": "category", "autorange": "reversed"},
     )
     return figure
 
@@ -377,6 +409,7 @@ def _register_details(app: dash.Dash, stores: AppStores) -> None:
     @app.callback(
         Output("prior-fit", "children"),
         Output("degree", "figure"),
+        Output("prior-matrix", "figure"),
         Input("circuit", "data"),
         Input("url-read", "search"),
         State("store-key", "data"),
@@ -393,12 +426,12 @@ def _register_details(app: dash.Dash, stores: AppStores) -> None:
             except ValueError:  # only a forged page state gets here; draw says why
                 circuit = None
         if not shows_circuit(circuit):
-            return "select a circuit", {}
+            return "select a circuit", {}, {}
         try:
             fit = view.prior_fit(circuit)
         except ValueError as err:  # e.g. fewer than 3 processors: no prior can be fitted
-            return [f"no prior fit: {err}"], {}
-        return prior_summary(fit), degree_figure(fit)
+            return [f"no prior fit: {err}"], {}, {}
+        return prior_summary(fit), degree_figure(fit), matrix_figure(fit)
 
     @app.callback(Output("top-k-box", "style"), Input("mode", "value"))
     def show_top_k(mode):

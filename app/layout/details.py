@@ -14,7 +14,7 @@ __all__ = ["details_panel"]
 
 def details_panel() -> dbc.Col:
     """Right: the circuit's example, the clicked module, and the circuit's prior fit with its
-    degree plot."""
+    degree plot and P ordered by the fitted blocks."""
     example = dbc.Card(
         [
             dbc.CardHeader("Example"),
@@ -34,8 +34,9 @@ def details_panel() -> dbc.Col:
         [dbc.CardHeader("Module"), dbc.CardBody(id="module-details", children="click a module")]
     )
     degree = plot("degree", "170px", config={"displayModeBar": False})
+    matrix = plot("prior-matrix", "260px", config={"displayModeBar": False})
     prior = dbc.Card(
-        [dbc.CardHeader("Prior fit"), dbc.CardBody([html.Div(id="prior-fit"), degree])],
+        [dbc.CardHeader("Prior fit"), dbc.CardBody([html.Div(id="prior-fit"), degree, matrix])],
         className="mt-2",
     )
     return dbc.Col([_difference_card(), example, module, prior], width=3)

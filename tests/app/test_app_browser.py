@@ -101,6 +101,10 @@ def test_search_a_sentence_and_see_its_graph_then_move_the_threshold(
     fit = dash_duo.find_element("#prior-fit").text
     assert "the null, random signatures" in fit
     assert "gap to runner-up" in fit or "no other family describes this graph" in fit
+    # beside it, P ordered by the fitted blocks: one cell per pair of processors
+    cells = "return document.querySelector('#prior-matrix .heatmaplayer image') !== null"
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda d: d.execute_script(cells))
+    dash_duo.wait_for_contains_text("#prior-matrix", "fit's blocks")
     step_threshold(dash_duo, 8)  # back to 0.5: the graph first drawn
     dash_duo.wait_for_contains_text("#edge-count", "P > 0.5")
     assert edge_count(dash_duo) == at_half

@@ -445,3 +445,19 @@ def test_the_exported_figure_draws_forced_and_cut_links_as_the_app_does(nlvr2_st
             by_colour[colour] = by_colour.get(colour, 0) + len(collection.get_segments())
     assert by_colour.get("#2ca02c") == 2  # the forced links, green as on screen
     assert by_colour.get("#d62728") == 1  # the cut one, red
+
+
+def test_the_prior_panel_draws_p_ordered_by_the_best_fits_blocks(nlvr2_store):
+    from circuitlab.analysis.prior_verdict import best_prior, block_order, read_matrix
+    from circuitlab.app.callbacks.circuit import matrix_figure
+
+    view = AppStores(nlvr2_store).view(".")
+    fit = view.prior_fit({"index": 4})
+    verdict = best_prior(view.store[4])
+    a, _ = read_matrix(view.store[4])
+    order = block_order(a, verdict.fits[verdict.best].params())
+    assert fit["order"] == order.tolist() and sorted(order.tolist()) == list(range(len(a)))
+    np.testing.assert_allclose(fit["matrix"], a[np.ix_(order, order)], atol=5e-4)
+    heatmap = matrix_figure(fit).data[0]
+    assert list(heatmap.x) == [str(m) for m in order] and np.shape(heatmap.z) == a.shape
+    assert verdict.best in matrix_figure(fit).layout.title.text
