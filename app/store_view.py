@@ -149,6 +149,12 @@ class StoreView:
         self._cached_elements = lru_cache(maxsize=512)(self._store_elements)
         self._cached_fit = lru_cache(maxsize=512)(self._store_fit)
 
+    @property
+    def has_sentences(self) -> bool:
+        """Whether the store's circuits are conditioned on inputs (one per sentence or example);
+        False for a store of unconditional models (one circuit per model: the priors store)."""
+        return bool(self.store.meta.get("config", {}).get("conditional", True))
+
     # ----------------------------------------------------------------------------- search
     def categories(self) -> list[str]:
         if "categories" not in self.frame:

@@ -209,6 +209,9 @@ def _register_typing(app: dash.Dash, stores: AppStores) -> None:
         view = store_view(stores, key)
         if view.generate_circuit is not None:
             return {}, ""
+        if not view.has_sentences:
+            why = "this store holds one circuit per unconditional model, not one per sentence"
+            return {"display": "none"}, f"no typed sentences here: {why}"
         return {"display": "none"}, f"no typed sentences here: {view.no_model_reason}"
 
     @app.callback(

@@ -10,10 +10,10 @@ from dash.exceptions import PreventUpdate
 
 from circuitlab.app.callbacks.common import query_of, store_view
 from circuitlab.app.callbacks.map_view import color_columns, default_map_color
-from circuitlab.app.store_view import FILTER_COLUMNS
+from circuitlab.app.store_view import FILTER_COLUMNS, StoreView
 from circuitlab.app.stores import AppStores
 
-__all__ = ["register", "result_count"]
+__all__ = ["page_shape", "register", "result_count"]
 
 
 def result_count(shown: int, total: int) -> str:
@@ -41,6 +41,40 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     """
     _register_open(app, stores)
     _register_find(app, stores)
+    _register_shape(app, stores)
+
+
+def page_shape(view: StoreView) -> tuple[str, dict, dict, dict]:
+    """The search panel's title and the styles of the filters, the example card and the map:
+    a store of conditional circuits has sentences to search, examples and a map of them; a
+    store of unconditional models (one circuit each, the priors store) lists its models and
+    hides the rest.
+
+    Parameters
+    ----------
+    view
+        The store's view.
+    """
+    if view.has_sentences:
+        return "Find a sentence", {}, {}, {}
+    hidden = {"display": "none"}
+    return "Models (one circuit each)", hidden, hidden, hidden
+
+
+def _register_shape(app: dash.Dash, stores: AppStores) -> None:
+    """What of the page a store has: sentences, examples and a map, or a list of models."""
+
+    @app.callback(
+        Output("search-title", "children"),
+        Output("search-filters", "style"),
+        Output("example-card", "style"),
+        Output("map-row", "style"),
+        Input("store-key", "data"),
+    )
+    def shape_page(key):
+        if key is None or not stores.has_circuit_view(key):
+            raise PreventUpdate
+        return page_shape(store_view(stores, key))
 
 
 def _register_open(app: dash.Dash, stores: AppStores) -> None:

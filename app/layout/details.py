@@ -28,6 +28,7 @@ def details_panel() -> dbc.Col:
                 ]
             ),
         ],
+        id="example-card",  # hidden on a store of unconditional models: they have no examples
         className="mb-2",
     )
     module = dbc.Card(

@@ -42,4 +42,5 @@ def map_row() -> dbc.Row:
         ],
         width=5,
     )
-    return dbc.Row([embedding, selection], className="mt-3")
+    # hidden on a store of unconditional models (``callbacks.search.shape_page``)
+    return dbc.Row([embedding, selection], id="map-row", className="mt-3")

@@ -44,8 +44,9 @@ def search_panel() -> dbc.Col:
     """Left: the search box, filters and matching sentences."""
     return dbc.Col(
         [
-            html.H6("Find a sentence"),
-            loading(html.Div(_filters()), "store-loading"),  # a store's first open takes seconds
+            html.H6("Find a sentence", id="search-title"),
+            # a store's first open takes seconds; no filters on a store of unconditional models
+            loading(html.Div(_filters(), id="search-filters"), "store-loading"),
             html.Div(id="result-count", className="small text-muted my-1"),
             table("results", page_size=8),
         ],

@@ -461,3 +461,25 @@ def test_the_prior_panel_draws_p_ordered_by_the_best_fits_blocks(nlvr2_store):
     heatmap = matrix_figure(fit).data[0]
     assert list(heatmap.x) == [str(m) for m in order] and np.shape(heatmap.z) == a.shape
     assert verdict.best in matrix_figure(fit).layout.title.text
+
+
+@pytest.mark.parametrize("conditional", [True, False])
+def test_a_store_of_unconditional_models_lists_them_without_sentence_boxes(tmp_path, conditional):
+    """The priors store (one circuit per model) has no sentences to search, no examples and
+    no map worth drawing: its page lists the models and hides those parts."""
+    from circuitlab.app.callbacks.search import page_shape
+
+    rng = np.random.default_rng(0)
+    circuits = [Circuit(rng.normal(size=(6, 4)), ["processor"] * 5 + ["readout"])] * 3
+    frame = pd.DataFrame({"text": ["none", "erdos_renyi", "scale_free"]})
+    path = tmp_path / "store"
+    CircuitStore.write(path, circuits, frame, config={"conditional": conditional})
+    view = AppStores(path).view(".")
+    assert view.has_sentences is conditional
+    title, filters, example, map_row = page_shape(view)
+    hidden = {"display": "none"}
+    if conditional:
+        assert title == "Find a sentence" and filters == example == map_row == {}
+    else:
+        assert title == "Models (one circuit each)"
+        assert filters == example == map_row == hidden
