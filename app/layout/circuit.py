@@ -12,6 +12,12 @@ from circuitlab.app.layout.parts import GRAPH_STYLE, loading, radio
 
 __all__ = ["circuit_panel"]
 
+HOVER_LINE = {
+    "height": "1.5em",
+    "whiteSpace": "nowrap",
+    "overflow": "hidden",
+    "textOverflow": "ellipsis",
+}
 MODE_OPTIONS = [
     {"label": "threshold", "value": "threshold"},
     {"label": "top-k", "value": "top-k"},
@@ -127,7 +133,9 @@ def circuit_panel() -> dbc.Col:
             html.H6(id="circuit-title", children="no circuit selected"),
             *_view_controls(),
             html.Div(id="edge-count", className="small"),
-            html.Div(id="edge-hover", className="small text-muted"),
+            # one line held open whether or not something is hovered: a hover line that
+            # appeared pushed the graph down under the pointer, so the first click missed
+            html.Div(id="edge-hover", className="small text-muted", style=HOVER_LINE),
             dbc.Alert(id="graph-message", color="warning", is_open=False, className="py-1 my-1"),
             loading(
                 cyto.Cytoscape(

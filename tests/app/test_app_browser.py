@@ -791,3 +791,17 @@ def test_a_row_of_a_new_search_opens_its_circuit_even_if_that_cell_was_active(
         lambda d: d.find_element(By.CSS_SELECTOR, "#circuit-title").text == first
     )
     no_console_errors(dash_duo)
+
+
+def test_hovering_never_moves_the_graph_under_the_pointer(dash_duo, nlvr2_store):
+    """The hover line above the graph is held open: its text appearing (on the first hover of
+    a fresh page) pushed the graph down ~21 px and the click that followed missed."""
+    start(dash_duo, nlvr2_store, "?id=3")
+    dash_duo.wait_for_contains_text("#edge-count", "links")
+    top = "return document.getElementById('graph').getBoundingClientRect().top"
+    before = dash_duo.driver.execute_script(top)
+    script = "document.getElementById('graph')._cyreg.cy.edges()[0].emit('mouseover')"
+    dash_duo.driver.execute_script(script)
+    dash_duo.wait_for_contains_text("#edge-hover", "link ")
+    assert dash_duo.driver.execute_script(top) == before
+    no_console_errors(dash_duo)
