@@ -11,8 +11,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from matplotlib.figure import Figure
 
 from circuitlab.app.circuit_elements import LAYOUT_SCALE, UNEDITED, CircuitElements, shade
 from circuitlab.circuit import links_graph
@@ -20,18 +18,11 @@ from circuitlab.circuit import links_graph
 if TYPE_CHECKING:
     from circuitlab.decisive import DecisiveCircuit
 
-__all__ = [
-    "TOKEN_PREFIX",
-    "decisive_count",
-    "decisive_elements",
-    "decisive_table",
-    "elements_figure",
-]
+__all__ = ["TOKEN_PREFIX", "decisive_count", "decisive_elements"]
 
 TOKEN_PREFIX = "t"  # an object's node id: "t" and its token index (modules are plain numbers)
 READ_PREFIX = "r"  # a read's edge id: "r", the processor, "-", the token index
 TOKEN_COLUMN = 0.6  # layout units left of the leftmost module where the objects stand
-EDITED_COLORS = {"cut": "#d62728", "forced": "#2ca02c"}  # dashed, as the app draws them
 
 
 def decisive_elements(
@@ -174,90 +165,3 @@ def decisive_count(decisive: DecisiveCircuit, n_modules: int) -> str:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def decisive_table(elements: list[dict]) -> pd.DataFrame:
-    """One row per drawn edge of the decisive view: ``kind`` ("link" or "read"), ``source`` and
-    ``target`` (module numbers; a read's source is its object's node, "t" and the token),
-    ``object`` (a read's object name), ``p`` (a link's P; empty for a read), ``effect`` (its
-    estimated effect on p(answer); empty for a forced link it does not hold) and ``edit`` ("cut",
-    "forced" or ""): what the CSV and JSON exports write.
-
-    Parameters
-    ----------
-    elements
-        The decisive view's elements (``decisive_elements``).
-    """
-    rows = [
-        {
-            "kind": "read" if "read" in e["classes"] else "link",
-            "source": e["data"]["source"],
-            "target": e["data"]["target"],
-            "object": e["data"].get("object"),
-            "p": e["data"].get("p"),
-            "effect": e["data"].get("effect"),
-            "edit": e["data"].get("edit") or "",
-        }
-        for e in elements
-        if "source" in e["data"]
-    ]
-    columns = ["kind", "source", "target", "object", "p", "effect", "edit"]
-    return pd.DataFrame(rows, columns=columns)
-
-
-def elements_figure(elements: list[dict], title: str) -> Figure:
-    """The decisive view drawn as on screen, for the Figure export: nodes at their positions
-    (cytoscape's y points down, matplotlib's up), modules numbered, objects named on the left,
-    edges in their colours and widths, reads as arrows. The object API, not pyplot: the server
-    answers requests on several threads.
-
-    Parameters
-    ----------
-    elements
-        The decisive view's elements.
-    title
-        The figure's title.
-    """
-    fig = Figure(figsize=(6, 5))
-    ax = fig.add_subplot()
-    where = {
-        e["data"]["id"]: (e["position"]["x"], -e["position"]["y"])
-        for e in elements
-        if "position" in e
-    }
-    for e in elements:
-        data = e["data"]
-        if "source" not in data:
-            continue
-        (x0, y0), (x1, y1) = where[data["source"]], where[data["target"]]
-        edited = EDITED_COLORS.get(data.get("edit"))
-        style = {"color": edited or data["color"], "lw": 0.4 * data["width"], "alpha": 0.9}
-        if "read" in e["classes"]:
-            ax.annotate("", (x1, y1), (x0, y0), arrowprops={"arrowstyle": "->", **style})
-        else:
-            ax.plot([x0, x1], [y0, y1], zorder=1, ls="--" if edited else "-", **style)
-    for e in elements:
-        if "position" not in e:
-            continue
-        x, y = where[e["data"]["id"]]
-        token = "token" in e["classes"]
-        marker = "D" if token else ("s" if "readout" in e["classes"] else "o")
-        knocked = e["data"].get("edit") == "knocked"
-        color = "#ffffff" if token or knocked else e["data"]["color"]
-        ax.scatter([x], [y], s=90, marker=marker, c=color, edgecolors="#333", zorder=2)
-        if token:
-            ax.annotate(
-                e["data"]["label"],
-                (x, y),
-                xytext=(-8, 0),
-                textcoords="offset points",
-                ha="right",
-                va="center",
-                fontsize=6,
-            )
-        else:
-            ax.annotate(e["data"]["label"], (x, y), ha="center", va="center", fontsize=5, zorder=3)
-    ax.set_title(title, fontsize=7)
-    ax.set_axis_off()
-    ax.margins(0.25, 0.08)
-    return fig

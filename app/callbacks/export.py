@@ -19,7 +19,7 @@ from dash import Input, Output, State, ctx, dcc, no_update
 from matplotlib.figure import Figure
 
 from circuitlab.analysis.figures import draw_circuit
-from circuitlab.app.callbacks.circuit import decisive_drawing
+from circuitlab.app.callbacks.circuit import drawing
 from circuitlab.app.callbacks.common import (
     DECIDES,
     DRAWING_CONTROLS,
@@ -27,8 +27,8 @@ from circuitlab.app.callbacks.common import (
     store_view,
     threshold_of,
 )
-from circuitlab.app.callbacks.intervene import edit_of, mark_edits
-from circuitlab.app.decisive_view import decisive_table, elements_figure
+from circuitlab.app.callbacks.intervene import edit_of
+from circuitlab.app.elements_export import drawn_table, elements_figure, is_drawn_view
 from circuitlab.app.store_view import StoreView
 from circuitlab.app.stores import AppStores
 from circuitlab.edits import CircuitEdit
@@ -36,6 +36,12 @@ from circuitlab.edits import CircuitEdit
 __all__ = ["circuit_figure", "register", "state_hash"]
 
 NO_EDIT = CircuitEdit()
+# the controls a view is drawn from: threshold, mode, k, colour and the minimal-circuit switch
+VIEW_STATES = (
+    *[State(control, "value") for control in DRAWING_CONTROLS],
+    State("color-by", "value"),
+    State("minimal-only", "value"),
+)
 
 
 def edit_words(edit: CircuitEdit) -> str:
@@ -91,13 +97,29 @@ def file_stem(
     return f"{stem}-{state_hash(edit, setting)}"
 
 
-def view_setting(threshold: float | None, mode: str | None, top_k: int | None) -> str:
+def view_setting(
+    threshold: float | None,
+    mode: str | None,
+    top_k: int | None,
+    color: str | None = None,
+    minimal: list | None = None,
+) -> str:
     """The view in words, as the export's figure and JSON name it: ``"P > 0.7"``,
-    ``"top-3 per module"`` or ``"what decides"``."""
+    ``"top-3 per module"`` or ``"what decides"``, with ``", coloured by attribution"`` and
+    ``", the minimal circuit"`` where the view draws them.
+
+    Parameters
+    ----------
+    threshold, mode, top_k, color, minimal
+        The page's view controls.
+    """
     if mode == DECIDES:
         return "what decides"
     k = top_k if mode == "top-k" and isinstance(top_k, int) else None
-    return f"top-{k} per module" if k else f"P > {threshold_of(threshold):g}"
+    setting = f"top-{k} per module" if k else f"P > {threshold_of(threshold):g}"
+    if color == "attribution":
+        setting += ", the minimal circuit" if minimal else ", coloured by attribution"
+    return setting
 
 
 def circuit_figure(
@@ -156,13 +178,15 @@ def links_frame(graph: nx.Graph, edit: CircuitEdit = NO_EDIT) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def _decisive_export(button: str, elements: list[dict], stem: str, store: str) -> dict:
-    """The decisive view's download for ``button``: its edges as CSV, its nodes and edges as
-    JSON, or the figure of what is drawn."""
+def _elements_export(
+    button: str, elements: list[dict], stem: str, store: str, setting: str
+) -> dict:
+    """A drawn view's download for ``button``: its edges as CSV, its nodes and edges as JSON,
+    or the figure of what is drawn, all from its ``elements``."""
     if button == "export-figure":
-        figure = elements_figure(elements, f"{stem}: what decides")
+        figure = elements_figure(elements, f"{stem}: {setting}")
         return dcc.send_bytes(lambda buffer: figure_png(figure, buffer), f"{stem}-figure.png")
-    edges = decisive_table(elements)
+    edges = drawn_table(elements)
     if button == "export-csv":
         return dcc.send_data_frame(edges.to_csv, f"{stem}.csv", index=False)
     nodes = [
@@ -173,7 +197,7 @@ def _decisive_export(button: str, elements: list[dict], stem: str, store: str) -
     payload = {
         "circuit": stem,
         "store": store,
-        "view": "what decides",
+        "view": setting,
         "nodes": nodes,
         "edges": json.loads(edges.to_json(orient="records")),
     }
@@ -202,14 +226,14 @@ def _register_image(app: dash.Dash, stores: AppStores) -> None:
         Input("export-png", "n_clicks"),
         Input("export-svg", "n_clicks"),
         State("circuit", "data"),
-        *[State(control, "value") for control in DRAWING_CONTROLS],
+        *VIEW_STATES,
         State("edits", "data"),
         State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def export_image(_png, _svg, circuit, threshold, mode, top_k, actions, key):
+    def export_image(_png, _svg, circuit, threshold, mode, top_k, color, minimal, actions, key):
         kind = "png" if ctx.triggered_id == "export-png" else "svg"
-        setting = view_setting(threshold, mode, top_k)
+        setting = view_setting(threshold, mode, top_k, color, minimal)
         stem = file_stem(store_view(stores, key), circuit, key, edit_of(actions), setting)
         return {"type": kind, "action": "download", "filename": stem}
 
@@ -221,21 +245,25 @@ def _register_data(app: dash.Dash, stores: AppStores) -> None:
         Output("download", "data"),
         *[Input(f"export-{kind}", "n_clicks") for kind in ("csv", "json", "figure")],
         State("circuit", "data"),
-        *[State(control, "value") for control in DRAWING_CONTROLS],
+        *VIEW_STATES,
         State("edits", "data"),
         State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def export_data(_csv, _json, _figure, circuit, threshold, mode, top_k, actions, key):
+    def export_data(
+        _csv, _json, _figure, circuit, threshold, mode, top_k, color, minimal, actions, key
+    ):
         if not shows_circuit(circuit):
             return no_update
         view = store_view(stores, key)
-        if mode == DECIDES:
-            elements, _, problem = decisive_drawing(stores, key, view, circuit)
-            if problem is None:  # else the view drew the threshold graph: exported below
-                elements = mark_edits(elements, edit_of(actions))
-                stem = file_stem(view, circuit, key, edit_of(actions), "what decides")
-                return _decisive_export(ctx.triggered_id, elements, stem, store_label(view, key))
+        settings = (threshold, mode, top_k, color, None, actions, minimal, key)
+        elements = drawing(stores, circuit, *settings)[0]  # as the page drew it
+        if is_drawn_view(elements):  # what decides, attribution, minimal: what is drawn
+            setting = view_setting(threshold, mode, top_k, color, minimal)
+            stem = file_stem(view, circuit, key, edit_of(actions), setting)
+            store = store_label(view, key)
+            return _elements_export(ctx.triggered_id, elements, stem, store, setting)
+        if mode == DECIDES:  # it could not be found: the threshold graph was drawn
             mode = "threshold"
         k = top_k if mode == "top-k" and isinstance(top_k, int) else None
         try:

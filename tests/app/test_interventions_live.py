@@ -335,8 +335,8 @@ def test_what_decides_exports_what_is_drawn_edits_included(nlvr_stores):
     import json
 
     from circuitlab.app.callbacks.circuit import drawing
-    from circuitlab.app.callbacks.export import _decisive_export, view_setting
-    from circuitlab.app.decisive_view import decisive_table, elements_figure
+    from circuitlab.app.callbacks.export import _elements_export, view_setting
+    from circuitlab.app.elements_export import drawn_table, elements_figure
 
     intervener = nlvr_stores.intervener("nlvr")
     for row in intervener.rows[:40]:
@@ -349,14 +349,71 @@ def test_what_decides_exports_what_is_drawn_edits_included(nlvr_stores):
     actions = [["cut", i, j]]
     settings = (0.5, "decides", None, "module", None, actions, [], "nlvr")
     elements, *_ = drawing(nlvr_stores, {"index": int(row)}, *settings)  # as on screen
-    table = decisive_table(elements)
+    table = drawn_table(elements)
     n_links, n_reads = int(decisive.kept_links.sum()), int(decisive.kept_reads.sum())
     assert (table.kind == "link").sum() == n_links and (table.kind == "read").sum() == n_reads
     assert table[table.edit == "cut"][["source", "target"]].values.tolist() == [[str(i), str(j)]]
-    payload = json.loads(_decisive_export("export-json", elements, "s", "nlvr")["content"])
+    setting = view_setting(0.5, "decides", None)
+    payload = json.loads(_elements_export("export-json", elements, "s", "nlvr", setting)["content"])
     assert payload["view"] == "what decides" == view_setting(0.5, "decides", None)
     assert len(payload["edges"]) == n_links + n_reads
     assert {n["role"] for n in payload["nodes"]} >= {"processor", "readout", "object"}
     figure = elements_figure(elements, "t")
     drawn = sum(len(c.get_offsets()) for c in figure.axes[0].collections)
     assert drawn == len([e for e in elements if "position" in e])  # every node on the figure
+
+
+@pytest.mark.slow(60)
+@pytest.mark.parametrize(
+    ("color", "minimal", "view"),
+    [
+        ("attribution", [], "P > 0.5, coloured by attribution"),
+        ("attribution", ["on"], "P > 0.5, the minimal circuit"),
+        ("module", [], "P > 0.5"),
+    ],
+)
+def test_the_json_export_holds_the_view_on_screen(nlvr2_store, nlvr_stores, color, minimal, view):
+    """The export callback, asked as the browser asks it: the attribution view and the minimal
+    circuit export what they draw (their links with effects), the plain view its graph."""
+    import json
+
+    from circuitlab.app import create_app
+    from circuitlab.app.callbacks.circuit import drawing
+
+    app = create_app(nlvr2_store.parent, checkpoint="checkpoints/nlvr")
+    output = next(k for k in app.callback_map if k.startswith("download.data"))
+    states = {
+        "circuit": {"index": 2},
+        "threshold": 0.5,
+        "mode": "threshold",
+        "top-k": 3,
+        "color-by": color,
+        "minimal-only": minimal,
+        "edits": [],
+        "store-key": "nlvr",
+    }
+    spec = app.callback_map[output]
+    response = app.server.test_client().post(
+        "/_dash-update-component",
+        json={
+            "output": output,
+            "outputs": {"id": "download", "property": "data"},
+            "inputs": [
+                {**i, "value": 1 if i["id"] == "export-json" else None} for i in spec["inputs"]
+            ],
+            "state": [{**s, "value": states[s["id"]]} for s in spec["state"]],
+            "changedPropIds": ["export-json.n_clicks"],
+        },
+    )
+    assert response.status_code == 200, response.data[:300]
+    payload = json.loads(response.get_json()["response"]["download"]["data"]["content"])
+    assert payload["view"] == view
+    settings = (0.5, "threshold", 3, color, None, [], minimal, "nlvr")
+    drawn = drawing(nlvr_stores, {"index": 2}, *settings)[0]
+    edges = [e["data"] for e in drawn if "source" in e["data"]]
+    exported = payload["edges"] if "edges" in payload else payload["links"]
+    assert len(exported) == len(edges)
+    nodes = [e for e in drawn if "source" not in e["data"]]
+    assert len(payload["nodes"]) == len(nodes)
+    if color == "attribution":
+        assert sorted(e["effect"] for e in exported) == sorted(e["effect"] for e in edges)
