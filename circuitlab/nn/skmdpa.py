@@ -89,11 +89,16 @@ class SKMDPA(nn.Module):
         cut: torch.Tensor | None = None,
         force: torch.Tensor | None = None,
         log_gate: torch.Tensor | None = None,
+        record: list[tuple[torch.Tensor, torch.Tensor]] | None = None,
     ) -> torch.Tensor:
         """``cut``, ``force``: optional link edits, bool (B or 1, Ur, Us), True where the link
         from sender j into receiver i is cut (forced on). ``log_gate``: optional float (B or 1,
         Ur, Us) added to log K, i.e. K_ij scaled by exp(log_gate_ij); zeros change nothing, and
-        its gradient there is d(output)/d(log K_ij), what attribution patching reads."""
+        its gradient there is d(output)/d(log K_ij), what attribution patching reads.
+        ``record``: a list this call appends (gate, weights) to, a zero gate (B, H, Ur, Us) of
+        its own added to the logits (its gradient is the output's sensitivity to each head's
+        link) and the attention weights (B, H, Ur, Us), detached; the recording belongs to the
+        call (``circuitlab.attribution``'s softmax-corrected estimate)."""
         batch = receivers.shape[0]
         r = self.norm_receivers(receivers)
         if self.norm_senders is None:
@@ -115,9 +120,14 @@ class SKMDPA(nn.Module):
             logits = logits + log_kernel.unsqueeze(1)
         if log_gate is not None:
             logits = logits + log_gate.unsqueeze(1)
+        if record is not None:
+            gate = torch.zeros_like(logits, requires_grad=True)
+            logits = logits + gate
         if cut is not None:
             logits = logits.masked_fill(cut.unsqueeze(1), float("-inf"))
         weights = logits.softmax(dim=-1)
+        if record is not None:
+            record.append((gate, weights.detach()))
         if cut is not None:  # a row with every link cut is NaN after the softmax: it gets nothing
             weights = weights.nan_to_num(0.0)
         attended = weights @ v  # (B, H, Ur, dh)
