@@ -129,8 +129,8 @@ def decisive_circuit(
     signatures, codes
         (1, U, d) the example's circuit (None: the model's own).
     link_scores, read_scores
-        (1, L) each link's and (1, processors, tokens) each read's score, higher kept first
-        (None: the first-order estimates, ``link_effect_estimates`` and
+        (1, L) each link's and (1, processors, tokens) each read's score, higher kept first,
+        NaN last (None: the first-order estimates, ``link_effect_estimates`` and
         ``read_effect_estimates``; give the exact effects to rank by them).
     share
         The share of the answer's measure, in (0, 1], the circuit keeps on its own.
@@ -157,7 +157,10 @@ def decisive_circuit(
         scores, exists, read_shape = _elements(model, batch, link_scores, read_scores, len(links))
     except ValueError as err:
         raise InputError("link_scores/read_scores", str(err)) from None
-    order = np.argsort(np.where(exists[0], -scores[0], np.inf), kind="stable")
+    # best first; an element scored NaN (an exact effect not run) after every scored one, and
+    # the reads that do not exist (padding) after all
+    key = np.where(np.isnan(scores[0]), np.finfo(float).max, -scores[0])
+    order = np.argsort(np.where(exists[0], key, np.inf), kind="stable")
     n_elements, n_links = int(exists[0].sum()), len(links)
     with _eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)

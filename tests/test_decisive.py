@@ -94,6 +94,29 @@ def test_exact_effects_rank_when_given():
     assert circuit.f >= 0.8 - 1e-9
 
 
+def test_links_scored_nan_come_last_and_padding_is_never_kept():
+    """Exact effects of some links only (NaN for the others, as ``which`` gives them): the
+    scored links rank first, and a circuit that reaches the NaN ones keeps no padding read."""
+    model, batch = _model(), _one(seed=3)
+    model.eval()
+    n_links = len(circuit_links(model.config))
+    which = np.zeros((1, n_links), dtype=bool)
+    which[0, ::7] = True
+    _, link_scores = link_effects(model, batch, which=which)
+    _, read_scores = read_effects(model, batch)
+    circuit = decisive_circuit(model, batch, link_scores=link_scores, read_scores=read_scores)
+    ranked = _ranked(circuit)[: int(circuit.kept_links.sum() + circuit.kept_reads.sum())]
+    scored = np.concatenate(
+        [np.isfinite(link_scores[0]), np.isfinite(read_scores[0])[circuit.reads]]
+    )
+    assert scored[ranked].all() or scored[ranked].argmin() == scored[ranked].sum()  # NaN last
+    assert not (circuit.kept_reads & ~circuit.reads).any()
+    full = decisive_circuit(
+        model, batch, link_scores=link_scores, read_scores=read_scores, share=1.0
+    )
+    assert not (full.kept_reads & ~full.reads).any()
+
+
 def test_an_answer_that_stands_with_everything_cut_has_an_empty_circuit():
     model, batch = _model(), _one()
     model.eval()
