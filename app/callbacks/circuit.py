@@ -238,8 +238,8 @@ def decisive_drawing(
     intervener, why_not = scene_intervener(stores, key, circuit, "what decides is found")
     if intervener is None:
         return [], "", why_not
-    decisive = intervener.decisive(circuit["index"])
     index = circuit["index"]
+    decisive = intervener.decisive(index)
     p = view.store.link_probabilities([index])[0]
     names = intervener.kind.object_names(intervener.scene_of(index))
     elements = decisive_elements(view.renderer, decisive, p, names)
