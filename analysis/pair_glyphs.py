@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from circuitlab.data.pair_world import PairObject
+from circuitlab.data.pair_scenes import PairObject
 
 __all__ = ["pair_glyphs"]
 

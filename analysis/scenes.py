@@ -17,7 +17,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import FancyArrow, Rectangle  # noqa: E402
 
 from circuitlab.analysis.pair_glyphs import pair_glyphs  # noqa: E402
-from circuitlab.data.pair_world import IMAGES, PairObject, PairScene  # noqa: E402
+from circuitlab.data.pair_scenes import IMAGES, PairObject, PairScene  # noqa: E402
 
 
 def _draw_image(ax: Axes, image: tuple[PairObject, ...], title: str) -> None:

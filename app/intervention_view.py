@@ -19,7 +19,7 @@ from circuitlab.edits import CircuitEdit
 
 if TYPE_CHECKING:
     from circuitlab.decisive import DecisiveCircuit
-    from circuitlab.tasks.base import Batch
+    from circuitlab.task import Batch
 
 __all__ = ["Intervener", "Outcome"]
 

@@ -9,7 +9,7 @@ from xml.sax.saxutils import escape
 
 from circuitlab.analysis.pair_glyphs import pair_glyphs
 from circuitlab.app.example_view import BORDER, GAP, read_stroke
-from circuitlab.data.pair_world import IMAGES, PairObject, PairScene
+from circuitlab.data.pair_scenes import IMAGES, PairObject, PairScene
 
 __all__ = ["pair_object_names", "pair_scene_svg"]
 

@@ -14,7 +14,7 @@ import pandas as pd
 from circuitlab.app.example_view import object_names, scene_svg, svg_data_uri
 from circuitlab.app.pair_view import pair_object_names, pair_scene_svg
 from circuitlab.data.nlvr import NLVRExample, NLVRFormatError, scene_from_json
-from circuitlab.data.pair_world import PairExample, PairScene, pair_scene_from_json
+from circuitlab.data.pair_scenes import PairExample, PairScene, pair_scene_from_json
 from circuitlab.errors import CircuitlabError
 
 __all__ = [

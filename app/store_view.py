@@ -68,19 +68,14 @@ def load_circuit_generator(checkpoint: str | os.PathLike) -> CircuitGenerator:
     checkpoint
         A run directory or checkpoint file.
     """
-    from circuitlab.loading import load_model
-    from circuitlab.nlvr_eval import nlvr_task
-    from circuitlab.tasks.pairs import PairWorldTask
+    from circuitlab.loading import load_model, tiny_task
 
     model, config = load_model(checkpoint)
     if not model.config.conditional or config.task not in ("nlvr", "pairs"):
         raise ValueError(
             f"{checkpoint} is not a conditional NLVR or pair-world model: it reads no text"
         )
-    if config.task == "pairs":
-        tiny = {"pool_size": 1, "val_pool_size": 1, "held_out_pool_size": 1}
-        return CircuitGenerator(model, PairWorldTask(**{**config.task_options, **tiny}))
-    return CircuitGenerator(model, nlvr_task(config))
+    return CircuitGenerator(model, tiny_task(config))
 
 
 def prepare_store(store: CircuitStore) -> None:

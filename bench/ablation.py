@@ -21,8 +21,8 @@ import argparse
 from common import prior_overrides, write_table
 from toy_runs import PRIORS, trained
 
-from circuitlab.tasks import make_task
 from circuitlab.train import batch_metrics, step_seed, validation_batch
+from circuitlab.worlds.tasks import make_task
 
 RUNGS = {
     "Perceiver IO": ("perceiver_io", {"graph": "dense", "modfc": False}),

@@ -28,9 +28,9 @@ from common import kept_categories, write_table
 
 from circuitlab.analysis.embedding import knn_accuracy, sentence_embeddings
 from circuitlab.data.nlvr import read_annotations
-from circuitlab.data.pair_world import split_vocabulary
-from circuitlab.data.sentence_parts import skeleton
 from circuitlab.data.tagger import tag_all
+from circuitlab.worlds.pair_world import split_vocabulary
+from circuitlab.worlds.sentence_parts import skeleton
 
 NAME = "category_references"
 REPEATS = 5

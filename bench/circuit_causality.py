@@ -11,7 +11,7 @@ For each trained NLVR run (a directory of `circuitlab train --task nlvr`):
 - meaning: 5-NN accuracy (5-fold) of the exact grammar category of held-out sentences that have
   one, from P, from the P of an untrained generator (same architecture, random init: the
   templates alone), and from the sentence embedding the generator reads; and the share of
-  minimal pairs (``circuitlab.data.minimal_pairs``) whose logic change moves P more than their
+  minimal pairs (``circuitlab.worlds.minimal_pairs``) whose logic change moves P more than their
   wording change.
 
 Unconditional runs (Perceiver IO baselines) get the task columns only.
@@ -34,7 +34,6 @@ from pathlib import Path
 import pandas as pd
 from common import RESULTS, finished_runs, separation, with_other_runs, write_table
 
-from circuitlab.data.minimal_pairs import minimal_pairs
 from circuitlab.data.nlvr import read_nlvr
 from circuitlab.interventions import (
     minimal_pair_shifts,
@@ -42,6 +41,7 @@ from circuitlab.interventions import (
 from circuitlab.model import NAC
 from circuitlab.nlvr_eval import full_task, nlvr_causality, predict_nlvr, world_heldout
 from circuitlab.train import load_model
+from circuitlab.worlds.minimal_pairs import minimal_pairs
 
 NAME = "circuit_causality"
 SEPARATION_SENTENCES = 2000  # held-out sentences drawn for the category and minimal-pair measures

@@ -27,8 +27,8 @@ from circuitlab.device import keep_freed_memory
 from circuitlab.files import writer_lock
 from circuitlab.model import NAC
 from circuitlab.options_file import read_options
-from circuitlab.tasks import make_task
 from circuitlab.train import TrainConfig, load_model, train
+from circuitlab.worlds.tasks import make_task
 
 if TYPE_CHECKING:
     import numpy as np

@@ -29,7 +29,7 @@ from common import interleaved_medians, machine, sync, write_table
 
 from circuitlab.device import pick_device
 from circuitlab.interventions import generated_circuits, link_probabilities
-from circuitlab.tasks import Batch, Task, make_task
+from circuitlab.task import Batch, Task
 from circuitlab.train import (
     TrainConfig,
     forward_losses,
@@ -39,6 +39,7 @@ from circuitlab.train import (
     predict_logits,
     step_seed,
 )
+from circuitlab.worlds.tasks import make_task
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKPOINTS = ("checkpoints/nlvr", "checkpoints/pairs")

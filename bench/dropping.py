@@ -25,7 +25,6 @@ from common import FIGURES, write_table
 from toy_runs import PRIORS, trained_perceiver_io, trained_with_prior
 
 from circuitlab.analysis.figures import dropping_figure, save_figure
-from circuitlab.tasks import make_task
 from circuitlab.train import (
     TrainConfig,
     batch_metrics,
@@ -33,6 +32,7 @@ from circuitlab.train import (
     predict_logits,
     validation_batch,
 )
+from circuitlab.worlds.tasks import make_task
 
 FRACTIONS = [k / 8 for k in range(8)]
 REPEATS = 5

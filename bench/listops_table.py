@@ -18,8 +18,8 @@ from pathlib import Path
 
 from common import RunSet, merge_table
 
-from circuitlab.tasks import make_task
 from circuitlab.train import batch_metrics
+from circuitlab.worlds.tasks import make_task
 
 LISTOPS = RunSet(
     Path("runs/listops"),

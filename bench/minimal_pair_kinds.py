@@ -1,7 +1,7 @@
 """Which kinds of logic a pair-world model's circuits carry: minimal pairs, kind by kind.
 
 For each run of the ``pairs`` task (default: the shipped checkpoints/pairs) and each kind of
-logic change (``circuitlab.data.minimal_pairs.NLVR2_LOGIC_KINDS``: negation, image side, one
+logic change (``circuitlab.worlds.minimal_pairs.NLVR2_LOGIC_KINDS``: negation, image side, one
 image -> each image and back, hard <-> soft cardinality both ways, at least <-> at most,
 more <-> fewer, one <-> several, number, relation, connective), on the unique NLVR2 dev
 sentences, on the pair world's held-out sentences (the run's own, never trained on) and on
@@ -44,13 +44,13 @@ from common import FIGURES, RESULTS, save_figure, write_table
 from second_pairs import second_construction_pairs
 
 from circuitlab.analysis.embedding import sentence_embeddings
-from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs_by_kind
 from circuitlab.data.nlvr import read_nlvr2
-from circuitlab.data.nlvr2_vocab import object_nouns
 from circuitlab.interventions import minimal_pair_shifts
 from circuitlab.model import NAC
 from circuitlab.pairs_eval import PAIRS_HELDOUT_SEED, pairs_task
 from circuitlab.train import load_model
+from circuitlab.worlds.minimal_pairs import nlvr2_minimal_pairs_by_kind
+from circuitlab.worlds.nlvr2_vocab import object_nouns
 
 NAME = "minimal_pair_kinds"
 MIN_PAIRS = 30  # kinds with fewer pairs are listed, but not in the mean or the goal

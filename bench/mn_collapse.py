@@ -41,8 +41,8 @@ from circuitlab.mn.diagnostics import (
     specialisation,
 )
 from circuitlab.options_file import read_options
-from circuitlab.tasks import make_task
 from circuitlab.train import TrainConfig
+from circuitlab.worlds.tasks import make_task
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "mn_collapse"

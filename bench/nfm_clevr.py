@@ -44,8 +44,8 @@ from tqdm import tqdm
 from circuitlab.analysis.layer_reads import top_down_share
 from circuitlab.nfm.model import slot_names
 from circuitlab.options_file import read_options
-from circuitlab.tasks import make_task
 from circuitlab.train import TrainConfig, predict_logits
+from circuitlab.worlds.tasks import make_task
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "nfm" / "sort-of-clevr.yaml"

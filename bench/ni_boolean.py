@@ -38,8 +38,8 @@ from common import RESULTS, merge_into_csv, pipe_table, save_figure, trained_run
 
 from circuitlab.ni.adapt import ADAPT_SETTINGS, adapt, r_squared_on, without_functions
 from circuitlab.options_file import read_options
-from circuitlab.tasks import make_task
 from circuitlab.train import TrainConfig
+from circuitlab.worlds.tasks import make_task
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "ni" / "fuzzy-boolean.yaml"

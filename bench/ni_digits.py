@@ -51,9 +51,13 @@ from circuitlab.ni.adapt import (
 from circuitlab.ni.model import NeuralInterpreter
 from circuitlab.options_file import read_options
 from circuitlab.predict import own_task_logits
-from circuitlab.tasks import make_task
-from circuitlab.tasks.digit_renditions import DIGIT_RENDITIONS, DigitRenditions, new_task_images
 from circuitlab.train import TrainConfig
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.digit_renditions import (
+    DIGIT_RENDITIONS,
+    DigitRenditions,
+    new_task_images,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = {"ni": ROOT / "configs/ni/digits.yaml", "vit": ROOT / "configs/ni/digits-vit.yaml"}

@@ -33,9 +33,9 @@ from nlvr_runs import PRIORS, trained_graph_rung, trained_perceiver_io, trained_
 from tqdm import tqdm
 
 from circuitlab.model import NAC
-from circuitlab.tasks import make_task
-from circuitlab.tasks.nlvr import NLVRWorld
 from circuitlab.train import TrainConfig, batch_metrics, load_model
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.nlvr import NLVRWorld
 
 SMALL_NLVR = "checkpoints/nlvr-small"
 

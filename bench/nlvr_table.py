@@ -19,9 +19,9 @@ import pandas as pd
 from common import pipe_table
 
 from circuitlab.data.nlvr import read_nlvr
-from circuitlab.data.world import WORLD_CATEGORIES
 from circuitlab.nlvr_eval import WORLD_HELDOUT_SEED, accuracy_table, full_task, predict_nlvr
 from circuitlab.train import load_model
+from circuitlab.worlds.world import WORLD_CATEGORIES
 
 
 def _describe(config) -> str:

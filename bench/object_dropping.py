@@ -43,9 +43,9 @@ from common import RESULTS, interleaved_medians, merge_table, write_table
 from object_runs import OBJECTS, PRIOR_MODELS, shipped_seed0
 from tqdm import tqdm
 
-from circuitlab.tasks import make_task
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 from circuitlab.train import batch_metrics, predict_logits
+from circuitlab.worlds.tasks import make_task
 
 FRACTIONS = [k / 16 for k in range(16)]
 RANDOM_ORDERS = 20  # the random orders a seed needs before an order can be said to beat them

@@ -25,9 +25,9 @@ from common import merge_table, write_seed_summary
 from object_runs import OBJECTS
 
 from circuitlab.model import NAC
-from circuitlab.tasks import make_task
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 from circuitlab.train import batch_metrics, forward_batch
+from circuitlab.worlds.tasks import make_task
 
 SHOTS = (1, 5, 10, 20)
 MODELS = ("perceiver_io", "none", "planted_partition", "ring_of_cliques", "erdos_renyi")

@@ -21,9 +21,9 @@ import warnings
 from common import merge_table, write_seed_summary
 from object_runs import LADDER, OBJECTS
 
-from circuitlab.data.object_images import HELD_OUT_RENDITIONS
-from circuitlab.tasks import make_task
 from circuitlab.train import batch_metrics
+from circuitlab.worlds.object_images import HELD_OUT_RENDITIONS
+from circuitlab.worlds.tasks import make_task
 
 
 def main() -> None:

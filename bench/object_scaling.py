@@ -34,8 +34,8 @@ from common import FIGURES, RESULTS, interleaved_medians, merge_table, save_figu
 from object_runs import OBJECTS  # noqa: E402
 
 from circuitlab.model import NAC  # noqa: E402
-from circuitlab.tasks import make_task  # noqa: E402
 from circuitlab.train import batch_metrics  # noqa: E402
+from circuitlab.worlds.tasks import make_task  # noqa: E402
 
 SIZES = {32: "processors_32", 64: "processors_64", 128: "none", 256: "processors_256"}
 

@@ -18,7 +18,7 @@ For each trained run of the ``pairs`` task
   4 seeds after it, folds reshuffled and the control drawn again: on about 120 sentences one
   seed's figure moves by points); on all 800, for each category, the balanced accuracy of 5-NN
   telling whether a sentence has it (mean over categories); on NLVR2 dev minimal pairs
-  (``circuitlab.data.minimal_pairs.nlvr2_minimal_pairs``: a noun swapped, against an image
+  (``circuitlab.worlds.minimal_pairs.nlvr2_minimal_pairs``: a noun swapped, against an image
   reference, quantifier, number, negation or comparison changed), the share of pairs whose logic
   change moves P more than the noun change, and the same share for the sentence embedding.
 
@@ -43,9 +43,7 @@ from common import (
 )
 
 from circuitlab.analysis.embedding import sentence_embeddings
-from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs
 from circuitlab.data.nlvr import read_annotations, read_nlvr2
-from circuitlab.data.nlvr2_vocab import object_nouns
 from circuitlab.interventions import accuracy, causality_report, minimal_pair_shifts
 from circuitlab.pairs_eval import (
     HELDOUT_SPLITS,
@@ -55,6 +53,8 @@ from circuitlab.pairs_eval import (
     pairs_task,
 )
 from circuitlab.train import load_model, predict_logits
+from circuitlab.worlds.minimal_pairs import nlvr2_minimal_pairs
+from circuitlab.worlds.nlvr2_vocab import object_nouns
 
 NAME = "pair_circuits"
 

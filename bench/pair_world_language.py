@@ -24,10 +24,10 @@ from common import FIGURES, pipe_table, write_table
 
 from circuitlab.analysis import pair_figure, save_figure
 from circuitlab.data.nlvr import CATEGORIES, read_annotations
-from circuitlab.data.nlvr2_vocab import word_coverage
-from circuitlab.data.pair_world import PairWorld, random_pair_sentence, world_nouns
 from circuitlab.data.tagger import tag_all
-from circuitlab.data.world import random_sentence
+from circuitlab.worlds.nlvr2_vocab import word_coverage
+from circuitlab.worlds.pair_world import PairWorld, random_pair_sentence, world_nouns
+from circuitlab.worlds.world import random_sentence
 
 NAME = "pair_world_language"
 EXAMPLE_SEED = 7  # the user guide's example

@@ -394,7 +394,7 @@ def link_edit(cut: object, batch: int, phrase: str | None) -> Callable[[Path], s
     import torch
 
     from circuitlab.interventions import LinkEdit, run_with_circuit
-    from circuitlab.tasks.base import Batch
+    from circuitlab.task import Batch
 
     def case(folder: Path) -> str:
         model = small_nac(input_dim=5)
@@ -415,7 +415,7 @@ def circuit_run(**given: object) -> Callable[[Path], str]:
     import torch
 
     from circuitlab.interventions import run_with_circuit
-    from circuitlab.tasks.base import Batch
+    from circuitlab.task import Batch
 
     def case(folder: Path) -> str:
         model = small_nac(input_dim=5)

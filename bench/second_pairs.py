@@ -1,7 +1,7 @@
 """A second construction of NLVR2 minimal pairs, used only to measure.
 
 The logic contrast of the pair-world recipe (``configs/pairs/3-logic-contrast.yaml``) trains on
-triples made by ``circuitlab.data.minimal_pairs.NLVR2_LOGIC_KINDS``' rules, and
+triples made by ``circuitlab.worlds.minimal_pairs.NLVR2_LOGIC_KINDS``' rules, and
 ``bench/minimal_pair_kinds.py`` measures NLVR2 dev pairs made by the same rules: a model could
 learn those templates and read well on them. This module rewrites **NLVR2 test1** sentences by
 rules written apart from those, in other phrasings (number words and digits; "exactly", "only",
@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from circuitlab.data.minimal_pairs import NLVR2_LOGIC_KINDS, _noun_variant
+from circuitlab.worlds.minimal_pairs import NLVR2_LOGIC_KINDS, _noun_variant
 
 WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 DIGITS = tuple(str(i) for i in range(1, 11))

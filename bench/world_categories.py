@@ -30,9 +30,9 @@ import pandas as pd
 from common import RESULTS, pipe_table, write_table
 
 from circuitlab.data.nlvr import read_nlvr
-from circuitlab.data.world import Scene
 from circuitlab.nlvr_eval import WORLD_HELDOUT_SEED, full_task
 from circuitlab.train import load_model, predict_logits
+from circuitlab.worlds.world import Scene
 
 NAME = "world_categories"
 

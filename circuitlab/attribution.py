@@ -33,7 +33,7 @@ from circuitlab.circuit import circuit_links as _circuit_links
 from circuitlab.config import NACConfig
 from circuitlab.interventions import LinkEdit, generated_circuits
 from circuitlab.model import NAC
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 
 __all__ = [
     "Baseline",

@@ -41,7 +41,7 @@ from circuitlab.errors import InputError
 from circuitlab.faithfulness import _elements, _link_cut
 from circuitlab.model import NAC
 from circuitlab.read_attribution import read_effect_estimates
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 
 __all__ = ["DEFAULT_SHARE", "DecisiveCircuit", "decisive_circuit"]
 

@@ -15,7 +15,7 @@ from tqdm import tqdm
 
 from circuitlab.checkpoint import CHECKPOINT, checkpoint_file
 from circuitlab.data.nlvr import read_nlvr, scene_json
-from circuitlab.data.pair_world import pair_scene_json
+from circuitlab.data.pair_scenes import pair_scene_json
 from circuitlab.files import file_sha256, write_atomic
 from circuitlab.kinds import model_kind
 from circuitlab.loading import load_model
@@ -24,8 +24,8 @@ from circuitlab.nlvr_eval import nlvr2_sentences, nlvr_task, predict_nlvr
 from circuitlab.predict import predict_logits
 from circuitlab.run_config import TrainConfig
 from circuitlab.store import CircuitStore
-from circuitlab.tasks import make_task
-from circuitlab.tasks.pairs import PairWorldTask
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.pairs import PairWorldTask
 
 __all__ = ["export_checkpoint", "write_nac_stores"]
 

@@ -33,7 +33,7 @@ from circuitlab.attribution import (
 )
 from circuitlab.model import NAC
 from circuitlab.read_attribution import real_reads
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 
 __all__ = ["BUDGETS", "FaithfulnessCurve", "area", "faithfulness_curve"]
 

@@ -36,7 +36,7 @@ from circuitlab.checks import whole_number
 from circuitlab.circuit import Circuit
 from circuitlab.edits import CircuitEdit
 from circuitlab.model import NAC
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 from circuitlab.tensor_checks import as_circuit_tensor, check_finite
 
 __all__ = [
@@ -594,7 +594,7 @@ def sentence_link_probabilities(
 def minimal_pair_shifts(model: NAC, encode: Encode, pairs: pd.DataFrame) -> pd.DataFrame:
     """How far the processors' P moves (Frobenius norm) from each sentence to its wording
     variant and to its logic variant. ``pairs``: columns text, wording, logic
-    (``circuitlab.data.minimal_pairs.minimal_pairs``). Adds wording_shift, logic_shift and
+    (``circuitlab.worlds.minimal_pairs.minimal_pairs``). Adds wording_shift, logic_shift and
     logic_moves_more.
 
     Parameters

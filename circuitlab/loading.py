@@ -1,4 +1,5 @@
-"""Build a run's model, or load a trained one from its checkpoint (no training code)."""
+"""Build a run's model, or load a trained one from its checkpoint, with its task (no training
+code)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import os
 from circuitlab.checkpoint import Model, model_from_checkpoint, read_checkpoint
 from circuitlab.kinds import model_kind
 from circuitlab.run_config import TrainConfig
-from circuitlab.tasks import Task
+from circuitlab.task import Task
 
-__all__ = ["build_model", "load_model"]
+__all__ = ["build_model", "load_model", "tiny_task"]
 
 
 def build_model(config: TrainConfig, task: Task) -> Model:
@@ -49,3 +50,20 @@ def load_model(
     state = read_checkpoint(path, device)
     model = model_from_checkpoint(state, averaged)
     return model.to(device).eval(), TrainConfig.from_dict(state["train_config"])
+
+
+def tiny_task(config: TrainConfig) -> Task:
+    """The task of a run of ``config`` with tiny sentence pools (the task's ``TINY_OPTIONS``):
+    enough to encode sentences and batch scenes as the run did, in a fraction of the time its
+    full pools take.
+
+    Parameters
+    ----------
+    config
+        The run's config: its task, task options and conditioning.
+    """
+    from circuitlab.worlds.tasks import TASKS, make_task
+
+    tiny = getattr(TASKS[config.task], "TINY_OPTIONS", {})
+    options = {**config.task_options, **tiny}
+    return make_task(config.task, conditional=config.conditional, **options)

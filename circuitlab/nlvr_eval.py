@@ -20,8 +20,8 @@ from circuitlab.loading import load_model
 from circuitlab.model import NAC
 from circuitlab.predict import predict_logits
 from circuitlab.run_config import TrainConfig
-from circuitlab.tasks import make_task
-from circuitlab.tasks.nlvr import NLVRWorld
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.nlvr import NLVRWorld
 
 __all__ = [
     "WORLD_HELDOUT_SEED",

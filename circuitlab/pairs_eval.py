@@ -10,14 +10,14 @@ import dataclasses
 
 import torch
 
-from circuitlab.data.pair_tokens import ATTRIBUTES, IMAGE_COLUMNS, N_ATTRIBUTES
 from circuitlab.interventions import accuracy
 from circuitlab.model import NAC
 from circuitlab.predict import predict_logits
 from circuitlab.run_config import TrainConfig
-from circuitlab.tasks import make_task
-from circuitlab.tasks.base import Batch
-from circuitlab.tasks.pairs import PairWorldTask
+from circuitlab.task import Batch
+from circuitlab.worlds.pair_tokens import ATTRIBUTES, IMAGE_COLUMNS, N_ATTRIBUTES
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.pairs import PairWorldTask
 
 __all__ = [
     "HELDOUT_SPLITS",

@@ -11,8 +11,8 @@ import torch.nn.functional as F
 from circuitlab.checkpoint import Model
 from circuitlab.model import NAC
 from circuitlab.run_config import TrainConfig, objective, step_seed
-from circuitlab.tasks import Batch, Task
-from circuitlab.tasks.boolean import r_squared
+from circuitlab.task import Batch, Task
+from circuitlab.worlds.tasks.boolean import r_squared
 
 __all__ = [
     "batch_metrics",

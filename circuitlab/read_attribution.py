@@ -26,7 +26,7 @@ from circuitlab.attribution import (
     _Runner,
 )
 from circuitlab.model import NAC
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 
 __all__ = ["read_effect_estimates", "read_effects", "real_reads"]
 

@@ -13,7 +13,7 @@ from typing import Any
 from circuitlab.config_fields import check_fields, check_ranges, from_dict
 from circuitlab.config_groups import nest_flat_names
 from circuitlab.kinds import DEFAULT, KINDS, model_kind, nac
-from circuitlab.tasks import Task
+from circuitlab.task import Task
 from circuitlab.weight_average import check_decay
 
 __all__ = [
@@ -63,7 +63,7 @@ class TrainConfig:
     Parameters
     ----------
     task
-        The task's name (``circuitlab.tasks.TASKS``: "toy-sets", "nlvr", "pairs", ...).
+        The task's name (``circuitlab.worlds.tasks.TASKS``: "toy-sets", "nlvr", "pairs", ...).
     conditional
         Train a conditional model: one circuit per input, generated from its sentence or
         conditioning tokens.

@@ -71,8 +71,9 @@ from circuitlab.run_config import (
     step_seed,
     training_stages,
 )
-from circuitlab.tasks import Batch, Task, make_task
+from circuitlab.task import Batch, Task
 from circuitlab.weight_average import WeightAverage
+from circuitlab.worlds.tasks import make_task
 
 # moved to run_config, loading and predict; still importable from here
 __all__ = [

@@ -17,7 +17,7 @@ import torch
 from circuitlab.loading import build_model
 from circuitlab.model import NAC
 from circuitlab.run_config import TrainConfig
-from circuitlab.tasks import make_task
+from circuitlab.worlds.tasks import make_task
 
 __all__ = ["untrained_link_probabilities"]
 

@@ -24,7 +24,7 @@ from circuitlab.data.nlvr import NLVRFormatError, read_nlvr
 from circuitlab.errors import CircuitlabError, InputError
 from circuitlab.interventions import run_with_circuit
 from circuitlab.model import NAC
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 
 U, R, SIG, CODE, VOCAB = 5, 2, 4, 6, 11
 

@@ -18,7 +18,7 @@ from object_runs import LADDER, OBJECTS  # noqa: E402
 from circuitlab.config import NACConfig  # noqa: E402
 from circuitlab.config_groups import ReadInConfig  # noqa: E402
 from circuitlab.model import NAC  # noqa: E402
-from circuitlab.tasks.base import Batch  # noqa: E402
+from circuitlab.task import Batch  # noqa: E402
 
 SMALL = dict(
     input_dim=1, read_in=ReadInConfig(tokenizer="patches", max_tokens=16), n_classes=5,

@@ -10,9 +10,9 @@ import torch
 
 from circuitlab import CircuitStore
 from circuitlab.ni import NeuralInterpreter
-from circuitlab.tasks import make_task
-from circuitlab.tasks.boolean import corners, fuzzy_evaluate, r_squared, truth_tables
 from circuitlab.train import TrainConfig, load_model, train
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.boolean import corners, fuzzy_evaluate, r_squared, truth_tables
 
 
 def test_fuzzy_functions_are_their_truth_tables_on_the_corners_and_product_logic_inside():

@@ -29,8 +29,8 @@ def test_configs_are_found():
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: str(p.relative_to(ROOT / "configs")))
 def test_a_config_builds_its_model_with_every_model_option(path: Path):
-    from circuitlab.tasks import make_task
     from circuitlab.train import TrainConfig, build_model
+    from circuitlab.worlds.tasks import make_task
 
     values = read_options(path)  # a file with 'base' builds on another
     options = {k: SMALL_POOLS.get(k, v) for k, v in values.get("task_options", {}).items()}

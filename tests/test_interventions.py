@@ -22,7 +22,7 @@ from circuitlab.interventions import (
     swap_partners,
 )
 from circuitlab.model import NAC
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 
 U, R = 6, 2
 

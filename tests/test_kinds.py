@@ -20,7 +20,7 @@ from circuitlab.kinds import KINDS, ModelKind, kind_of, model_kind
 from circuitlab.loading import build_model
 from circuitlab.run_config import TrainConfig
 from circuitlab.store import CircuitStore
-from circuitlab.tasks import ToySets
+from circuitlab.worlds.tasks import ToySets
 
 ROOT = Path(__file__).resolve().parents[1]
 # the layers whose code must ask the registry

@@ -9,9 +9,9 @@ import pytest
 
 from circuitlab.analysis.embedding import circuit_features
 from circuitlab.analysis.layer_reads import read_graph, slot_label, top_down_share
-from circuitlab.data.sort_of_clevr import held_out_pairs
 from circuitlab.store import CircuitStore
-from circuitlab.tasks import make_task
+from circuitlab.worlds.sort_of_clevr import held_out_pairs
+from circuitlab.worlds.tasks import make_task
 
 # two readers over 2 first-pass layers, 2 second-pass layers and the null slot
 READS = np.array(

@@ -107,3 +107,30 @@ def test_the_app_and_export_never_reach_training_code() -> None:
 def test_no_file_cycles() -> None:
     cycles = [c for c in nx.strongly_connected_components(import_graph()) if len(c) > 1]
     assert not cycles, cycles
+
+
+# the product: what a user of the NAC, of a store, of the analysis layer or of the app loads
+PRODUCT = ("circuitlab.model", "circuitlab.nn", "circuitlab.store", "circuitlab.circuit")
+FRONTS = ("circuitlab.analysis", "circuitlab.app")
+
+
+def in_any(module: str, layers: tuple[str, ...]) -> bool:
+    return any(in_layer(module, layer) for layer in layers)
+
+
+def test_the_product_never_imports_the_worlds():
+    """The lab (circuitlab.worlds: the generated worlds and their tasks) stays out of the
+    product: no module of the NAC, the store, the analysis layer or the app names it in an
+    import, and the NAC and the store do not reach it at all."""
+    graph = import_graph()
+    assert any(in_layer(b, "circuitlab.worlds") for _, b in graph.edges)  # the graph sees it
+    direct = [
+        (a, b)
+        for a, b in graph.edges
+        if in_any(a, PRODUCT + FRONTS) and in_layer(b, "circuitlab.worlds")
+    ]
+    assert not direct, direct
+    packaged = import_graph(packages=True)
+    for start in [m for m in packaged if in_any(m, PRODUCT)]:
+        worlds = [m for m in nx.descendants(packaged, start) if in_layer(m, "circuitlab.worlds")]
+        assert not worlds, (start, worlds)

@@ -7,9 +7,9 @@ import random
 import pytest
 import torch
 
-from circuitlab.data.listops import VOCAB, draw, evaluate, parse, to_tokens
-from circuitlab.tasks import make_task
-from circuitlab.tasks.listops import ListOps, encode
+from circuitlab.worlds.listops import VOCAB, draw, evaluate, parse, to_tokens
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.listops import ListOps, encode
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 import random
 
-from circuitlab.data.minimal_pairs import logic_variant, minimal_pairs, wording_variant
-from circuitlab.data.world import random_sentence
+from circuitlab.worlds.minimal_pairs import logic_variant, minimal_pairs, wording_variant
+from circuitlab.worlds.world import random_sentence
 
 
 def _changed_words(a: str, b: str) -> set[str]:
@@ -62,7 +62,7 @@ NOUNS = [("dog", "dogs"), ("bottle", "bottles"), ("person", "people")]
 
 
 def test_nlvr2_minimal_pairs_swap_a_noun_or_the_logic():
-    from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs
+    from circuitlab.worlds.minimal_pairs import nlvr2_minimal_pairs
 
     texts = [
         "There are exactly two dogs in the left image.",
@@ -98,7 +98,7 @@ def test_nlvr2_minimal_pairs_swap_a_noun_or_the_logic():
 def test_the_logic_kinds_partition_the_nlvr2_rules_and_add_the_missing_ones():
     from collections import Counter
 
-    from circuitlab.data.minimal_pairs import NLVR2_LOGIC_KINDS, NLVR2_LOGIC_RULES
+    from circuitlab.worlds.minimal_pairs import NLVR2_LOGIC_KINDS, NLVR2_LOGIC_RULES
 
     in_kinds = Counter(rule for rules in NLVR2_LOGIC_KINDS.values() for rule in rules)
     assert all(in_kinds[rule] == 1 for rule in NLVR2_LOGIC_RULES)  # each in exactly one kind
@@ -110,7 +110,7 @@ def test_the_logic_kinds_partition_the_nlvr2_rules_and_add_the_missing_ones():
 
 
 def test_minimal_pairs_by_kind_change_the_logic_of_that_kind_only():
-    from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs_by_kind
+    from circuitlab.worlds.minimal_pairs import nlvr2_minimal_pairs_by_kind
 
     texts = [
         "There are exactly two dogs in the left image.",

@@ -33,9 +33,10 @@ from circuitlab.mn.layers import (
 )
 from circuitlab.mn.model import path_log_prob
 from circuitlab.mn.training import training_losses, viterbi_e_step
-from circuitlab.tasks import Batch, make_task
-from circuitlab.tasks.mixture import TRANSFORMS
+from circuitlab.task import Batch
 from circuitlab.train import TrainConfig, build_model
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.mixture import TRANSFORMS
 
 
 def _model(**options) -> ModularNetwork:

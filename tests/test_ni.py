@@ -174,7 +174,7 @@ def _snapshot(model: NeuralInterpreter) -> dict:
 @pytest.mark.parametrize("setting", ["cls", "cls+types", "all"])
 def test_adaptation_trains_only_what_its_setting_names(setting, frozen):
     from circuitlab.ni.adapt import adapt
-    from circuitlab.tasks import make_task
+    from circuitlab.worlds.tasks import make_task
 
     task = make_task("fuzzy-boolean", functions="adapt")
     model = NeuralInterpreter(_tiny(input_dim=task.input_dim, n_cls=20, frozen_signatures=frozen))
@@ -207,7 +207,7 @@ def test_adaptation_trains_only_what_its_setting_names(setting, frozen):
 
 def test_added_functions_learn_while_the_old_ones_keep_their_codes():
     from circuitlab.ni.adapt import adapt
-    from circuitlab.tasks import make_task
+    from circuitlab.worlds.tasks import make_task
 
     task = make_task("fuzzy-boolean", functions="adapt")
     model = NeuralInterpreter(_tiny(input_dim=task.input_dim, n_cls=20))

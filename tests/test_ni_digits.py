@@ -16,9 +16,9 @@ from circuitlab.ni.adapt import (
 )
 from circuitlab.predict import objective_loss, own_task_logits, task_score
 from circuitlab.run_config import TrainConfig
-from circuitlab.tasks import make_task
-from circuitlab.tasks.base import Batch
-from circuitlab.tasks.digit_renditions import (
+from circuitlab.task import Batch
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.digit_renditions import (
     DIGIT_RENDITIONS,
     TOKEN_DIM,
     new_task_images,

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from circuitlab.data.clip_features import load_features
-from circuitlab.tasks import make_task
+from circuitlab.worlds.tasks import make_task
 
 
 def _byte_symbols() -> list[str]:

@@ -11,13 +11,13 @@ import pytest
 import torch
 
 from circuitlab.data.nlvr import read_annotations, read_nlvr
-from circuitlab.data.scene_tokens import FEATURES, SCENE_TOKEN_DIM, scene_tokens
 from circuitlab.data.tagger import tag, tagger_scores
 from circuitlab.data.text import MiniLMEncoder, WordEncoder
-from circuitlab.data.world import MAX_OBJECTS, Scene, random_scene
 from circuitlab.device import pick_device
-from circuitlab.tasks import make_task
-from circuitlab.tasks.nlvr import sentence_pool
+from circuitlab.worlds.scene_tokens import FEATURES, SCENE_TOKEN_DIM, scene_tokens
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.nlvr import sentence_pool
+from circuitlab.worlds.world import MAX_OBJECTS, Scene, random_scene
 from tests.test_world import SCATTERED, TOWERS
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from circuitlab.data.object_images import (
+from circuitlab.worlds.object_images import (
     HELD_OUT_RENDITIONS,
     PRIMITIVES,
     RENDITIONS,
@@ -15,8 +15,8 @@ from circuitlab.data.object_images import (
     make_classes,
     primitive_sdf,
 )
-from circuitlab.tasks import make_task
-from circuitlab.tasks.object_images import ObjectImages
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.object_images import ObjectImages
 
 KIND = {name: i for i, name in enumerate(PRIMITIVES)}
 

@@ -91,7 +91,7 @@ def test_wheel_ships_the_data(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "circuitlab/data/files/nlvr/nlvr1-dev.json.gz" in names
     assert "circuitlab/data/files/README.md" in names
-    assert "circuitlab/tasks/toy_sets.py" in names
+    assert "circuitlab/worlds/tasks/toy_sets.py" in names
 
 
 # Only the shipped models' weights and the shipped data may be large; run records stay small

@@ -3,23 +3,25 @@ import re
 
 import pytest
 
-from circuitlab.data.grammar import ALL, COMPARE, HARD, PRESUPPOSITION, SOFT, SPATIAL
-from circuitlab.data.nlvr2_vocab import object_nouns, word_coverage, words
-from circuitlab.data.pair_world import (
-    HELD_OUT_EVERY,
-    RELATIONS,
+from circuitlab.data.pair_scenes import (
     PairObject,
     PairScene,
+    read_pair_examples,
+    write_pair_examples,
+)
+from circuitlab.worlds.grammar import ALL, COMPARE, HARD, PRESUPPOSITION, SOFT, SPATIAL
+from circuitlab.worlds.nlvr2_vocab import object_nouns, word_coverage, words
+from circuitlab.worlds.pair_world import (
+    HELD_OUT_EVERY,
+    RELATIONS,
     PairWorld,
     noun_forms,
     noun_split,
     random_pair,
     random_pair_sentence,
-    read_pair_examples,
     world_nouns,
-    write_pair_examples,
 )
-from circuitlab.data.pair_world_extra import random_pair_extra_sentence
+from circuitlab.worlds.pair_world_extra import random_pair_extra_sentence
 
 
 def obj(noun="dog", x=0.5, depth=0.5, on=None, colour="white", pose="standing", facing="left"):
@@ -408,8 +410,8 @@ def test_pair_figure_draws_each_object_in_its_panel_with_its_name():
 
 
 def test_a_disjunction_joins_two_clauses_by_or_and_holds_when_either_does():
-    from circuitlab.data.pair_world import _image_contains
-    from circuitlab.data.pair_world_extra import _disjunction, random_pair_disjunction
+    from circuitlab.worlds.pair_world import _image_contains
+    from circuitlab.worlds.pair_world_extra import _disjunction, random_pair_disjunction
 
     vocabulary = noun_split(world_nouns())[0]
     nouns = (vocabulary[0], vocabulary[1])

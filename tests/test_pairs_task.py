@@ -10,17 +10,18 @@ import pytest
 import torch
 
 from circuitlab.config_groups import GeneratorConfig
-from circuitlab.data.pair_tokens import (
+from circuitlab.data.pair_scenes import PairObject, PairScene
+from circuitlab.data.text import WordEncoder
+from circuitlab.worlds.pair_tokens import (
     ATTRIBUTES,
     N_ATTRIBUTES,
     noun_vectors,
     pair_tokens,
     scale_noun_vectors,
 )
-from circuitlab.data.pair_world import PairObject, PairScene, noun_split, pool_nouns, world_nouns
-from circuitlab.data.text import WordEncoder
-from circuitlab.tasks import make_task
-from circuitlab.tasks.pairs import add_noun_noise
+from circuitlab.worlds.pair_world import noun_split, pool_nouns, world_nouns
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.tasks.pairs import add_noun_noise
 
 VECTORS = {"dog": torch.tensor([1.0, 2.0]), "ball": torch.tensor([3.0, 4.0])}
 
@@ -313,10 +314,10 @@ def test_pairs_task_joint_inputs_for_unconditional_baselines():
 
 
 def test_a_split_pairs_task_splits_by_the_pair_worlds_words_and_builds_a_split_model():
-    from circuitlab.data.sentence_parts import content, skeleton
     from circuitlab.data.text import SplitEncoder
-    from circuitlab.data.vocabularies import vocabulary
     from circuitlab.train import TrainConfig
+    from circuitlab.worlds.sentence_parts import content, skeleton
+    from circuitlab.worlds.vocabularies import vocabulary
     from tests.test_train import TINY_MODEL
 
     options = dict(text_encoder="minilm-split", pool_size=20, val_pool_size=5)
@@ -336,7 +337,7 @@ def test_a_pairs_model_trains_and_exports_its_nlvr2_and_pairs_stores(tiny_pairs_
     import json
 
     from circuitlab import CircuitStore
-    from circuitlab.data.pair_world import pair_scene_from_json
+    from circuitlab.data.pair_scenes import pair_scene_from_json
     from circuitlab.nlvr_eval import nlvr2_sentences
     from circuitlab.train import load_model
 

@@ -94,7 +94,7 @@ def _untrained_circuit(config, seed: int) -> Circuit:
     import torch
 
     from circuitlab.loading import build_model
-    from circuitlab.tasks import make_task
+    from circuitlab.worlds.tasks import make_task
 
     task = make_task(config.task, conditional=False, **config.task_options)
     torch.manual_seed(seed)

@@ -13,8 +13,8 @@ from circuitlab.config_groups import KernelConfig
 from circuitlab.model import NAC
 from circuitlab.prior_seeding import seed_signatures_from_prior
 from circuitlab.prior_targets import closest_permutation, target
-from circuitlab.tasks import ToySets
 from circuitlab.train import TrainConfig, train
+from circuitlab.worlds.tasks import ToySets
 
 PRIOR = dict(prior="planted_partition", prior_weight=10.0, prior_params={"n_blocks": 3})
 SMALL = dict(

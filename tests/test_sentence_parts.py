@@ -9,13 +9,13 @@ import torch
 
 from circuitlab import NAC, NACConfig
 from circuitlab.config_groups import GeneratorConfig
-from circuitlab.data.minimal_pairs import WORDING_RULES, logic_variant
-from circuitlab.data.pair_world import random_pair_sentence, world_nouns
-from circuitlab.data.sentence_parts import PLACEHOLDER, content, skeleton
 from circuitlab.data.text import SplitEncoder, make_encoder
-from circuitlab.data.vocabularies import vocabulary
-from circuitlab.data.world import random_sentence
-from circuitlab.tasks.base import trim_text
+from circuitlab.task import trim_text
+from circuitlab.worlds.minimal_pairs import WORDING_RULES, logic_variant
+from circuitlab.worlds.pair_world import random_pair_sentence, world_nouns
+from circuitlab.worlds.sentence_parts import PLACEHOLDER, content, skeleton
+from circuitlab.worlds.vocabularies import vocabulary
+from circuitlab.worlds.world import random_sentence
 from tests.test_model import SMALL
 
 

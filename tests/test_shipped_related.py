@@ -14,8 +14,8 @@ from circuitlab.export import export_checkpoint
 from circuitlab.kinds import kind_of
 from circuitlab.predict import batch_metrics
 from circuitlab.run_records import RESUME_ONLY
-from circuitlab.tasks import make_task
 from circuitlab.train import load_model, read_checkpoint
+from circuitlab.worlds.tasks import make_task
 
 CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
 # folder: (model kind, the score its validation must reach: R^2 or accuracy)

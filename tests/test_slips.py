@@ -103,7 +103,7 @@ def test_a_link_edit_takes_numpy_masks_and_refuses_the_wrong_batch():
     import numpy as np
 
     from circuitlab.interventions import LinkEdit, run_with_circuit
-    from circuitlab.tasks.base import Batch
+    from circuitlab.task import Batch
 
     model = _small_nac(input_dim=5)
     batch = Batch(torch.randn(4, 3, 5), torch.zeros(4, dtype=torch.long))

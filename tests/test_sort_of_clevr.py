@@ -4,7 +4,7 @@ split disjoint from training."""
 import numpy as np
 import pytest
 
-from circuitlab.data.sort_of_clevr import (
+from circuitlab.worlds.sort_of_clevr import (
     ANSWERS,
     COLOURS,
     RGB,

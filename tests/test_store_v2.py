@@ -11,8 +11,8 @@ from circuitlab.analysis.embedding import circuit_features
 from circuitlab.analysis.store_analysis import analyze_store
 from circuitlab.ni.export import write_ni_store
 from circuitlab.store import META
-from circuitlab.tasks import make_task
 from circuitlab.train import load_model
+from circuitlab.worlds.tasks import make_task
 
 
 def _nac_store(tmp_path):

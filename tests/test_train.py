@@ -16,7 +16,6 @@ import torch
 from circuitlab import CircuitStore
 from circuitlab.app.store_view import StoreView
 from circuitlab.model import NAC
-from circuitlab.tasks import ToySets
 from circuitlab.train import (
     TrainConfig,
     cosine_with_warmup,
@@ -25,6 +24,7 @@ from circuitlab.train import (
     train,
     warm_start,
 )
+from circuitlab.worlds.tasks import ToySets
 
 TINY_MODEL = dict(
     n_processors=8,

@@ -9,7 +9,6 @@ import torch
 import circuitlab.train as train_module
 from circuitlab.checkpoint import read_checkpoint
 from circuitlab.model import NAC
-from circuitlab.tasks import make_task
 from circuitlab.train import (
     TrainConfig,
     batch_metrics,
@@ -21,6 +20,7 @@ from circuitlab.train import (
     warm_start,
 )
 from circuitlab.weight_average import WeightAverage
+from circuitlab.worlds.tasks import make_task
 from tests.test_train import TINY_MODEL
 
 DECAY = 0.8

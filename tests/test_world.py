@@ -11,7 +11,7 @@ import re
 import pytest
 
 from circuitlab.data.nlvr import BOX_SIZE, SceneObject, read_nlvr
-from circuitlab.data.world import (
+from circuitlab.worlds.world import (
     MAX_OBJECTS,
     OOD_OBJECTS_PER_BOX,
     WORLD_CATEGORIES,

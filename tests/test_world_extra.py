@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from circuitlab.data.world import Scene, scattered_scene
-from circuitlab.data.world_extra import random_extra_sentence
-from circuitlab.tasks import make_task
+from circuitlab.worlds.tasks import make_task
+from circuitlab.worlds.world import Scene, scattered_scene
+from circuitlab.worlds.world_extra import random_extra_sentence
 from tests.test_world import SCATTERED, TOWERS, TOWERS_2, assert_construct, first_by_text, obj
 
 

@@ -292,7 +292,7 @@ class MiniLMEncoder:
 
 
 class SplitEncoder:
-    """A sentence as its skeleton and its content (``circuitlab.data.sentence_parts``), each
+    """A sentence as its skeleton and its content (``circuitlab.worlds.sentence_parts``), each
     encoded by MiniLM: tokens (B, T1 + T2, 385), the skeleton's T1 tokens first, then the
     content's; the last feature is 0 on skeleton tokens and 1 on content tokens (padding: 0).
     The mask (B, T1 + T2) marks the real tokens of both parts. A NAC with
@@ -313,13 +313,13 @@ class SplitEncoder:
     vocab = None
 
     def __init__(self, vocabulary: str = "shapes", **options: object) -> None:
-        from circuitlab.data.vocabularies import vocabulary as named_vocabulary
+        from circuitlab.worlds.vocabularies import vocabulary as named_vocabulary
 
         self.vocabulary = named_vocabulary(vocabulary)
         self.base = MiniLMEncoder(**options)
 
     def encode(self, sentences: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
-        from circuitlab.data.sentence_parts import content, skeleton
+        from circuitlab.worlds.sentence_parts import content, skeleton
 
         check_sentences(sentences)
         parts = [

@@ -24,7 +24,7 @@ from circuitlab.mn.model import ModularNetwork
 from circuitlab.mn.paths import layer_transitions, module_usage
 from circuitlab.run_config import TrainConfig
 from circuitlab.store import SAMPLE_AXIS, CircuitStore
-from circuitlab.tasks import make_task
+from circuitlab.worlds.tasks import make_task
 
 __all__ = ["write_mn_store"]
 

@@ -22,7 +22,7 @@ import torch
 
 from circuitlab.mn.diagnostics import batch_selection_entropy, selection_entropy
 from circuitlab.mn.model import ModularCircuit, ModularNetwork, path_log_prob
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 
 __all__ = ["training_losses", "viterbi_e_step"]
 

@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from circuitlab.data.sort_of_clevr import ANSWERS
 from circuitlab.files import file_sha256
 from circuitlab.kinds import nfm
 from circuitlab.nfm.model import NFMNetwork, slot_names
 from circuitlab.run_config import TrainConfig
 from circuitlab.store import SAMPLE_AXIS, CircuitStore
-from circuitlab.tasks import make_task
+from circuitlab.worlds.sort_of_clevr import ANSWERS
+from circuitlab.worlds.tasks import make_task
 
 __all__ = ["write_nfm_store"]
 

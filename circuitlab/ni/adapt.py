@@ -33,8 +33,8 @@ from tqdm.auto import tqdm
 
 from circuitlab.ni.model import NeuralInterpreter
 from circuitlab.run_config import objective
-from circuitlab.tasks.base import Batch, Task, sample_rows
-from circuitlab.tasks.boolean import r_squared
+from circuitlab.task import Batch, Task, sample_rows
+from circuitlab.worlds.tasks.boolean import r_squared
 
 __all__ = [
     "ADAPT_SETTINGS",

@@ -22,7 +22,7 @@ from circuitlab.kinds import ni
 from circuitlab.ni.model import NeuralInterpreter
 from circuitlab.run_config import TrainConfig
 from circuitlab.store import SAMPLE_AXIS, CircuitStore
-from circuitlab.tasks import make_task
+from circuitlab.worlds.tasks import make_task
 
 __all__ = ["write_ni_store"]
 

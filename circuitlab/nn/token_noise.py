@@ -5,7 +5,7 @@ about ``length`` (per-feature sd ``length / sqrt(dim)``), so the generator must 
 circuits for nearby token vectors, and a phrasing it never read (whose tokens lie near the
 grammar's) is more likely to get the circuit of its neighbours. The split encoding's last
 feature (the skeleton/content flag, ``SplitEncoder``) is left as it is. The pair world's
-``noun_noise`` (``circuitlab.tasks.pairs``) puts the same ``gaussian_jitter`` on the objects'
+``noun_noise`` (``circuitlab.worlds.tasks.pairs``) puts the same ``gaussian_jitter`` on the objects'
 noun vectors.
 """
 

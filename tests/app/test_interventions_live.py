@@ -17,9 +17,9 @@ from circuitlab.app.callbacks.intervene import (
 from circuitlab.app.example_view import MIN_READ, object_names, scene_svg
 from circuitlab.app.stores import AppStores
 from circuitlab.data.nlvr import NLVRExample
-from circuitlab.data.world import Scene
 from circuitlab.edits import CircuitEdit
 from circuitlab.interventions import LinkEdit, read_in_weights, run_with_circuit
+from circuitlab.worlds.world import Scene
 
 
 @pytest.fixture(scope="module")

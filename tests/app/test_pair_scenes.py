@@ -14,7 +14,7 @@ from circuitlab.analysis.pair_glyphs import pair_glyphs
 from circuitlab.app.pair_view import PANEL_WIDTH, pair_object_names, pair_scene_svg
 from circuitlab.app.scene_kinds import PAIR_SCENES, example_summary, scene_kind
 from circuitlab.app.stores import AppStores
-from circuitlab.data.pair_world import PairObject, PairScene, pair_scene_json
+from circuitlab.data.pair_scenes import PairObject, PairScene, pair_scene_json
 from circuitlab.edits import CircuitEdit
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -111,7 +111,7 @@ def test_a_pairs_model_answers_on_generated_pairs_with_the_grammars_truth(pair_s
     unknown = probe.answers("Two dogs are sitting on a red couch.")
     assert [a.truth for a in unknown] == [None, None, None]
     # a sentence the grammar does not know gets pairs around the nouns it names
-    assert probe.named_nouns("One image shows two dogs and a bottle; no dog is lying.") == [
+    assert probe.task.named_nouns("One image shows two dogs and a bottle; no dog is lying.") == [
         "dog",
         "bottle",
     ]
@@ -119,20 +119,16 @@ def test_a_pairs_model_answers_on_generated_pairs_with_the_grammars_truth(pair_s
     assert shown.count("dog") > len(shown) / 3
 
 
-def test_a_probe_knows_the_nouns_a_larger_noun_pool_adds():
-    from types import SimpleNamespace
-
-    from circuitlab.app.world_view import WorldProbe
-    from circuitlab.data.pair_world import world_nouns
-    from circuitlab.tasks.pairs import PairWorldTask
+def test_a_pair_task_knows_the_nouns_a_larger_noun_pool_adds():
+    from circuitlab.worlds.pair_world import world_nouns
+    from circuitlab.worlds.tasks.pairs import PairWorldTask
 
     task = PairWorldTask(noun_pool=90, pool_size=20, val_pool_size=5, held_out_pool_size=5)
-    probe = WorldProbe(SimpleNamespace(model=None, task=task))
     extra = world_nouns(90)[-1]  # the 90th noun: a training noun here, unknown at the default pool
     assert extra.singular in task.train_nouns
     assert extra.singular not in {f.singular for f in world_nouns()}
     text = f"There are two {extra.plural} and a dog."
-    assert probe.named_nouns(text) == [extra.singular, "dog"]
+    assert task.named_nouns(text) == [extra.singular, "dog"]
 
 
 def test_with_several_models_each_store_gets_the_model_it_was_exported_from(

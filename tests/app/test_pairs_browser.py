@@ -6,7 +6,7 @@ import base64
 import pytest
 
 from circuitlab.app.factory import create_app
-from circuitlab.data.pair_world import pair_scene_from_json
+from circuitlab.data.pair_scenes import pair_scene_from_json
 from circuitlab.store import CircuitStore
 from tests.app.conftest import serve
 from tests.app.test_app_browser import no_console_errors, tap

@@ -19,7 +19,7 @@ objective ``multitask`` is the cross-entropy of the example's own task's outputs
 (``n_test`` held out) serves every rendition: a held-out image is held out in all three.
 
 ``new_task_images`` gives the adaptation task that plays K-MNIST's role: classes never seen in
-pre-training (procedural objects, ``circuitlab.data.object_images``) in the same 16 x 16
+pre-training (procedural objects, ``circuitlab.worlds.object_images``) in the same 16 x 16
 tokens.
 """
 
@@ -32,8 +32,8 @@ import torch
 import torch.nn.functional as F
 
 from circuitlab.kinds import ni
-from circuitlab.tasks.base import Batch
-from circuitlab.tasks.digits import split_digits
+from circuitlab.task import Batch
+from circuitlab.worlds.tasks.digits import split_digits
 
 __all__ = [
     "DIGIT_RENDITIONS",
@@ -223,7 +223,7 @@ def new_task_images(
     class_seed
         Seed of the classes.
     """
-    from circuitlab.tasks.object_images import ObjectImages
+    from circuitlab.worlds.tasks.object_images import ObjectImages
 
     objects = ObjectImages(
         size=IMAGE_SIZE, distractors=0, noise=0.05, jitter=1.0, class_seed=class_seed

@@ -1,5 +1,5 @@
 """Phrasings NLVR2 dev's writers use that the pair world's base grammar
-(``circuitlab.data.pair_world``) does not produce, as extra sentence forms for training pools.
+(``circuitlab.worlds.pair_world``) does not produce, as extra sentence forms for training pools.
 
 Each was counted in NLVR2 *dev*'s 2,004 distinct sentences (never test1), e.g.:
 
@@ -11,7 +11,7 @@ Each was counted in NLVR2 *dev*'s 2,004 distinct sentences (never test1), e.g.:
 
 The logical forms are the base grammar's (the same forms, other words), so the labels and
 categories follow as they do there. ``random_pair_extra_sentence`` draws one of them as
-``random_pair_sentence`` draws from the base grammar; ``circuitlab.tasks.pairs.PairWorldTask(
+``random_pair_sentence`` draws from the base grammar; ``circuitlab.worlds.tasks.pairs.PairWorldTask(
 extra_pool_size=...)`` adds such sentences to the training pool only, so validation, the held-out
 nouns and every number measured on them stay the base grammar's.
 
@@ -25,9 +25,9 @@ import random
 from collections.abc import Sequence
 from functools import partial
 
-from circuitlab.data.pair_world import (
+from circuitlab.data.pair_scenes import IMAGES
+from circuitlab.worlds.pair_world import (
     COORD,
-    IMAGES,
     REF_WORDS,
     PairSentence,
     RefWords,

@@ -7,7 +7,7 @@ sentences about the same nouns (new sentences on new pairs); ``out_of_distributi
 ``held_out_pool_size`` sentences about the held-out nouns (``pair_world.noun_split``: every sixth
 noun), on pairs whose objects may be of any noun: nouns no training example showed.
 
-Objects enter as ``circuitlab.data.pair_tokens`` (attributes and the noun's text vector; with
+Objects enter as ``circuitlab.worlds.pair_tokens`` (attributes and the noun's text vector; with
 ``noun_scale="unit"`` that vector centred on the training nouns' mean and of length 1). With
 ``noun_pool`` above 60 the world also speaks of the next most frequent counted NLVR2 nouns (up to
 90), all of them training nouns: the held-out nouns stay every sixth of the 60 most frequent, and
@@ -17,12 +17,12 @@ keep theirs), so that the executor cannot read a training noun by its exact vect
 ``image_scale`` multiplies every object's image one-hot (which image it is in) in every batch,
 so that the feature weighs more beside the others at the same learning rate.
 ``extra_pool_size`` more training sentences come from the NLVR2 phrasings the base grammar lacks
-(``circuitlab.data.pair_world_extra``; validation and the held-out nouns keep the base grammar's),
+(``circuitlab.worlds.pair_world_extra``; validation and the held-out nouns keep the base grammar's),
 and ``disjunction_pool_size`` more of two clauses joined by "or", which the base grammar lacks.
 ``contrast_per_batch`` > 0 gives every training batch that many contrast triples
 (``Batch.contrast``, for ``NACConfig.penalties.logic_contrast_weight``): a training sentence,
 the same with one training noun swapped for another, and the same with one logic change
-(``circuitlab.data.minimal_pairs.nlvr2_minimal_pairs_by_kind``'s rules, every kind that
+(``circuitlab.worlds.minimal_pairs.nlvr2_minimal_pairs_by_kind``'s rules, every kind that
 applies), drawn from the triples of the first ``contrast_pool_size`` training sentences:
 uniformly among the triples (``contrast_balance="triples"``), or a kind uniformly and then one
 of its triples (``"kinds"``), so that a kind few sentences allow (connectives: 3 % of the
@@ -42,35 +42,36 @@ import numpy as np
 import pandas as pd
 import torch
 
-from circuitlab.data.grammar import both_labels_common, distinct_sentences
-from circuitlab.data.minimal_pairs import nlvr2_minimal_pairs_by_kind
-from circuitlab.data.pair_tokens import (
-    IMAGE_COLUMNS,
-    N_ATTRIBUTES,
-    noun_vectors,
-    pair_tokens,
-    scale_noun_vectors,
-)
-from circuitlab.data.pair_world import (
-    N_NOUNS,
-    PairExample,
-    PairScene,
-    PairSentence,
-    PairWorld,
-    pool_nouns,
-    random_pair_sentence,
-    world_nouns,
-)
-from circuitlab.data.pair_world_extra import random_pair_disjunction, random_pair_extra_sentence
+from circuitlab.data.pair_scenes import PairExample, PairScene
 from circuitlab.data.text import make_encoder
 from circuitlab.nn.token_noise import gaussian_jitter
-from circuitlab.tasks.base import (
+from circuitlab.task import (
     Batch,
     HeldOutSentenceCircuits,
     check_inputs,
     objects_and_text_batch,
     trim_text,
 )
+from circuitlab.worlds.grammar import both_labels_common, distinct_sentences
+from circuitlab.worlds.minimal_pairs import nlvr2_minimal_pairs_by_kind
+from circuitlab.worlds.nlvr2_vocab import words
+from circuitlab.worlds.pair_tokens import (
+    IMAGE_COLUMNS,
+    N_ATTRIBUTES,
+    noun_vectors,
+    pair_tokens,
+    scale_noun_vectors,
+)
+from circuitlab.worlds.pair_world import (
+    N_NOUNS,
+    PairSentence,
+    PairWorld,
+    pool_nouns,
+    random_pair,
+    random_pair_sentence,
+    world_nouns,
+)
+from circuitlab.worlds.pair_world_extra import random_pair_disjunction, random_pair_extra_sentence
 
 __all__ = ["PairWorldTask", "add_noun_noise"]
 
@@ -174,6 +175,15 @@ class PairWorldTask(HeldOutSentenceCircuits):
     circuit_dataset = "pairs"
     name = "pairs"
     n_classes = 2
+    # enough to encode sentences and batch scenes as a run did, without its pools and triples
+    TINY_OPTIONS = {
+        "pool_size": 1,
+        "val_pool_size": 1,
+        "held_out_pool_size": 1,
+        "extra_pool_size": 0,
+        "disjunction_pool_size": 0,
+        "contrast_per_batch": 0,
+    }
 
     def __init__(
         self,
@@ -386,6 +396,46 @@ class PairWorldTask(HeldOutSentenceCircuits):
         return [
             world.example(rng.getrandbits(62), pool[rng.randrange(len(pool))]) for _ in range(n)
         ]
+
+    @functools.cached_property
+    def _known(self) -> dict[str, tuple[PairSentence, PairWorld]]:
+        pools = [(self.pool, self.world), (self.val_pool, self.world)]
+        pools.append((self.held_out_pool, self.held_out_world))
+        return {s.text: (s, world) for pool, world in pools for s in pool}
+
+    def named_nouns(self, text: str) -> list[str]:
+        """The task's nouns (its ``noun_pool``) that ``text`` names, singular or plural, as
+        singulars in the text's order.
+
+        Parameters
+        ----------
+        text
+            Any sentence.
+        """
+        forms = world_nouns(self.noun_pool)
+        singular = {f.plural: f.singular for f in forms} | {f.singular: f.singular for f in forms}
+        return list(dict.fromkeys(singular[w] for w in words(text) if w in singular))
+
+    def probe_scene(self, rng: random.Random, text: str, k: int) -> tuple[PairScene, bool | None]:
+        """A pair for any sentence, and the sentence's truth on it: for a sentence of the
+        task's pools, drawn as training drew its pairs (around its nouns); for any other, pairs
+        around the nouns it names, others of any noun, truth None (the grammar does not know it).
+
+        Parameters
+        ----------
+        rng
+            The draw's random source.
+        text
+            The sentence.
+        k
+            Which of the sentence's probe scenes this is (unused: every pair is drawn alike).
+        """
+        sentence, world = self._known.get(text, (None, None))
+        if sentence is None:
+            every = [f.singular for f in world_nouns(self.noun_pool)]
+            return random_pair(rng, self.named_nouns(text), every), None
+        scene = world.draw_for(sentence)(rng)
+        return scene, sentence.label(scene)
 
     def batch_for(self, examples: Sequence[PairExample]) -> Batch:
         """A batch for pair-world examples: their pairs, sentences (encoded) and labels."""

@@ -1,5 +1,6 @@
-"""``object-images``: classify procedural objects made of parts (circuitlab/data/object_images.py),
-an image task in the spirit of Tiny-ImageNet with the held-out splits the paper's claims need:
+"""``object-images``: classify procedural objects made of parts
+(``circuitlab.worlds.object_images``), an image task in the spirit of Tiny-ImageNet with the
+held-out splits the paper's claims need:
 
 - training and validation: ``n_classes`` classes (24) in the ``filled`` style;
 - ``rendition(name, ...)`` / ``out_of_distribution``: the same classes in held-out styles
@@ -16,7 +17,8 @@ from __future__ import annotations
 
 import torch
 
-from circuitlab.data.object_images import (
+from circuitlab.task import Batch
+from circuitlab.worlds.object_images import (
     HELD_OUT_RENDITIONS,
     RENDITIONS,
     TRAINING_RENDITION,
@@ -24,7 +26,6 @@ from circuitlab.data.object_images import (
     draw_images,
     make_classes,
 )
-from circuitlab.tasks.base import Batch
 
 __all__ = ["ObjectImages"]
 
@@ -55,7 +56,7 @@ class ObjectImages:
     n_few_shot_classes
         Classes never drawn in training, for ``few_shot``.
     size, distractors, noise, jitter, distractor_size
-        How an image is drawn (``circuitlab.data.object_images``): its side in pixels, the
+        How an image is drawn (``circuitlab.worlds.object_images``): its side in pixels, the
         distractor parts, the pixel noise, how far the object moves, and the distractors' size.
     class_seed
         Seed of the classes' parts.

@@ -17,7 +17,7 @@ import torch
 
 from circuitlab.data.clip_features import load_features
 from circuitlab.data.text import pad_tokens
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 
 __all__ = ["NLVR2Features"]
 

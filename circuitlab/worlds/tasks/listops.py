@@ -1,4 +1,4 @@
-"""``listops``: the value (10 classes) of a ListOps expression (circuitlab/data/listops.py).
+"""``listops``: the value (10 classes) of a ListOps expression (circuitlab/worlds/listops.py).
 
 Inputs are one-hot tokens (B, N, len(VOCAB)) with a mask (B, N) over the real tokens; the model
 reads them through the feature tokenizer with learned positions (``max_tokens`` >= the task's
@@ -12,8 +12,8 @@ import random
 
 import torch
 
-from circuitlab.data.listops import TOKEN_ID, VOCAB, Expression, draw, evaluate, to_tokens
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
+from circuitlab.worlds.listops import TOKEN_ID, VOCAB, Expression, draw, evaluate, to_tokens
 
 __all__ = ["ListOps", "encode"]
 
@@ -26,7 +26,7 @@ class ListOps:
     conditional
         Must be False: the task has no sentences (ValueError otherwise).
     max_depth, max_args, op_probability, min_length, max_length
-        The shape of the expressions drawn (``circuitlab.data.listops``): nesting depth, operands
+        The shape of the expressions drawn (``circuitlab.worlds.listops``): nesting depth, operands
         per operator, the chance an operand is an operator, and token counts.
     test_size
         Expressions of the fixed validation set.

@@ -1,5 +1,5 @@
 """``sort-of-clevr``: visual questions about small images of coloured shapes
-(``circuitlab.data.sort_of_clevr``), for Neural Function Modules and their CNN-MLP baseline.
+(``circuitlab.worlds.sort_of_clevr``), for Neural Function Modules and their CNN-MLP baseline.
 
 Fixed pools drawn once from ``data_seed``: ``n_train`` training scenes, ``n_test`` test scenes
 of the same distribution and ``n_test`` held-out scenes (colour-shape combinations no training
@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from circuitlab.data.sort_of_clevr import ANSWERS, COLOURS, QUESTION_DIM, QUESTIONS, SortOfClevr
 from circuitlab.kinds import nfm
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
+from circuitlab.worlds.sort_of_clevr import ANSWERS, COLOURS, QUESTION_DIM, QUESTIONS, SortOfClevr
 
 __all__ = ["SortOfClevrTask"]
 

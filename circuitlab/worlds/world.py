@@ -21,7 +21,16 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from circuitlab.data.grammar import (
+from circuitlab.data.nlvr import (
+    BOX_SIZE,
+    COLOURS,
+    N_BOXES,
+    SHAPES,
+    SIZES,
+    NLVRExample,
+    SceneObject,
+)
+from circuitlab.worlds.grammar import (
     ALL,
     COMPARE,
     COORD,
@@ -35,15 +44,6 @@ from circuitlab.data.grammar import (
     balanced_scene,
     quantity,
     random_quantity,
-)
-from circuitlab.data.nlvr import (
-    BOX_SIZE,
-    COLOURS,
-    N_BOXES,
-    SHAPES,
-    SIZES,
-    NLVRExample,
-    SceneObject,
 )
 
 __all__ = [
@@ -828,8 +828,8 @@ class WorldGenerator:
     sentence that does not reach it (e.g. "there are exactly six yellow triangles" asked to be
     true) is replaced by a new one; a given sentence gets ``50 * max_tries`` draws, then keeps the
     other label (a sentence that rare should not be in a training pool: see
-    ``circuitlab.tasks.nlvr.sentence_pool``). ``objects_per_box`` and ``placement_tries`` shape
-    the scattered scenes (``scattered_scene``); the out-of-distribution split crowds them with
+    ``circuitlab.worlds.tasks.nlvr.sentence_pool``). ``objects_per_box`` and ``placement_tries``
+    shape the scattered scenes (``scattered_scene``); the out-of-distribution split crowds them with
     OOD_OBJECTS_PER_BOX.
 
     Parameters

@@ -1,4 +1,4 @@
-"""Phrasings NLVR dev's writers use that the world's base grammar (``circuitlab.data.world``)
+"""Phrasings NLVR dev's writers use that the world's base grammar (``circuitlab.worlds.world``)
 cannot produce, as extra sentence forms for training pools.
 
 Each form was read off NLVR *dev* sentences (never test), e.g.:
@@ -12,7 +12,7 @@ Each form was read off NLVR *dev* sentences (never test), e.g.:
   some colours (``_boxes_only``).
 
 ``random_extra_sentence`` draws one of them as ``random_sentence`` draws from the base grammar;
-``circuitlab.tasks.nlvr.NLVRWorld(extra_pool_size=...)`` adds such sentences to the training
+``circuitlab.worlds.tasks.nlvr.NLVRWorld(extra_pool_size=...)`` adds such sentences to the training
 pool only, so validation (and every held-out world number) stays the base grammar's.
 """
 
@@ -21,9 +21,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from circuitlab.data.grammar import ALL, COORD, HARD, Count, quantity, random_quantity
 from circuitlab.data.nlvr import COLOURS
-from circuitlab.data.world import (
+from circuitlab.worlds.grammar import ALL, COORD, HARD, Count, quantity, random_quantity
+from circuitlab.worlds.world import (
     COLOUR_WORDS,
     Forms,
     Noun,

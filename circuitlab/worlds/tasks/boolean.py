@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 
 __all__ = ["FuzzyBoolean", "corners", "fuzzy_evaluate", "r_squared", "truth_tables"]
 

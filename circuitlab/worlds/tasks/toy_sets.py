@@ -19,7 +19,7 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from circuitlab.tasks.base import Batch
+from circuitlab.task import Batch
 
 __all__ = ["ToySets"]
 

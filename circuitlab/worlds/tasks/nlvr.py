@@ -6,7 +6,7 @@ equal odds; with ``nlvr_dev_fraction`` > 0 that share of the training examples a
 dev examples instead (NLVR test is never trained on). Validation uses another
 ``val_pool_size`` sentences, none in the training pool, so ``val_acc`` measures new sentences
 on new scenes; ``extra_pool_size`` more training sentences come from the phrasings of NLVR dev
-that the base grammar lacks (``circuitlab.data.world_extra``; validation keeps the base
+that the base grammar lacks (``circuitlab.worlds.world_extra``; validation keeps the base
 grammar). ``out_of_distribution`` puts the validation sentences about scattered scenes on boxes
 more crowded (9-12 objects) than any in training (1-8). ``batch_for(examples)`` turns
 real NLVR examples (or any NLVRExample) into a batch for the same model.
@@ -26,16 +26,26 @@ What the model sees, by ``inputs``:
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Sequence
 
 import torch
 
-from circuitlab.data.grammar import balanced_scene, both_labels_common, distinct_sentences
-from circuitlab.data.nlvr import NLVRExample, read_nlvr
-from circuitlab.data.scene_tokens import SCENE_TOKEN_DIM, scene_tokens
+from circuitlab.data.nlvr import NLVRExample, SceneObject, read_nlvr
 from circuitlab.data.text import make_encoder
-from circuitlab.data.world import (
+from circuitlab.task import (
+    Batch,
+    HeldOutSentenceCircuits,
+    check_inputs,
+    check_share,
+    hide_text_inputs,
+    objects_and_text_batch,
+    trim_text,
+)
+from circuitlab.worlds.grammar import balanced_scene, both_labels_common, distinct_sentences
+from circuitlab.worlds.scene_tokens import SCENE_TOKEN_DIM, scene_tokens
+from circuitlab.worlds.world import (
     OBJECTS_PER_BOX,
     OOD_OBJECTS_PER_BOX,
     Scene,
@@ -45,16 +55,7 @@ from circuitlab.data.world import (
     random_scene,
     random_sentence,
 )
-from circuitlab.data.world_extra import random_extra_sentence
-from circuitlab.tasks.base import (
-    Batch,
-    HeldOutSentenceCircuits,
-    check_inputs,
-    check_share,
-    hide_text_inputs,
-    objects_and_text_batch,
-    trim_text,
-)
+from circuitlab.worlds.world_extra import random_extra_sentence
 
 __all__ = ["NLVRWorld", "sentence_pool"]
 
@@ -110,6 +111,8 @@ class NLVRWorld(HeldOutSentenceCircuits):
     circuit_dataset = "world"
     name = "nlvr"
     n_classes = 2
+    # enough to encode sentences and batch scenes as a run did, without its pools
+    TINY_OPTIONS = {"pool_size": 1, "val_pool_size": 1, "extra_pool_size": 0}
 
     def __init__(
         self,
@@ -312,6 +315,31 @@ class NLVRWorld(HeldOutSentenceCircuits):
         seen = frozenset(s.text for s in [*self.pool, *self.val_pool])
         more = sentence_pool(extra, seed, tower_fraction=self.world.tower_fraction, exclude=seen)
         return [*self.val_pool, *more]
+
+    @functools.cached_property
+    def _known(self) -> dict[str, Sentence]:
+        return {s.text: s for s in [*self.pool, *self.val_pool]}
+
+    def probe_scene(
+        self, rng: random.Random, text: str, k: int
+    ) -> tuple[tuple[tuple[SceneObject, ...], ...], bool | None]:
+        """Three boxes for any sentence, and the sentence's truth on them: for a sentence of
+        the task's pools, drawn as training drew its scenes (towers or scattered, as the
+        sentence speaks of); for any other, towers for even ``k`` and scattered objects for
+        odd, truth None (the grammar does not know it).
+
+        Parameters
+        ----------
+        rng
+            The draw's random source.
+        text
+            The sentence.
+        k
+            Which of the sentence's probe scenes this is.
+        """
+        sentence = self._known.get(text)
+        scene = random_scene(rng, sentence.towers if sentence else k % 2 == 0)
+        return scene.boxes, sentence.label(scene) if sentence else None
 
     def batch_for(self, examples: Sequence[NLVRExample]) -> Batch:
         """A batch for NLVR examples: their scenes, sentences (encoded) and labels."""

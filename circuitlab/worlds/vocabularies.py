@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from circuitlab.data.pair_world import split_vocabulary
-from circuitlab.data.sentence_parts import SHAPES, Vocabulary
+from circuitlab.worlds.pair_world import split_vocabulary
+from circuitlab.worlds.sentence_parts import SHAPES, Vocabulary
 
 __all__ = ["vocabulary"]
 

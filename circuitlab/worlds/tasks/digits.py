@@ -12,7 +12,7 @@ import pandas as pd
 import torch
 
 from circuitlab.kinds import mn
-from circuitlab.tasks.base import Batch, sample_rows
+from circuitlab.task import Batch, sample_rows
 
 __all__ = ["Digits", "split_digits"]
 

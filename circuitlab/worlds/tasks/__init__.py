@@ -1,21 +1,23 @@
-"""Tasks: seeded sources of training batches and of conditioning inputs for circuit export."""
+"""The tasks: seeded sources of training batches and of conditioning inputs for circuit export,
+one per world or dataset, by name (``TASKS``, ``make_task``); each follows
+``circuitlab.task.Task``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from circuitlab.tasks.base import Batch, Task
-from circuitlab.tasks.boolean import FuzzyBoolean
-from circuitlab.tasks.digit_renditions import DigitRenditions
-from circuitlab.tasks.digits import Digits
-from circuitlab.tasks.listops import ListOps
-from circuitlab.tasks.mixture import MixtureRegression
-from circuitlab.tasks.nlvr import NLVRWorld
-from circuitlab.tasks.nlvr2 import NLVR2Features
-from circuitlab.tasks.object_images import ObjectImages
-from circuitlab.tasks.pairs import PairWorldTask
-from circuitlab.tasks.sort_of_clevr import SortOfClevrTask
-from circuitlab.tasks.toy_sets import ToySets
+from circuitlab.task import Task
+from circuitlab.worlds.tasks.boolean import FuzzyBoolean
+from circuitlab.worlds.tasks.digit_renditions import DigitRenditions
+from circuitlab.worlds.tasks.digits import Digits
+from circuitlab.worlds.tasks.listops import ListOps
+from circuitlab.worlds.tasks.mixture import MixtureRegression
+from circuitlab.worlds.tasks.nlvr import NLVRWorld
+from circuitlab.worlds.tasks.nlvr2 import NLVR2Features
+from circuitlab.worlds.tasks.object_images import ObjectImages
+from circuitlab.worlds.tasks.pairs import PairWorldTask
+from circuitlab.worlds.tasks.sort_of_clevr import SortOfClevrTask
+from circuitlab.worlds.tasks.toy_sets import ToySets
 
 TASKS = {
     "toy-sets": ToySets,
@@ -60,7 +62,6 @@ def make_task(name: str, *, conditional: bool = False, **options: Any) -> Task:
 
 __all__ = [
     "TASKS",
-    "Batch",
     "DigitRenditions",
     "Digits",
     "FuzzyBoolean",
@@ -71,7 +72,6 @@ __all__ = [
     "ObjectImages",
     "PairWorldTask",
     "SortOfClevrTask",
-    "Task",
     "ToySets",
     "make_task",
 ]

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-from circuitlab.data.pair_world import (
+from circuitlab.data.pair_scenes import (
     COLOURS,
     FACINGS,
     IMAGES,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import torch
 
 from circuitlab.data.nlvr import BOX_SIZE, COLOURS, SHAPES, SIZES, SceneObject
-from circuitlab.data.world import MAX_OBJECTS, MAX_TOWER, N_BOXES, Scene
+from circuitlab.worlds.world import MAX_OBJECTS, MAX_TOWER, N_BOXES, Scene
 
 __all__ = ["FEATURES", "SCENE_TOKEN_DIM", "scene_tokens"]
 
