@@ -7,62 +7,13 @@ keep the answer; a table lists the strongest edits. Computed live for the shown 
 from __future__ import annotations
 
 import dash
-import numpy as np
 from dash import Input, Output, State, html
 
 from circuitlab.app.attribution_view import ExampleAttribution
-from circuitlab.app.callbacks.intervene import scene_intervener
-from circuitlab.app.circuit_elements import UNEDITED, shade
+from circuitlab.app.callbacks.common import scene_intervener
 from circuitlab.app.stores import AppStores
 
-__all__ = ["attribution_elements", "register"]
-
-
-def attribution_elements(
-    elements: list[dict], attribution: ExampleAttribution, p: np.ndarray, minimal_only: bool
-) -> list[dict]:
-    """The drawing's elements coloured by ``attribution``: each link's ``effect`` (and colour,
-    width), each module's; with ``minimal_only`` the links are those of the minimal circuit,
-    drawn whatever their P (``p`` (U, U), the shown circuit's).
-
-    Parameters
-    ----------
-    elements, attribution, p, minimal_only
-        As above.
-    """
-    scale = max(
-        float(np.nanmax(np.abs(attribution.link_effect))),
-        float(np.nanmax(np.abs(np.nan_to_num(attribution.module_effect)))),
-        1e-6,
-    )
-    nodes = [e for e in elements if "source" not in e["data"]]
-    if minimal_only:
-        edges = []
-        for i, j in attribution.links[attribution.minimal]:
-            data = {
-                "id": f"{i}-{j}",
-                "source": str(i),
-                "target": str(j),
-                "p": round(float(p[i, j]), 4),
-                **UNEDITED,
-            }
-            edges.append({"data": data, "classes": "link"})
-    else:
-        edges = [e for e in elements if "source" in e["data"]]
-    out = []
-    for node in nodes:
-        effect = attribution.module_effect[int(node["data"]["id"])]
-        data = {**node["data"], "effect": None if np.isnan(effect) else round(float(effect), 4)}
-        data["color"] = shade(0.0 if np.isnan(effect) else float(effect), scale)
-        out.append({**node, "data": data})
-    for edge in edges:
-        data = edge["data"]
-        effect = attribution.effect_of(int(data["source"]), int(data["target"]))
-        effect = 0.0 if effect is None else effect
-        data = {**data, "effect": round(effect, 4), "color": shade(effect, scale)}
-        data["width"] = 1.0 + 7.0 * min(1.0, abs(effect) / scale)
-        out.append({**edge, "data": data, "classes": f"{edge.get('classes', 'link')} attributed"})
-    return out
+__all__ = ["register"]
 
 
 def strongest_table(attribution: ExampleAttribution) -> html.Div:

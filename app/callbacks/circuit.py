@@ -1,6 +1,6 @@
-"""The circuit panel: which circuit is shown (a search result, a map point, a selection row or
-the URL's ``id``), its drawing at the chosen threshold, top-k or as what decides the answer
-(``decisive_view``), and (a callback of its own) its prior fit and degrees."""
+"""The circuit panel's callbacks: which circuit is shown (a search result, a map point, a
+selection row or the URL's ``id``), its drawing (``drawing``: at the chosen threshold, top-k or
+as what decides the answer), and (a callback of its own) its prior fit and degrees."""
 
 from __future__ import annotations
 
@@ -9,30 +9,19 @@ import numpy as np
 import plotly.graph_objects as go
 from dash import Input, Output, State, ctx, html, no_update
 
-from circuitlab.app.callbacks.attribution import attribution_elements
 from circuitlab.app.callbacks.common import (
-    DECIDES,
     page_store,
-    parse_view,
     query_of,
     row_of,
     shows_circuit,
     store_view,
-    threshold_of,
 )
-from circuitlab.app.callbacks.intervene import edit_of, mark_edits, scene_intervener
-from circuitlab.app.callbacks.map_view import color_columns
-from circuitlab.app.circuit_elements import TooManyEdges
-from circuitlab.app.decisive_view import decisive_count, decisive_elements
-from circuitlab.app.store_view import MAX_SENTENCE, StoreView
+from circuitlab.app.callbacks.drawing import ViewSettings, drawing
 from circuitlab.app.stores import AppStores
 
 __all__ = [
-    "decisive_drawing",
-    "drawing",
     "edge_text",
     "matrix_figure",
-    "minimal_count",
     "node_text",
     "prior_summary",
     "register",
@@ -131,13 +120,6 @@ def prior_summary(fit: dict) -> list:
     return lines
 
 
-def circuit_title(view: StoreView, circuit: dict) -> str:
-    if "typed" in circuit:
-        return f"typed: {circuit['text']}"
-    row = view.frame.iloc[circuit["index"]]
-    return f"#{row['id']}: {row.get('text', '')}"
-
-
 def node_text(node: dict | None) -> str:
     """What hovering a module says: its number, role and degree in the view.
 
@@ -154,173 +136,6 @@ def node_text(node: dict | None) -> str:
     if node.get("effect") is not None:
         text += f"; knocked out, p(answer) {-node['effect']:+.3f}"
     return text
-
-
-def refused_settings(query: dict[str, str], view: StoreView) -> list[str]:
-    """A message for each URL setting this store cannot take (``module``, ``compare_category``,
-    ``map``, an over-long ``q``): the page shows the rest and says what it left out."""
-    problems = []
-    raw = query.get("module")
-    if raw is not None and not (raw.isdigit() and int(raw) < view.n_modules):
-        problems.append(f"module {raw[:40]!r} is not a module in 0-{view.n_modules - 1}")
-    category = query.get("compare_category")
-    if category is not None and category not in view.categories():
-        problems.append(f"compare_category {category[:40]!r} is not a category of this store")
-    color = query.get("map")
-    if color is not None and color not in color_columns(view):
-        shown = ", ".join(color_columns(view)) or "none"
-        problems.append(f"map {color[:40]!r} is not a column the map is coloured by ({shown})")
-    if len(query.get("q", "")) > MAX_SENTENCE:
-        problems.append(
-            f"the search q has {len(query['q'])} characters: its first {MAX_SENTENCE} used"
-        )
-    return problems
-
-
-def minimal_count(n_modules: int, n_links: int) -> str:
-    """The link count above a minimal circuit; an empty one says what it means: every link
-    cut, the model gives the same answer (its reads and read-outs carry it).
-
-    Parameters
-    ----------
-    n_modules, n_links
-        The circuit's modules, and the links of its minimal circuit.
-    """
-    if n_links == 0:
-        return (
-            f"{n_modules} modules, 0 links (the minimal circuit is empty: with every link cut "
-            "the model gives the same answer, carried by its reads and read-outs)"
-        )
-    return f"{n_modules} modules, {n_links} links (the minimal circuit)"
-
-
-def _attributed(
-    stores: AppStores, key, view: StoreView, circuit: dict, elements: list, minimal: list | None
-) -> tuple[list, int, str | None]:
-    """The elements coloured by the shown example's attribution (only the minimal circuit's
-    links with ``minimal``), their link count, and why not, when it cannot be computed."""
-    n_edges = sum("source" in e["data"] for e in elements)
-    intervener, why_not = scene_intervener(stores, key, circuit, "attribution runs")
-    if intervener is None:
-        return elements, n_edges, why_not
-    attribution = intervener.attribution(circuit["index"])
-    p = view.store.link_probabilities([circuit["index"]])[0]
-    elements = attribution_elements(elements, attribution, p, bool(minimal))
-    return elements, sum("source" in e["data"] for e in elements), None
-
-
-def _url_problems(stores: AppStores, view: StoreView, search: str | None) -> list[str]:
-    """What the URL asks that the page cannot do: an unknown store, refused settings."""
-    query = query_of(search)
-    _, problems = parse_view(query)
-    problems += refused_settings(query, view)
-    _, store_problem = stores.resolve(query.get("store"))
-    return [store_problem, *problems] if store_problem else list(problems)
-
-
-def decisive_drawing(
-    stores: AppStores, key: str | None, view: StoreView, circuit: dict
-) -> tuple[list, str, str | None]:
-    """The shown example's decisive circuit drawn (``decisive_view``), its count line, and why
-    not when it cannot be computed (a typed sentence, a store without scenes or model).
-
-    Parameters
-    ----------
-    stores
-        The app's stores.
-    key
-        The page's store key.
-    view
-        The store's view.
-    circuit
-        The page's circuit.
-    """
-    intervener, why_not = scene_intervener(stores, key, circuit, "what decides is found")
-    if intervener is None:
-        return [], "", why_not
-    index = circuit["index"]
-    decisive = intervener.decisive(index)
-    p = view.store.link_probabilities([index])[0]
-    names = intervener.kind.object_names(intervener.scene_of(index))
-    elements = decisive_elements(view.renderer, decisive, p, names)
-    return elements, decisive_count(decisive, view.n_modules), None
-
-
-def drawing(
-    stores: AppStores,
-    circuit: dict | None,
-    threshold: float | None,
-    mode: str | None,
-    top_k: int | None,
-    color: str | None,
-    search: str | None,
-    actions: list | None,
-    minimal: list | None,
-    key: str | None,
-) -> tuple[list, str, str, str, bool]:
-    """The circuit panel for these page settings: the graph's elements, the title, the link
-    count, the warning text and whether it shows (the ``draw`` callback's outputs, and the
-    page's first view, ``first_view``).
-
-    Parameters
-    ----------
-    stores
-        The app's stores.
-    circuit
-        The page's circuit: ``{"index": row}`` or a typed sentence.
-    threshold, mode, top_k, color, minimal
-        The view settings of the page's controls.
-    search
-        The URL's query string.
-    actions
-        The visitor's edits, in order.
-    key
-        The page's store key (None: the URL's).
-    """
-    key = page_store(stores, key, search)
-    view = store_view(stores, key)
-    messages, n_modules = _url_problems(stores, view, search), view.n_modules
-    if shows_circuit(circuit) and "typed" in circuit:
-        try:
-            view.checked_sentence(circuit["text"])
-        except ValueError as err:  # only a forged page state gets here
-            circuit = {"error": str(err)}
-    if not shows_circuit(circuit):
-        if circuit and "error" in circuit:
-            messages.insert(0, circuit["error"])
-        text = "; ".join(messages)
-        return [], "no circuit selected", "", text, bool(text)
-    if mode == "top-k" and not (isinstance(top_k, int) and 1 <= top_k < n_modules):
-        messages.append(f"top-k must be an integer in [1, {n_modules - 1}]")
-        top_k = min(3, n_modules - 1)
-    if mode == DECIDES:
-        elements, count, problem = decisive_drawing(stores, key, view, circuit)
-        if problem is None:
-            text = "; ".join(messages)
-            elements = mark_edits(elements, edit_of(actions))
-            return elements, circuit_title(view, circuit), count, text, bool(text)
-        messages.append(f"{problem}: drawn by P > threshold instead")
-        mode = "threshold"
-    threshold = threshold_of(threshold)
-    try:
-        node_colors = "module" if color == "attribution" else color or "module"
-        elements, n_edges = view.graph_elements(
-            circuit, threshold, top_k if mode == "top-k" else None, node_colors
-        )
-    except TooManyEdges as err:
-        elements, n_edges = [], 0
-        messages.append(str(err))
-    setting = f"top-{top_k} per module" if mode == "top-k" else f"P > {threshold:g}"
-    count = f"{n_modules} modules, {n_edges} links ({setting})"
-    if color == "attribution":
-        elements, n_edges, problem = _attributed(stores, key, view, circuit, elements, minimal)
-        messages += [problem] if problem else []
-        if minimal and not problem:
-            count = minimal_count(n_modules, n_edges)
-    text = "; ".join(messages)
-    title = circuit_title(view, circuit)
-    elements = mark_edits(elements, edit_of(actions))
-    return elements, title, count, text, bool(text)
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
@@ -398,9 +213,8 @@ def _register_circuit(app: dash.Dash, stores: AppStores) -> None:
         State("store-key", "data"),
     )
     def draw(circuit, threshold, mode, top_k, color, search, actions, minimal, key):
-        return drawing(
-            stores, circuit, threshold, mode, top_k, color, search, actions, minimal, key
-        )
+        settings = ViewSettings(threshold, mode, top_k, color, minimal)
+        return drawing(stores, circuit, settings, search, actions, key)
 
 
 def _register_details(app: dash.Dash, stores: AppStores) -> None:

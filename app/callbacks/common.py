@@ -1,4 +1,5 @@
-"""What several panels' callbacks share: the page's store, the URL query, the view settings."""
+"""What several panels' callbacks share: the page's store, the URL query, the view settings,
+the visitor's edit and the store's model for the shown example."""
 
 from __future__ import annotations
 
@@ -6,18 +7,22 @@ from urllib.parse import parse_qs
 
 from dash.exceptions import PreventUpdate
 
+from circuitlab.app.intervention_view import Intervener
 from circuitlab.app.store_view import MAX_SENTENCE, StoreView
 from circuitlab.app.stores import AppStores
+from circuitlab.edits import CircuitEdit
 
 __all__ = [
     "DECIDES",
     "DRAWING_CONTROLS",
     "MODES",
     "VIEW_DEFAULTS",
+    "edit_of",
     "page_store",
     "parse_view",
     "query_of",
     "row_of",
+    "scene_intervener",
     "shows_circuit",
     "store_view",
     "threshold_of",
@@ -158,3 +163,58 @@ def row_of(point: dict, figure: dict) -> int:
         return int(point["customdata"])
     trace = figure["data"][point["curveNumber"]]
     return int(trace["customdata"][point["pointIndex"]])
+
+
+def _toggle(chosen: dict, item) -> None:
+    """Add ``item`` to the ordered set ``chosen`` (a dict), or take it out if it is there."""
+    if item in chosen:
+        del chosen[item]
+    else:
+        chosen[item] = None
+
+
+def edit_of(actions: list) -> CircuitEdit:
+    """The edit a list of toggles makes: ["cut", i, j], ["force", i, j] or ["knock", m], in
+    order (a trailing ["pick", m], the first module of a link to force, edits nothing).
+
+    Parameters
+    ----------
+    actions
+        As above.
+    """
+    links: dict[str, dict[tuple[int, int], None]] = {"cut": {}, "force": {}}
+    knocked: dict[int, None] = {}
+    for action in actions or []:
+        if action[0] in links:
+            _toggle(links[action[0]], (min(action[1], action[2]), max(action[1], action[2])))
+        elif action[0] == "knock":
+            _toggle(knocked, action[1])
+    return CircuitEdit(tuple(links["cut"]), tuple(knocked), tuple(links["force"]))
+
+
+def scene_intervener(
+    stores: AppStores, key: str | None, circuit: dict | None, what: str
+) -> tuple[Intervener | None, str | None]:
+    """The store's Intervener when the shown circuit is a stored example with a scene, else
+    (None, why not: "``what`` on a stored example with its scene", ...).
+
+    Parameters
+    ----------
+    stores
+        The app's stores.
+    key
+        The page's store key.
+    circuit
+        The page's circuit.
+    what
+        What the message says needs the scene ("cut links").
+    """
+    if not shows_circuit(circuit) or "typed" in circuit:
+        return None, f"{what} on a stored example with its scene"
+    try:
+        intervener = stores.intervener(key)
+    except ValueError as err:
+        return None, str(err)
+    if not intervener.has_scene(circuit["index"]):
+        return None, "this circuit's example has no scene to run the model on"
+    return intervener, None

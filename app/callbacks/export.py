@@ -19,15 +19,15 @@ from dash import Input, Output, State, ctx, dcc, no_update
 from matplotlib.figure import Figure
 
 from circuitlab.analysis.figures import draw_circuit
-from circuitlab.app.callbacks.circuit import drawing
 from circuitlab.app.callbacks.common import (
     DECIDES,
     DRAWING_CONTROLS,
+    edit_of,
     shows_circuit,
     store_view,
     threshold_of,
 )
-from circuitlab.app.callbacks.intervene import edit_of
+from circuitlab.app.callbacks.drawing import ViewSettings, drawing
 from circuitlab.app.elements_export import drawn_table, elements_figure, is_drawn_view
 from circuitlab.app.store_view import StoreView
 from circuitlab.app.stores import AppStores
@@ -256,8 +256,8 @@ def _register_data(app: dash.Dash, stores: AppStores) -> None:
         if not shows_circuit(circuit):
             return no_update
         view = store_view(stores, key)
-        settings = (threshold, mode, top_k, color, None, actions, minimal, key)
-        elements = drawing(stores, circuit, *settings)[0]  # as the page drew it
+        settings = ViewSettings(threshold, mode, top_k, color, minimal)
+        elements = drawing(stores, circuit, settings, None, actions, key)[0]  # as the page drew
         if is_drawn_view(elements):  # what decides, attribution, minimal: what is drawn
             setting = view_setting(threshold, mode, top_k, color, minimal)
             stem = file_stem(view, circuit, key, edit_of(actions), setting)

@@ -5,8 +5,8 @@ callbacks then run as on any page and answer the same graph."""
 
 from __future__ import annotations
 
-from circuitlab.app.callbacks.circuit import drawing
 from circuitlab.app.callbacks.common import VIEW_DEFAULTS, query_of
+from circuitlab.app.callbacks.drawing import ViewSettings, drawing
 from circuitlab.app.store_view import row_of_id
 from circuitlab.app.stores import AppStores
 
@@ -58,8 +58,10 @@ def _nac_view(stores: AppStores, key: str, search: str | None, query: dict) -> d
     if index is None:
         return None
     circuit = {"index": index}
-    settings = [VIEW_DEFAULTS[name] for name in ("threshold", "mode", "top_k", "color")]
-    elements, title, count, _, warned = drawing(stores, circuit, *settings, search, [], [], None)
+    settings = ViewSettings(
+        *(VIEW_DEFAULTS[name] for name in ("threshold", "mode", "top_k", "color"))
+    )
+    elements, title, count, _, warned = drawing(stores, circuit, settings, search, [], None)
     if warned:
         return None
     kind = stores.kind(key)

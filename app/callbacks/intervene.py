@@ -10,39 +10,16 @@ import dash
 from dash import Input, Output, State
 from dash.exceptions import PreventUpdate
 
-from circuitlab.app.callbacks.common import query_of, shows_circuit, store_view
-from circuitlab.app.intervention_view import Intervener, Outcome
+from circuitlab.app.callbacks.common import edit_of, query_of, scene_intervener, store_view
+from circuitlab.app.intervention_view import Outcome
 from circuitlab.app.stores import AppStores
-from circuitlab.edits import CircuitEdit
 
 __all__ = [
-    "edit_of",
     "edits_query",
-    "mark_edits",
     "parse_edits",
     "pending_pick",
     "register",
-    "scene_intervener",
 ]
-
-
-def edit_of(actions: list) -> CircuitEdit:
-    """The edit a list of toggles makes: ["cut", i, j], ["force", i, j] or ["knock", m], in
-    order (a trailing ["pick", m], the first module of a link to force, edits nothing).
-
-    Parameters
-    ----------
-    actions
-        As above.
-    """
-    links: dict[str, dict[tuple[int, int], None]] = {"cut": {}, "force": {}}
-    knocked: dict[int, None] = {}
-    for action in actions or []:
-        if action[0] in links:
-            toggle(links[action[0]], (min(action[1], action[2]), max(action[1], action[2])))
-        elif action[0] == "knock":
-            toggle(knocked, action[1])
-    return CircuitEdit(tuple(links["cut"]), tuple(knocked), tuple(links["force"]))
 
 
 def pending_pick(actions: list) -> int | None:
@@ -54,14 +31,6 @@ def pending_pick(actions: list) -> int | None:
         The visitor's toggles, in order.
     """
     return actions[-1][1] if actions and actions[-1][0] == "pick" else None
-
-
-def toggle(chosen: dict, item) -> None:
-    """Add ``item`` to the ordered set ``chosen`` (a dict), or take it out if it is there."""
-    if item in chosen:
-        del chosen[item]
-    else:
-        chosen[item] = None
 
 
 def edits_query(actions: list) -> dict[str, str]:
@@ -111,74 +80,6 @@ def parse_edits(query: dict[str, str], n_modules: int) -> tuple[list, list[str]]
         else:
             problems.append(f"knock {part[:40]!r} is not a module in 0-{n_modules - 1}")
     return actions, problems
-
-
-def mark_edits(elements: list[dict], edit: CircuitEdit) -> list[dict]:
-    """The drawing's elements with cut and forced links and knocked-out modules classed (new
-    dicts for those: the view's elements are cached and shared); forced links below the
-    threshold added.
-
-    Parameters
-    ----------
-    elements
-        The drawing's elements.
-    edit
-        The visitor's edit.
-    """
-    if not edit:
-        return elements
-    cut, forced = set(edit.cut), set(edit.forced)
-    knocked = {str(m) for m in edit.knocked_out}
-    marked, drawn = [], set()
-    for element in elements:
-        data, tag = element["data"], None
-        if "source" in data and not str(data["source"]).isdigit():  # a read: no edit reaches it
-            marked.append(element)
-            continue
-        if "source" in data:
-            ends = tuple(sorted((int(data["source"]), int(data["target"]))))
-            drawn.add(ends)
-            tag = "cut" if ends in cut else "forced" if ends in forced else None
-        elif data["id"] in knocked:
-            tag = "knocked"
-        if tag:
-            classes = f"{element.get('classes', '')} {tag}".strip()
-            element = {**element, "data": {**data, "edit": tag}, "classes": classes}
-        marked.append(element)
-    # a forced link below the threshold is not drawn: draw it, as forced
-    for i, j in sorted(forced - drawn - cut):
-        data = {"id": f"forced-{i}-{j}", "source": str(i), "target": str(j), "width": 2}
-        data.update(p=None, edit="forced")
-        marked.append({"data": data, "classes": "forced"})
-    return marked
-
-
-def scene_intervener(
-    stores: AppStores, key: str | None, circuit: dict | None, what: str
-) -> tuple[Intervener | None, str | None]:
-    """The store's Intervener when the shown circuit is a stored example with a scene, else
-    (None, why not: "``what`` on a stored example with its scene", ...).
-
-    Parameters
-    ----------
-    stores
-        The app's stores.
-    key
-        The page's store key.
-    circuit
-        The page's circuit.
-    what
-        What the message says needs the scene ("cut links").
-    """
-    if not shows_circuit(circuit) or "typed" in circuit:
-        return None, f"{what} on a stored example with its scene"
-    try:
-        intervener = stores.intervener(key)
-    except ValueError as err:
-        return None, str(err)
-    if not intervener.has_scene(circuit["index"]):
-        return None, "this circuit's example has no scene to run the model on"
-    return intervener, None
 
 
 def outcome_text(outcome: Outcome) -> str:

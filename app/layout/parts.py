@@ -46,8 +46,8 @@ def graph_style(font_size: float, node_size: float, edge_color: str = "#888") ->
             },
         },
         {"selector": ".readout", "style": {"shape": "square"}},
-        # an object the decisive circuit reads (``circuitlab.app.decisive_view``): its name on
-        # the left, its reads arrows into the processors
+        # an object the decisive circuit reads (``circuit_elements.decisive_elements``): its
+        # name on the left, its reads arrows into the processors
         {
             "selector": ".token",
             "style": {"shape": "diamond", "text-halign": "left", "text-margin-x": -node_size / 4},

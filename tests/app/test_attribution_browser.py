@@ -6,7 +6,7 @@ import numpy as np
 from selenium.webdriver.support.ui import WebDriverWait
 from test_app_browser import no_console_errors, open_nlvr_example
 
-from circuitlab.app.callbacks.circuit import minimal_count
+from circuitlab.app.callbacks.drawing import minimal_count
 from circuitlab.app.stores import AppStores
 from tests.app.conftest import WAIT
 

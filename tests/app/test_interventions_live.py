@@ -6,14 +6,11 @@ import pytest
 import torch
 
 from circuitlab.app.callbacks.circuit import edge_text
+from circuitlab.app.callbacks.common import edit_of
 from circuitlab.app.callbacks.compare import swap_text
-from circuitlab.app.callbacks.intervene import (
-    edit_of,
-    edits_query,
-    mark_edits,
-    parse_edits,
-    pending_pick,
-)
+from circuitlab.app.callbacks.drawing import ViewSettings
+from circuitlab.app.callbacks.intervene import edits_query, parse_edits, pending_pick
+from circuitlab.app.circuit_elements import mark_edits
 from circuitlab.app.example_view import MIN_READ, object_names, scene_svg
 from circuitlab.app.stores import AppStores
 from circuitlab.data.nlvr import NLVRExample
@@ -253,7 +250,7 @@ def test_exports_of_different_states_never_share_a_name():
 
 @pytest.mark.slow(60)
 def test_an_empty_minimal_circuit_says_the_answer_survives_every_link_cut(nlvr_stores):
-    from circuitlab.app.callbacks.circuit import drawing, minimal_count
+    from circuitlab.app.callbacks.drawing import drawing, minimal_count
 
     intervener = nlvr_stores.intervener("nlvr")
     for row in intervener.rows[:40]:  # about a third of NLVR answers survive every link cut
@@ -262,8 +259,9 @@ def test_an_empty_minimal_circuit_says_the_answer_survives_every_link_cut(nlvr_s
             break
     else:
         pytest.fail("no empty minimal circuit among the first 40 examples with scenes")
-    settings = (0.5, "threshold", None, "attribution", None, [], ["on"], "nlvr")
-    elements, _, count, _, _ = drawing(nlvr_stores, {"index": int(row)}, *settings)
+    settings = ViewSettings(0.5, "threshold", None, "attribution", ["on"])
+    page = (None, [], "nlvr")
+    elements, _, count, _, _ = drawing(nlvr_stores, {"index": int(row)}, settings, *page)
     assert not [e for e in elements if "source" in e["data"]]
     assert count == minimal_count(nlvr_stores.view("nlvr").n_modules, 0)
     assert "0 links (the minimal circuit is empty: with every link cut" in count
@@ -275,8 +273,8 @@ def test_an_empty_minimal_circuit_says_the_answer_survives_every_link_cut(nlvr_s
 
 @pytest.mark.slow(60)
 def test_what_decides_draws_the_decisive_circuit_with_its_reads_and_read_out_links(nlvr_stores):
-    from circuitlab.app.callbacks.circuit import drawing, node_text
-    from circuitlab.app.decisive_view import decisive_count
+    from circuitlab.app.callbacks.circuit import node_text
+    from circuitlab.app.callbacks.drawing import decisive_count, drawing
 
     intervener = nlvr_stores.intervener("nlvr")
     view = nlvr_stores.view("nlvr")
@@ -287,8 +285,9 @@ def test_what_decides_draws_the_decisive_circuit_with_its_reads_and_read_out_lin
             break
     else:
         pytest.fail("no example among the first 40 whose decisive circuit keeps a read")
-    settings = (0.5, "decides", None, "module", None, [], [], "nlvr")
-    elements, _, count, message, _ = drawing(nlvr_stores, {"index": int(row)}, *settings)
+    settings = ViewSettings(0.5, "decides", None, "module", [])
+    page = (None, [], "nlvr")
+    elements, _, count, message, _ = drawing(nlvr_stores, {"index": int(row)}, settings, *page)
     assert message == "" and count == decisive_count(decisive, view.n_modules)
     edges = [e for e in elements if "source" in e["data"]]
     links = {e["data"]["id"] for e in edges if "link" in e["classes"]}
@@ -313,11 +312,12 @@ def test_what_decides_draws_the_decisive_circuit_with_its_reads_and_read_out_lin
 
 
 def test_what_decides_needs_a_stored_example_with_its_scene(nlvr_stores):
-    from circuitlab.app.callbacks.circuit import drawing
+    from circuitlab.app.callbacks.drawing import drawing
 
     typed = {"typed": 0, "text": "there is a yellow circle"}
-    settings = (0.5, "decides", None, "module", None, [], [], "nlvr")
-    elements, _, count, message, shown = drawing(nlvr_stores, typed, *settings)
+    settings = ViewSettings(0.5, "decides", None, "module", [])
+    page = (None, [], "nlvr")
+    elements, _, count, message, shown = drawing(nlvr_stores, typed, settings, *page)
     assert shown and "what decides is found on a stored example with its scene" in message
     assert "drawn by P > threshold instead" in message and "(P > 0.5)" in count
 
@@ -334,7 +334,7 @@ def test_a_read_hovers_as_what_its_processor_reads():
 def test_what_decides_exports_what_is_drawn_edits_included(nlvr_stores):
     import json
 
-    from circuitlab.app.callbacks.circuit import drawing
+    from circuitlab.app.callbacks.drawing import drawing
     from circuitlab.app.callbacks.export import _elements_export, view_setting
     from circuitlab.app.elements_export import drawn_table, elements_figure
 
@@ -347,8 +347,9 @@ def test_what_decides_exports_what_is_drawn_edits_included(nlvr_stores):
         pytest.fail("no example among the first 40 whose decisive circuit keeps links and reads")
     i, j = (int(m) for m in decisive.links[decisive.kept_links][0])
     actions = [["cut", i, j]]
-    settings = (0.5, "decides", None, "module", None, actions, [], "nlvr")
-    elements, *_ = drawing(nlvr_stores, {"index": int(row)}, *settings)  # as on screen
+    settings = ViewSettings(0.5, "decides", None, "module", [])
+    page = (None, actions, "nlvr")
+    elements, *_ = drawing(nlvr_stores, {"index": int(row)}, settings, *page)  # as on screen
     table = drawn_table(elements)
     n_links, n_reads = int(decisive.kept_links.sum()), int(decisive.kept_reads.sum())
     assert (table.kind == "link").sum() == n_links and (table.kind == "read").sum() == n_reads
@@ -378,7 +379,7 @@ def test_the_json_export_holds_the_view_on_screen(nlvr2_store, nlvr_stores, colo
     import json
 
     from circuitlab.app import create_app
-    from circuitlab.app.callbacks.circuit import drawing
+    from circuitlab.app.callbacks.drawing import drawing
 
     app = create_app(nlvr2_store.parent, checkpoint="checkpoints/nlvr")
     output = next(k for k in app.callback_map if k.startswith("download.data"))
@@ -408,8 +409,9 @@ def test_the_json_export_holds_the_view_on_screen(nlvr2_store, nlvr_stores, colo
     assert response.status_code == 200, response.data[:300]
     payload = json.loads(response.get_json()["response"]["download"]["data"]["content"])
     assert payload["view"] == view
-    settings = (0.5, "threshold", 3, color, None, [], minimal, "nlvr")
-    drawn = drawing(nlvr_stores, {"index": 2}, *settings)[0]
+    settings = ViewSettings(0.5, "threshold", 3, color, minimal)
+    page = (None, [], "nlvr")
+    drawn = drawing(nlvr_stores, {"index": 2}, settings, *page)[0]
     edges = [e["data"] for e in drawn if "source" in e["data"]]
     exported = payload["edges"] if "edges" in payload else payload["links"]
     assert len(exported) == len(edges)
