@@ -1,6 +1,7 @@
-"""A pair-world scene drawn for the app: the left and the right image side by side, each object
-a glyph named under it (the geometry of ``circuitlab.analysis.pair_glyphs``, as in
-``pair_figure``), with the objects a module reads outlined."""
+"""A pair-world scene drawn for the app: the left image above the right one (so that the pair
+fits the example card at its own size and its names read at 10 px), each object a glyph named
+under it (the geometry of ``circuitlab.analysis.pair_glyphs``, as in ``pair_figure``), each
+name kept inside its image, with the objects a module reads outlined."""
 
 from __future__ import annotations
 
@@ -15,25 +16,39 @@ __all__ = ["pair_object_names", "pair_scene_svg"]
 
 UNREAD = ' stroke="#333" stroke-width="1"'  # the thin frame of a glyph nobody reads
 
-PANEL_WIDTH, PANEL_HEIGHT = 200, 150  # pixels of one image of a pair (the panel shows both in ~330)
+PANEL_WIDTH, PANEL_HEIGHT = 200, 150  # pixels of one image of a pair
 TITLE_HEIGHT = 18  # the panel's title ("left image") above it
+LABEL_SIZE, TITLE_SIZE = 10, 11  # font sizes (px) of the objects' names and the titles
+CHAR_WIDTH = 0.6  # a sans-serif character's width, in font sizes (wide: names stay inside)
 
 
-def _pair_panel(image: tuple[PairObject, ...], left: int, weights: list[float]) -> list[str]:
-    """One image of a pair as SVG elements: its frame, its glyphs and their names, ``left``
-    pixels from the document's left edge. Panel units (x in [-0.05, 1.05], y upwards in
+def _name_place(label: str, x: float, left: float | None, right: float | None) -> tuple[float, str]:
+    """Where a name goes inside an image ``PANEL_WIDTH`` wide, by its estimated width: centred
+    on ``x`` (moved in from the edges) when ``left`` is None, else after ``right`` (the glyph's
+    right edge) or, when it does not fit there, before ``left`` (its left edge)."""
+    width = CHAR_WIDTH * LABEL_SIZE * len(label)
+    if left is None:
+        return min(max(x, width / 2), PANEL_WIDTH - width / 2), "middle"
+    if right + 3 + width <= PANEL_WIDTH:
+        return right + 3, "start"
+    return max(left - 3, width), "end"
+
+
+def _pair_panel(image: tuple[PairObject, ...], top: int, weights: list[float]) -> list[str]:
+    """One image of a pair as SVG elements: its title, frame, glyphs and their names, ``top``
+    pixels below the document's top edge. Panel units (x in [-0.05, 1.05], y upwards in
     [0, 1.05]) as in ``pair_figure``."""
 
     def px(x: float) -> float:
-        return left + (x + 0.05) / 1.1 * PANEL_WIDTH
+        return (x + 0.05) / 1.1 * PANEL_WIDTH
 
     def py(y: float) -> float:
-        return TITLE_HEIGHT + (1.0 - y / 1.05) * PANEL_HEIGHT
+        return top + TITLE_HEIGHT + (1.0 - y / 1.05) * PANEL_HEIGHT
 
     scale = PANEL_WIDTH / 1.1
     glyphs = pair_glyphs(image)
     parts = [
-        f'<rect class="panel" x="{left}" y="{TITLE_HEIGHT}" width="{PANEL_WIDTH}" '
+        f'<rect class="panel" x="0" y="{top + TITLE_HEIGHT}" width="{PANEL_WIDTH}" '
         f'height="{PANEL_HEIGHT}" fill="white" stroke="#333" stroke-width="{BORDER}"/>'
     ]
     for i in sorted(range(len(glyphs)), key=lambda i: (-glyphs[i].depth, glyphs[i].stacked)):
@@ -52,19 +67,22 @@ def _pair_panel(image: tuple[PairObject, ...], left: int, weights: list[float]) 
                 'stroke="#444" stroke-width="1.5"/>'
             )
     for g in glyphs:  # names over every glyph: under it, beside it when it rests on another
+        bottom = top + TITLE_HEIGHT + PANEL_HEIGHT - 2
         if g.stacked:
-            x, y, anchor = px(g.x + g.width / 2) + 3, py(g.bottom + g.height / 2) + 3, "start"
+            y = py(g.bottom + g.height / 2) + 3
+            x, anchor = _name_place(g.label, 0.0, px(g.x - g.width / 2), px(g.x + g.width / 2))
         else:
-            x, y, anchor = px(g.x), py(g.bottom) + 10, "middle"
+            y = min(py(g.bottom) + LABEL_SIZE, bottom)
+            x, anchor = _name_place(g.label, px(g.x), None, None)
         parts.append(
-            f'<text x="{x:.1f}" y="{y:.1f}" font-size="10" text-anchor="{anchor}" '
-            f'font-family="sans-serif">{escape(g.label)}</text>'
+            f'<text class="name" x="{x:.1f}" y="{y:.1f}" font-size="{LABEL_SIZE}" '
+            f'text-anchor="{anchor}" font-family="sans-serif">{escape(g.label)}</text>'
         )
     return parts
 
 
 def pair_scene_svg(scene: PairScene, weights: Sequence[float] | None = None) -> str:
-    """A pair-world scene as an SVG document: the left and the right image side by side, each
+    """A pair-world scene as an SVG document: the left image above the right one, each
     object a glyph with its name (``circuitlab.analysis.pair_glyphs``). ``weights``: one per
     object, left image first (the order of the model's object tokens): how much a module reads
     each; objects read get an outline.
@@ -79,23 +97,28 @@ def pair_scene_svg(scene: PairScene, weights: Sequence[float] | None = None) -> 
     counts = [len(image) for image in scene.images]
     flat = [float(w) for w in (weights if weights is not None else [])]
     flat += [0.0] * (sum(counts) - len(flat))
-    width = len(IMAGES) * PANEL_WIDTH + (len(IMAGES) - 1) * GAP
-    height = TITLE_HEIGHT + PANEL_HEIGHT
+    width = PANEL_WIDTH
+    height = len(IMAGES) * (TITLE_HEIGHT + PANEL_HEIGHT) + (len(IMAGES) - 1) * GAP
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="{-BORDER} {-BORDER} {width + 2 * BORDER} {height + 2 * BORDER}">'
     ]
     start = 0
     for k, (side, image) in enumerate(zip(IMAGES, scene.images, strict=True)):
-        left = k * (PANEL_WIDTH + GAP)
+        top = k * (TITLE_HEIGHT + PANEL_HEIGHT + GAP)
         parts.append(
-            f'<text x="{left + PANEL_WIDTH / 2:g}" y="13" font-size="11" text-anchor="middle" '
-            f'font-family="sans-serif">{side} image ({len(image)} objects)</text>'
+            f'<text x="{PANEL_WIDTH / 2:g}" y="{top + 13}" font-size="{TITLE_SIZE}" '
+            f'text-anchor="middle" font-family="sans-serif">{side} image ({_objects(len(image))})'
+            "</text>"
         )
-        parts += _pair_panel(image, left, flat[start : start + len(image)])
+        parts += _pair_panel(image, top, flat[start : start + len(image)])
         start += len(image)
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _objects(n: int) -> str:
+    return "1 object" if n == 1 else f"{n} objects"
 
 
 def pair_object_names(scene: PairScene) -> list[str]:

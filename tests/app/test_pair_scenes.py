@@ -11,7 +11,14 @@ import pandas as pd
 import pytest
 
 from circuitlab.analysis.pair_glyphs import pair_glyphs
-from circuitlab.app.pair_view import PANEL_WIDTH, pair_object_names, pair_scene_svg
+from circuitlab.app.pair_view import (
+    CHAR_WIDTH,
+    PANEL_HEIGHT,
+    PANEL_WIDTH,
+    TITLE_HEIGHT,
+    pair_object_names,
+    pair_scene_svg,
+)
 from circuitlab.app.scene_kinds import PAIR_SCENES, example_summary, scene_kind
 from circuitlab.app.stores import AppStores
 from circuitlab.data.pair_scenes import PairObject, PairScene, pair_scene_json
@@ -45,15 +52,17 @@ def test_a_resting_object_sits_on_top_of_the_one_below_even_in_a_loop():
 def test_a_pair_is_drawn_as_two_panels_with_each_object_named_and_reads_outlined():
     svg = ElementTree.fromstring(pair_scene_svg(SCENE, [0.0, 0.6, 0.2]))
     panels = svg.findall(f"{SVG}rect[@class='panel']")
-    assert [float(p.get("x")) for p in panels] == [0, PANEL_WIDTH + 12]
+    assert [float(p.get("x")) for p in panels] == [0, 0]  # the left image above the right
+    lower = 2 * TITLE_HEIGHT + PANEL_HEIGHT + 12
+    assert [float(p.get("y")) for p in panels] == [TITLE_HEIGHT, lower]
     objects = [r for r in svg.findall(f"{SVG}rect") if "object" in r.get("class").split()]
     assert len(objects) == 3
     assert {o.get("fill") for o in objects} == {"#8c5a2b", "#d62728", "#1f77b4"}
     cup = next(o for o in objects if o.get("fill") == "#1f77b4")
-    assert float(cup.get("x")) > PANEL_WIDTH  # the right image's object, in the right panel
+    assert float(cup.get("y")) > lower  # the right image's object, in the lower panel
     assert float(cup.get("width")) > float(cup.get("height"))  # lying: a flat glyph
     names = [t.text for t in svg.findall(f"{SVG}text")]
-    assert names[0] == "left image (2 objects)" and "right image (1 objects)" in names
+    assert names[0] == "left image (2 objects)" and "right image (1 object)" in names
     assert {"medium brown dog", "medium red ball", "medium blue cup"} <= set(names)
     widths = {o.get("fill"): float(o.get("stroke-width")) for o in objects}
     assert widths == {"#8c5a2b": 1.0, "#d62728": pytest.approx(5.8), "#1f77b4": pytest.approx(2.6)}
@@ -64,6 +73,25 @@ def test_a_pair_is_drawn_as_two_panels_with_each_object_named_and_reads_outlined
         "medium red ball in the left image",
         "medium blue cup in the right image",
     ]
+
+
+def test_every_name_stays_inside_its_image_at_ten_pixels():
+    """Objects at the images' edges, on top of each other, with long names: each name's
+    estimated extent stays inside its image, so none is clipped."""
+    edge = PairScene(
+        (
+            (obj("refrigerator", x=0.0), obj("refrigerator", x=0.0, on=0), obj("dog", x=1.0)),
+            (obj("refrigerator", x=1.0), obj("bottle", x=1.0, on=0)),
+        )
+    )
+    svg = ElementTree.fromstring(pair_scene_svg(edge))
+    names = [t for t in svg.findall(f"{SVG}text") if t.get("class") == "name"]
+    assert len(names) == 5 and {float(t.get("font-size")) for t in names} == {10.0}
+    for name in names:
+        width = CHAR_WIDTH * 10 * len(name.text)
+        start = {"start": 0.0, "middle": width / 2, "end": width}[name.get("text-anchor")]
+        left = float(name.get("x")) - start
+        assert 0 <= left and left + width <= PANEL_WIDTH, (name.text, left, width)
 
 
 def test_the_example_panel_draws_a_stored_pair_and_says_when_it_cannot():

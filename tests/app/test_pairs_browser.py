@@ -32,6 +32,10 @@ def test_a_pair_is_drawn_beside_its_circuit_and_a_processor_outlines_what_it_rea
     svg = shown_svg(dash_duo)
     assert svg.count('class="object') == n_objects and "left image" in svg
     assert 'class="object read"' not in svg
+    shown, natural = dash_duo.driver.execute_script(
+        "const i = document.querySelector('#example-scene');return [i.clientWidth, i.naturalWidth];"
+    )
+    assert shown >= natural - 1  # drawn at its own size: its names at 10 px, not scaled down
     tap(dash_duo, "node[id='3']")  # a processor
     dash_duo.wait_for_contains_text("#module-reads", "reads on this scene", timeout=20)
     dash_duo.wait_for_contains_text("#example-facts", "outlined: what module 3 reads")

@@ -5,7 +5,7 @@ import shutil
 
 import numpy as np
 import pytest
-from test_app_browser import no_console_errors, wait_for_url
+from test_app_browser import no_console_errors, rendered_label_px, wait_for_url
 
 from circuitlab.app.factory import create_app
 from circuitlab.nfm.export import write_nfm_store
@@ -33,7 +33,7 @@ def test_an_nfm_store_shows_images_and_layer_reads(dash_duo, mixed_root):
     app = create_app(mixed_root / "nfm", root=mixed_root)
     assert app.circuit_stores.kinds == {"nfm": "nfm", "nlvr2": "nac"}
     view = app.circuit_stores.open("nfm")
-    dash_duo.driver.set_window_size(1500, 1800)
+    dash_duo.driver.set_window_size(1280, 900)
     dash_duo.start_server(app)
     dash_duo.wait_for_contains_text("#nfm-title", f"Input 0: {view.frame['text'][0]}")
     for hidden in ("#nac-body", "#ni-body", "#mn-body"):
@@ -45,6 +45,7 @@ def test_an_nfm_store_shows_images_and_layer_reads(dash_duo, mixed_root):
         "return document.getElementById('nfm-graph')._cyreg.cy.nodes().length"
     )
     assert nodes == 2 * 2 + 1  # two passes of two layers, and the null slot
+    assert rendered_label_px(dash_duo, "nfm-graph") >= 10, rendered_label_px(dash_duo, "nfm-graph")
 
     # another question: the title and the reads follow
     dash_duo.find_elements("#nfm-inputs td[data-dash-column='text']")[3].click()
