@@ -78,6 +78,11 @@ class AppModel:
         return self._generator.result()
 
     @property
+    def ready(self) -> bool:
+        """Whether the model has loaded (or failed to): asking for it no longer waits."""
+        return self._generator.done()
+
+    @property
     def n_modules(self) -> int:
         return self.generator.n_modules
 
@@ -303,6 +308,20 @@ class AppStores:
         if key not in self._store_models:
             raise ValueError(view.no_model_reason)
         return self._store_models[key]
+
+    def model_waits(self, key: str | None) -> bool:
+        """Whether asking for the NAC store ``key``'s model (to run it: attribution, what
+        decides) would wait for it to load; False for a store without a model.
+
+        Parameters
+        ----------
+        key
+            The store's key (None: the default store).
+        """
+        key = self.default if key is None else key
+        self.view(key)
+        model = self._store_models.get(key)
+        return model is not None and not model.ready
 
     def intervener(self, key: str | None) -> Intervener:
         """The store's Intervener (made on first use). Raises ValueError saying why a store

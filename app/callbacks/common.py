@@ -29,7 +29,9 @@ __all__ = [
 ]
 
 # the view settings a fresh page starts with; the URL carries only those that differ
-VIEW_DEFAULTS = {"threshold": 0.5, "mode": "threshold", "top_k": 3, "color": "module"}
+# (what decides an answer where the store has the example's scene and its model; the links
+# with P > threshold where not)
+VIEW_DEFAULTS = {"threshold": 0.5, "mode": "decides", "top_k": 3, "color": "module"}
 # how a circuit is drawn: its links with P > threshold, each module's top k, or what decides the
 # shown example's answer (its decisive circuit, with reads and read-out links)
 DECIDES = "decides"

@@ -41,6 +41,7 @@ __all__ = [
     "decisive_count",
     "decisive_drawing",
     "drawing",
+    "drawn_mode",
     "minimal_count",
     "refused_settings",
 ]
@@ -157,6 +158,27 @@ def _url_problems(stores: AppStores, view: StoreView, search: str | None) -> lis
     return [store_problem, *problems] if store_problem else list(problems)
 
 
+def drawn_mode(stores: AppStores, key: str | None, circuit: dict | None, mode: str | None) -> str:
+    """The mode a circuit is drawn in: ``mode``, but the threshold where what decides cannot
+    be found (a typed sentence, no scene, no model), as ``drawing`` falls back.
+
+    Parameters
+    ----------
+    stores
+        The app's stores.
+    key
+        The page's store key.
+    circuit
+        The page's circuit.
+    mode
+        The mode control's value.
+    """
+    if mode != DECIDES:
+        return mode or "threshold"
+    intervener, _ = scene_intervener(stores, key, circuit, "what decides is found")
+    return DECIDES if intervener is not None else "threshold"
+
+
 def decisive_drawing(
     stores: AppStores, key: str | None, view: StoreView, circuit: dict
 ) -> tuple[list, str, str | None]:
@@ -229,10 +251,10 @@ def drawing(
     elements, count, problem = [], "", None
     if settings.mode == DECIDES:
         elements, count, problem = decisive_drawing(stores, key, view, circuit)
-        if problem is not None:
-            messages.append(f"{problem}: drawn by P > threshold instead")
     if settings.mode != DECIDES or problem is not None:
         elements, count = _linked_drawing(stores, key, view, circuit, settings, messages)
+    if problem is not None:  # the default view where it cannot be: a note, not a warning
+        count += f"; drawn by P, as {problem}"
     text = "; ".join(messages)
     elements = mark_edits(elements, edit_of(actions))
     return elements, circuit_title(view, circuit), count, text, bool(text)

@@ -27,7 +27,7 @@ from circuitlab.app.callbacks.common import (
     store_view,
     threshold_of,
 )
-from circuitlab.app.callbacks.drawing import ViewSettings, drawing
+from circuitlab.app.callbacks.drawing import ViewSettings, drawing, drawn_mode
 from circuitlab.app.elements_export import drawn_table, elements_figure, is_drawn_view
 from circuitlab.app.store_view import StoreView
 from circuitlab.app.stores import AppStores
@@ -233,6 +233,7 @@ def _register_image(app: dash.Dash, stores: AppStores) -> None:
     )
     def export_image(_png, _svg, circuit, threshold, mode, top_k, color, minimal, actions, key):
         kind = "png" if ctx.triggered_id == "export-png" else "svg"
+        mode = drawn_mode(stores, key, circuit, mode)  # named as the data exports name it
         setting = view_setting(threshold, mode, top_k, color, minimal)
         stem = file_stem(store_view(stores, key), circuit, key, edit_of(actions), setting)
         return {"type": kind, "action": "download", "filename": stem}
@@ -256,6 +257,7 @@ def _register_data(app: dash.Dash, stores: AppStores) -> None:
         if not shows_circuit(circuit):
             return no_update
         view = store_view(stores, key)
+        mode = drawn_mode(stores, key, circuit, mode)  # what decides may draw by threshold
         settings = ViewSettings(threshold, mode, top_k, color, minimal)
         elements = drawing(stores, circuit, settings, None, actions, key)[0]  # as the page drew
         if is_drawn_view(elements):  # what decides, attribution, minimal: what is drawn
@@ -263,8 +265,6 @@ def _register_data(app: dash.Dash, stores: AppStores) -> None:
             stem = file_stem(view, circuit, key, edit_of(actions), setting)
             store = store_label(view, key)
             return _elements_export(ctx.triggered_id, elements, stem, store, setting)
-        if mode == DECIDES:  # it could not be found: the threshold graph was drawn
-            mode = "threshold"
         k = top_k if mode == "top-k" and isinstance(top_k, int) else None
         try:
             graph = view.visible_graph(circuit, threshold_of(threshold), k)

@@ -5,7 +5,7 @@ callbacks then run as on any page and answer the same graph."""
 
 from __future__ import annotations
 
-from circuitlab.app.callbacks.common import VIEW_DEFAULTS, query_of
+from circuitlab.app.callbacks.common import DECIDES, VIEW_DEFAULTS, query_of
 from circuitlab.app.callbacks.drawing import ViewSettings, drawing
 from circuitlab.app.store_view import row_of_id
 from circuitlab.app.stores import AppStores
@@ -52,10 +52,12 @@ def first_view(stores: AppStores, search: str | None) -> dict | None:
 
 
 def _nac_view(stores: AppStores, key: str, search: str | None, query: dict) -> dict | None:
-    """A NAC store's first circuit (the URL's ``id``, else row 0) drawn as ``draw`` would."""
+    """A NAC store's first circuit (the URL's ``id``, else row 0) drawn as ``draw`` would; None
+    while the store's model, which finds what decides, is still loading (the callbacks wait
+    for it behind their spinner, not the page)."""
     view = stores.view(key)
     index = view.index_of(query["id"]) if "id" in query else (0 if len(view.frame) else None)
-    if index is None:
+    if index is None or (VIEW_DEFAULTS["mode"] == DECIDES and stores.model_waits(key)):
         return None
     circuit = {"index": index}
     settings = ViewSettings(

@@ -18,10 +18,10 @@ HOVER_LINE = {
     "overflow": "hidden",
     "textOverflow": "ellipsis",
 }
-MODE_OPTIONS = [
+MODE_OPTIONS = [  # the first is the page's default (``VIEW_DEFAULTS``)
+    {"label": "what decides", "value": DECIDES},
     {"label": "threshold", "value": "threshold"},
     {"label": "top-k", "value": "top-k"},
-    {"label": "what decides", "value": DECIDES},
 ]
 
 

@@ -603,7 +603,7 @@ def tap(dash_duo, selector: str):
 def test_a_clicked_processor_shows_what_it_reads_outlined_in_the_scene(
     dash_duo, nlvr2_store, screenshot
 ):
-    open_nlvr_example(dash_duo, nlvr2_store, 4)
+    open_nlvr_example(dash_duo, nlvr2_store, 4, "&mode=threshold")  # every processor drawn
     dash_duo.wait_for_contains_text("#example-facts", "prediction")
     image = dash_duo.find_element("#example-scene")
     assert (
@@ -631,7 +631,7 @@ def test_a_clicked_processor_shows_what_it_reads_outlined_in_the_scene(
 def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
     dash_duo, nlvr2_store, screenshot
 ):
-    row = open_nlvr_example(dash_duo, nlvr2_store, 2)
+    row = open_nlvr_example(dash_duo, nlvr2_store, 2, "&mode=threshold")  # P's links to cut
     before = f"p(true) {row['p_true']:.2f} -> {row['p_true']:.2f}, the answer holds"
     dash_duo.wait_for_contains_text("#intervention", before, timeout=30)
     unedited = dash_duo.find_element("#intervention").text
@@ -690,7 +690,7 @@ def test_cut_a_link_and_knock_out_a_module_and_see_the_answer_move(
 
 
 def test_force_a_link_and_take_in_another_circuit(dash_duo, nlvr2_store):
-    open_nlvr_example(dash_duo, nlvr2_store, 2, "&threshold=0.95")
+    open_nlvr_example(dash_duo, nlvr2_store, 2, "&mode=threshold&threshold=0.95")
     dash_duo.wait_for_contains_text("#intervention", "the answer holds", timeout=30)
     dash_duo.find_element("#click-mode input[value='force']").click()
     tap(dash_duo, "node[id='2']")

@@ -16,7 +16,7 @@ EDGES = "return document.getElementById('graph')._cyreg.cy.edges(arguments[0]).l
 def test_colour_by_attribution_shows_the_strongest_edits_and_the_minimal_circuit(
     dash_duo, nlvr2_store, screenshot
 ):
-    row = open_nlvr_example(dash_duo, nlvr2_store, 2, "&color=attribution")
+    row = open_nlvr_example(dash_duo, nlvr2_store, 2, "&mode=threshold&color=attribution")
     dash_duo.wait_for_contains_text("#attribution-table", "p(answer) change", timeout=30)
     # the numbers are the library's, for this example with its stored circuit
     intervener = AppStores(nlvr2_store.parent, checkpoint="checkpoints/nlvr").intervener("nlvr")

@@ -318,8 +318,26 @@ def test_what_decides_needs_a_stored_example_with_its_scene(nlvr_stores):
     settings = ViewSettings(0.5, "decides", None, "module", [])
     page = (None, [], "nlvr")
     elements, _, count, message, shown = drawing(nlvr_stores, typed, settings, *page)
-    assert shown and "what decides is found on a stored example with its scene" in message
-    assert "drawn by P > threshold instead" in message and "(P > 0.5)" in count
+    assert not shown and message == ""  # the default view where it cannot be: a note
+    note = "; drawn by P, as what decides is found on a stored example with its scene"
+    assert count.endswith(f"(P > 0.5){note}")
+    assert [e for e in elements if "source" in e["data"]]  # the links with P > 0.5
+
+
+def test_a_fresh_page_opens_on_what_decides_once_the_model_has_loaded(nlvr_stores):
+    from circuitlab.app.callbacks.common import VIEW_DEFAULTS
+    from circuitlab.app.callbacks.drawing import decisive_count
+    from circuitlab.app.callbacks.first_view import first_view
+
+    assert VIEW_DEFAULTS["mode"] == "decides"
+    view, intervener = nlvr_stores.view("nlvr"), nlvr_stores.intervener("nlvr")
+    assert not nlvr_stores.model_waits("nlvr")  # the intervener has its model
+    row = int(intervener.rows[1])
+    first = first_view(nlvr_stores, f"?store=nlvr&id={view.id_of(row)}")
+    assert first["circuit"] == {"index": row}
+    assert first["count"] == decisive_count(intervener.decisive(row), view.n_modules)
+    reads = [e for e in first["elements"] if "read" in e.get("classes", "").split()]
+    assert len(reads) == int(intervener.decisive(row).kept_reads.sum())
 
 
 def test_a_read_hovers_as_what_its_processor_reads():

@@ -26,7 +26,8 @@ def test_a_pair_is_drawn_beside_its_circuit_and_a_processor_outlines_what_it_rea
     row = CircuitStore.open(out / "pairs").frame.iloc[2]
     n_objects = sum(len(image) for image in pair_scene_from_json(row["scene"]).images)
     dash_duo.driver.set_window_size(1500, 2400)
-    serve(dash_duo, create_app(out, checkpoint=checkpoint), f"?store=pairs&id={row['id']}")
+    url = f"?store=pairs&id={row['id']}&mode=threshold"  # every processor drawn
+    serve(dash_duo, create_app(out, checkpoint=checkpoint), url)
     dash_duo.wait_for_contains_text("#example-facts", "prediction")
     assert f"p(true) {row['p_true']:.2f}" in dash_duo.find_element("#example-facts").text
     svg = shown_svg(dash_duo)
