@@ -35,6 +35,7 @@ VIEW_DEFAULTS = {"threshold": 0.5, "mode": "decides", "top_k": 3, "color": "modu
 # how a circuit is drawn: its links with P > threshold, each module's top k, or what decides the
 # shown example's answer (its decisive circuit, with reads and read-out links)
 DECIDES = "decides"
+NO_SCENE = "this circuit's example has no scene to run the model on"
 MODES = ("threshold", "top-k", DECIDES)
 # the controls that set how a circuit is drawn: link threshold, threshold or top-k, k
 DRAWING_CONTROLS = ("threshold", "mode", "top-k")
@@ -213,10 +214,13 @@ def scene_intervener(
     """
     if not shows_circuit(circuit) or "typed" in circuit:
         return None, f"{what} on a stored example with its scene"
+    frame = store_view(stores, key).frame
+    if not isinstance(frame["scene"].iloc[circuit["index"]] if "scene" in frame else None, str):
+        return None, NO_SCENE  # known without the model, which may still be loading
     try:
         intervener = stores.intervener(key)
     except ValueError as err:
         return None, str(err)
     if not intervener.has_scene(circuit["index"]):
-        return None, "this circuit's example has no scene to run the model on"
+        return None, NO_SCENE
     return intervener, None

@@ -57,7 +57,7 @@ def _nac_view(stores: AppStores, key: str, search: str | None, query: dict) -> d
     for it behind their spinner, not the page)."""
     view = stores.view(key)
     index = view.index_of(query["id"]) if "id" in query else (0 if len(view.frame) else None)
-    if index is None or (VIEW_DEFAULTS["mode"] == DECIDES and stores.model_waits(key)):
+    if index is None or (VIEW_DEFAULTS["mode"] == DECIDES and _decides_waits(stores, key, index)):
         return None
     circuit = {"index": index}
     settings = ViewSettings(
@@ -68,3 +68,11 @@ def _nac_view(stores: AppStores, key: str, search: str | None, query: dict) -> d
         return None
     kind = stores.kind(key)
     return {"kind": kind, "circuit": circuit, "elements": elements, "title": title, "count": count}
+
+
+def _decides_waits(stores: AppStores, key: str, index: int) -> bool:
+    """Whether drawing what decides store row ``index`` would wait for the store's model to
+    load: a row with a scene while the model loads (a row without one draws by threshold)."""
+    frame = stores.view(key).frame
+    scene = frame["scene"].iloc[index] if "scene" in frame else None
+    return isinstance(scene, str) and stores.model_waits(key)

@@ -340,6 +340,23 @@ def test_a_fresh_page_opens_on_what_decides_once_the_model_has_loaded(nlvr_store
     assert len(reads) == int(intervener.decisive(row).kept_reads.sum())
 
 
+def test_a_fresh_page_waits_for_a_loading_model_only_where_it_finds_what_decides(
+    nlvr_stores, monkeypatch
+):
+    from circuitlab.app.callbacks.first_view import first_view
+
+    def loading(key):
+        raise AssertionError(f"the page asked for the model of {key} while it loads")
+
+    monkeypatch.setattr(nlvr_stores, "model_waits", lambda key: True)  # as while it loads
+    monkeypatch.setattr(nlvr_stores, "intervener", loading)
+    scenes = nlvr_stores.view("nlvr")
+    assert first_view(nlvr_stores, f"?store=nlvr&id={scenes.id_of(0)}") is None  # callbacks
+    sentences = nlvr_stores.view("nlvr2")  # NLVR2 sentences: no scene, drawn by threshold now
+    first = first_view(nlvr_stores, f"?store=nlvr2&id={sentences.id_of(0)}")
+    assert first["circuit"] == {"index": 0} and "; drawn by P, as " in first["count"]
+
+
 def test_a_read_hovers_as_what_its_processor_reads():
     read = {"source": "t3", "target": "5", "object": "a red circle", "effect": 0.12}
     text = edge_text({**read, "estimated": True, "edit": None})
