@@ -214,8 +214,9 @@ def scene_intervener(
     """
     if not shows_circuit(circuit) or "typed" in circuit:
         return None, f"{what} on a stored example with its scene"
-    frame = store_view(stores, key).frame
-    if not isinstance(frame["scene"].iloc[circuit["index"]] if "scene" in frame else None, str):
+    frame, index = store_view(stores, key).frame, circuit["index"]
+    scene = frame["scene"].iloc[index] if "scene" in frame and 0 <= index < len(frame) else None
+    if not isinstance(scene, str):
         return None, NO_SCENE  # known without the model, which may still be loading
     try:
         intervener = stores.intervener(key)

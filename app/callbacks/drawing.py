@@ -66,7 +66,7 @@ class ViewSettings:
     """
 
     threshold: float | None = 0.5
-    mode: str | None = "threshold"
+    mode: str | None = DECIDES  # the page's default (``VIEW_DEFAULTS``)
     top_k: int | None = 3
     color: str | None = "module"
     minimal: list | None = None

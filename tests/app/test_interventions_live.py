@@ -350,6 +350,9 @@ def test_a_fresh_page_waits_for_a_loading_model_only_where_it_finds_what_decides
 
     monkeypatch.setattr(nlvr_stores, "model_waits", lambda key: True)  # as while it loads
     monkeypatch.setattr(nlvr_stores, "intervener", loading)
+    from circuitlab.app.callbacks.common import NO_SCENE, scene_intervener
+
+    assert scene_intervener(nlvr_stores, "nlvr", {"index": 10**6}, "cut") == (None, NO_SCENE)
     scenes = nlvr_stores.view("nlvr")
     assert first_view(nlvr_stores, f"?store=nlvr&id={scenes.id_of(0)}") is None  # callbacks
     sentences = nlvr_stores.view("nlvr2")  # NLVR2 sentences: no scene, drawn by threshold now
