@@ -21,6 +21,7 @@ __all__ = [
     "page_store",
     "parse_view",
     "query_of",
+    "row_has_scene",
     "row_of",
     "scene_intervener",
     "shows_circuit",
@@ -195,6 +196,22 @@ def edit_of(actions: list) -> CircuitEdit:
     return CircuitEdit(tuple(links["cut"]), tuple(knocked), tuple(links["force"]))
 
 
+def row_has_scene(view: StoreView, index: int) -> bool:
+    """Whether row ``index`` of the store ``view`` shows has a stored scene to run the model on
+    (read from the store, without the model; False for a row past its end).
+
+    Parameters
+    ----------
+    view
+        The store's view.
+    index
+        The row.
+    """
+    frame = view.frame
+    in_range = "scene" in frame and 0 <= index < len(frame)
+    return in_range and isinstance(frame["scene"].iloc[index], str)
+
+
 def scene_intervener(
     stores: AppStores, key: str | None, circuit: dict | None, what: str
 ) -> tuple[Intervener | None, str | None]:
@@ -214,9 +231,7 @@ def scene_intervener(
     """
     if not shows_circuit(circuit) or "typed" in circuit:
         return None, f"{what} on a stored example with its scene"
-    frame, index = store_view(stores, key).frame, circuit["index"]
-    scene = frame["scene"].iloc[index] if "scene" in frame and 0 <= index < len(frame) else None
-    if not isinstance(scene, str):
+    if not row_has_scene(store_view(stores, key), circuit["index"]):
         return None, NO_SCENE  # known without the model, which may still be loading
     try:
         intervener = stores.intervener(key)

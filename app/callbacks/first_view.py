@@ -5,7 +5,7 @@ callbacks then run as on any page and answer the same graph."""
 
 from __future__ import annotations
 
-from circuitlab.app.callbacks.common import DECIDES, VIEW_DEFAULTS, query_of
+from circuitlab.app.callbacks.common import DECIDES, VIEW_DEFAULTS, query_of, row_has_scene
 from circuitlab.app.callbacks.drawing import ViewSettings, drawing
 from circuitlab.app.store_view import row_of_id
 from circuitlab.app.stores import AppStores
@@ -73,6 +73,4 @@ def _nac_view(stores: AppStores, key: str, search: str | None, query: dict) -> d
 def _decides_waits(stores: AppStores, key: str, index: int) -> bool:
     """Whether drawing what decides store row ``index`` would wait for the store's model to
     load: a row with a scene while the model loads (a row without one draws by threshold)."""
-    frame = stores.view(key).frame
-    scene = frame["scene"].iloc[index] if "scene" in frame else None
-    return isinstance(scene, str) and stores.model_waits(key)
+    return row_has_scene(stores.view(key), index) and stores.model_waits(key)
