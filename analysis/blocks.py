@@ -9,12 +9,13 @@ the block under which its links are most likely (planted-partition likelihood).
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import networkx as nx
 import numpy as np
 from scipy.linalg import eigh
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from circuitlab.analysis.communities import communities
 
@@ -103,10 +104,17 @@ def cluster(vectors: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
     x = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
     # one thread: these problems are small, and OpenMP threads spinning beside torch's made
     # each call 10x slower once torch was imported
-    with threadpool_limits(1):
+    with _threadpools().limit(limits=1):
         from sklearn.cluster import KMeans  # here: importing scikit-learn takes ~1.5 s
 
         return KMeans(n_clusters=k, n_init=4, random_state=seed).fit_predict(x)
+
+
+@functools.cache
+def _threadpools() -> ThreadpoolController:
+    """The process's thread pools (BLAS, OpenMP), found once: finding them scans every loaded
+    library (~4 ms with torch loaded), which ``threadpool_limits`` did on every call."""
+    return ThreadpoolController()
 
 
 def louvain(a: np.ndarray, seed: int = 0, resolution: float = 1.0) -> np.ndarray:
