@@ -12,10 +12,15 @@ under locks.
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import sys
 from collections.abc import Callable
+from multiprocessing import connection, get_context
 from typing import Any
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_THREADS", "make_server", "serve"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_THREADS", "make_server", "serve", "serve_processes"]
 
 DEFAULT_HOST = "127.0.0.1"  # this machine only; "0.0.0.0" serves the lab's network
 # waitress's own default (4) leaves a visitor waiting behind three slow circuit draws; 8 keeps
@@ -74,6 +79,7 @@ def serve(
         dash_app.run(host=host, port=port, debug=True)
         return
     server = make_server(dash_app, host=host, port=port, threads=threads)
+    _one_torch_thread()
     announce(line)
     try:
         server.run()
@@ -81,3 +87,92 @@ def serve(
         pass
     finally:
         server.close()
+
+
+def serve_processes(
+    build: Callable[[], Any],
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = 8050,
+    threads: int = DEFAULT_THREADS,
+    workers: int = 2,
+    announce: Callable[[str], None] = print,
+) -> int:
+    """Serve the app from ``workers`` processes until interrupted, and return the exit status:
+    0 after Ctrl-C, else that of the first worker that stopped (the others are then stopped).
+
+    Python runs one thread at a time in a process, and a circuit draw is mostly Python (the prior
+    fit's graph statistics, Dash's JSON), so one process keeps about 1.3 of 2 cores busy
+    however many visitors wait. Here the listening socket is bound once, then each worker (a
+    forked process) builds its own app with ``build`` (its own stores, caches and models:
+    memory grows with ``workers``) and serves it with waitress on that socket; the kernel
+    hands each new connection to one of them. The app keeps no visitor's state on the server,
+    so any worker can answer any request. POSIX only (the workers are forked).
+
+    Parameters
+    ----------
+    build
+        Called in each worker: returns the ``dash.Dash`` app it serves.
+    host, port, threads, announce
+        As ``serve`` takes them; ``threads`` per worker.
+    workers
+        Processes, at least 2 (one: ``serve``).
+    """
+    if workers < 2:
+        raise ValueError(f"workers must be at least 2 here, got {workers} (one worker: serve)")
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    if os.name != "posix":
+        raise ValueError(f"--workers needs a POSIX system (its workers are forked), not {os.name}")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.create_server((host, port), family=family, backlog=1024)
+    context = get_context("fork")
+    processes = [
+        context.Process(target=_worker, args=(build, listener, threads), name=f"worker-{k}")
+        for k in range(workers)
+    ]
+    for process in processes:
+        process.start()
+    listener.close()  # the workers hold it
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    announce(
+        f"circuitlab app: http://{shown}:{port}/  (waitress, {workers} processes x {threads} "
+        "threads; Ctrl-C to stop)"
+    )
+    try:
+        connection.wait([p.sentinel for p in processes])
+        status = next(p.exitcode for p in processes if p.exitcode is not None)
+    except KeyboardInterrupt:
+        status = 0
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join()
+    return status
+
+
+def _worker(build: Callable[[], Any], listener: socket.socket, threads: int) -> None:
+    """One worker process: build the app, then serve it on the shared ``listener``."""
+    from waitress.server import create_server
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the workers on Ctrl-C
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    _one_torch_thread()
+    try:
+        dash_app = build()
+    except Exception as err:  # noqa: BLE001 - the worker's last word: what stopped it
+        print(f"circuitlab app: a worker could not start: {err}", file=sys.stderr)
+        sys.exit(2)
+    server = create_server(dash_app.server, sockets=[listener], threads=threads, ident="circuitlab")
+    server.run()
+
+
+def _one_torch_thread() -> None:
+    """Each request's torch work on its own thread: the app's model runs are small (one example,
+    or a few hundred cut circuits), so torch's threads cost more than they share out (the
+    decisive circuit of a pair-world example: 0.05 s on one thread, 0.16 s on two, on the
+    2-core machine) and the server's threads already keep the cores busy."""
+    import torch
+
+    torch.set_num_threads(1)

@@ -3,8 +3,7 @@
 - ``search``: which store is shown, its filters, and the matching sentences;
 - ``circuit``: the chosen circuit and its drawing, prior fit and degree plot;
 - ``example``: the circuit's example (an NLVR scene), label, prediction and p(true);
-- ``attribution``: the shown example's links and modules coloured by their effect on the
-  answer, its minimal circuit and strongest edits;
+- ``attribution``: the shown example's strongest edits (the table ``circuit``'s draw fills);
 - ``intervene``: links cut and modules knocked out by clicks, and what that does to the answer;
 - ``module``: the clicked module's details;
 - ``compare``: the shown circuit against another or a category's mean circuit;
@@ -21,7 +20,6 @@ from __future__ import annotations
 import dash
 
 from circuitlab.app.callbacks import (
-    attribution,
     bodies,
     circuit,
     compare,
@@ -42,7 +40,6 @@ PANELS = (
     circuit,
     example,
     intervene,
-    attribution,
     compare,
     module,
     map_view,

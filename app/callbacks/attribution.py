@@ -6,18 +6,23 @@ keep the answer; a table lists the strongest edits. Computed live for the shown 
 
 from __future__ import annotations
 
-import dash
-from dash import Input, Output, State, html
+from dash import html
 
 from circuitlab.app.attribution_view import ExampleAttribution
 from circuitlab.app.callbacks.common import scene_intervener
 from circuitlab.app.stores import AppStores
 
-__all__ = ["register"]
+__all__ = ["attribution_table", "strongest_table"]
 
 
 def strongest_table(attribution: ExampleAttribution) -> html.Div:
-    """The strongest edits of the shown example and their effect on p(answer)."""
+    """The strongest edits of the shown example and their effect on p(answer).
+
+    Parameters
+    ----------
+    attribution
+        The shown example's attribution.
+    """
     rows = [
         html.Tr([html.Td(edit), html.Td(f"{-effect:+.3f}")])
         for edit, effect in attribution.strongest()
@@ -35,27 +40,28 @@ def strongest_table(attribution: ExampleAttribution) -> html.Div:
     )
 
 
-def register(app: dash.Dash, stores: AppStores) -> None:
-    """The attribution view's callbacks: colour by attribution, the minimal circuit, the table.
+def attribution_table(
+    stores: AppStores, key: str | None, circuit: dict | None, color: str | None
+) -> html.Div | str | None:
+    """The strongest-edits table of the shown example when the page colours by attribution
+    (None otherwise; why not, where it cannot run). Filled by the ``draw`` callback, which has
+    just computed the same attribution for the colours: a callback of its own ran it a second
+    time whenever its request reached another worker process, or raced the draw in one.
 
     Parameters
     ----------
-    app
-        The Dash app the callbacks are registered on (never the global ``dash.callback``).
     stores
-        The stores it serves.
+        The app's stores.
+    key
+        The page's store key.
+    circuit
+        The page's circuit.
+    color
+        The page's "colour by" value.
     """
-
-    @app.callback(
-        Output("attribution-table", "children"),
-        Input("circuit", "data"),
-        Input("color-by", "value"),
-        State("store-key", "data"),
-    )
-    def show_strongest(circuit, color, key):
-        if color != "attribution":
-            return None
-        intervener, why_not = scene_intervener(stores, key, circuit, "attribution runs")
-        if intervener is None:
-            return why_not
-        return strongest_table(intervener.attribution(circuit["index"]))
+    if color != "attribution":
+        return None
+    intervener, why_not = scene_intervener(stores, key, circuit, "attribution runs")
+    if intervener is None:
+        return why_not
+    return strongest_table(intervener.attribution(circuit["index"]))

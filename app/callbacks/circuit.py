@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from dash import Input, Output, State, ctx, html, no_update
 
+from circuitlab.app.callbacks.attribution import attribution_table
 from circuitlab.app.callbacks.common import (
     page_store,
     query_of,
@@ -202,6 +203,7 @@ def _register_circuit(app: dash.Dash, stores: AppStores) -> None:
         Output("edge-count", "children"),
         Output("graph-message", "children"),
         Output("graph-message", "is_open"),
+        Output("attribution-table", "children"),
         Input("circuit", "data"),
         Input("threshold", "value"),
         Input("mode", "value"),
@@ -214,7 +216,9 @@ def _register_circuit(app: dash.Dash, stores: AppStores) -> None:
     )
     def draw(circuit, threshold, mode, top_k, color, search, actions, minimal, key):
         settings = ViewSettings(threshold, mode, top_k, color, minimal)
-        return drawing(stores, circuit, settings, search, actions, key)
+        drawn = drawing(stores, circuit, settings, search, actions, key)
+        table = attribution_table(stores, page_store(stores, key, search), circuit, color)
+        return *drawn, table
 
 
 def _register_details(app: dash.Dash, stores: AppStores) -> None:

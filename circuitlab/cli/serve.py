@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Annotated
 
@@ -32,6 +33,14 @@ def serve_app(
             min=1, help="Threads of the server (waitress): visitors answered at the same time."
         ),
     ] = DEFAULT_THREADS,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Processes serving the app, each with THREADS threads and its own copy of the "
+            "stores and models (memory grows with it): one per core to serve a lab (POSIX).",
+        ),
+    ] = 1,
     root: Annotated[
         Path | None,
         typer.Option(
@@ -55,10 +64,22 @@ def serve_app(
     ] = False,
 ) -> None:
     """Browse circuit stores in the Dash app at http://HOST:PORT/ (served by waitress, a
-    production WSGI server, with THREADS threads)."""
+    production WSGI server, with THREADS threads in each of WORKERS processes)."""
     from circuitlab.app.factory import create_app
-    from circuitlab.app.serving import serve
+    from circuitlab.app.serving import serve, serve_processes
     from circuitlab.store import CircuitStoreError
+
+    if workers > 1:
+        if debug:
+            exit_with(ValueError("--debug serves from one process: drop --workers"))
+        build = functools.partial(create_app, store_path, root=root, checkpoint=checkpoint)
+        try:
+            status = serve_processes(
+                build, host=host, port=port, threads=threads, workers=workers, announce=typer.echo
+            )
+        except (OSError, ValueError) as err:
+            exit_with(ValueError(f"cannot serve on {host}:{port}: {err}"))
+        raise typer.Exit(status)
 
     try:
         dash_app = create_app(store_path, root=root, checkpoint=checkpoint)

@@ -77,3 +77,78 @@ def test_two_visitors_interleaving_edits_and_typed_sentences_never_see_each_othe
     finally:
         server.close()
         serving.join(timeout=10)
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # exited while listed
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_workers_answer_from_several_processes_and_stop_together_on_ctrl_c(tiny_pairs_export):
+    """``--workers 2``: two processes serve one port, each page draws from whichever answers,
+    and Ctrl-C stops the parent and both workers with status 0."""
+    import signal
+    import subprocess
+    import tempfile
+    import time
+
+    from app_readme import _circuitlab, _wait_listening, free_port
+
+    checkpoint, out = tiny_pairs_export
+    port = free_port()
+    command = [_circuitlab(), "app", str(out / "nlvr2"), "--root", str(out), "--checkpoint"]
+    command += [str(checkpoint), "--port", str(port), "--workers", "2", "--threads", "2"]
+    log = tempfile.TemporaryFile(mode="w+")
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True)
+    try:
+        _wait_listening(server, log, port)  # bound before the workers are forked
+        deadline = time.monotonic() + 30
+        while len(workers := _children(server.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(workers) == 2, workers
+        pages = [DashPage(f"http://127.0.0.1:{port}", timeout_s=90) for _ in range(3)]
+        for page in pages:
+            assert page.open("store=nlvr2").errors == 0
+            assert page.props[("graph", "elements")], "the first circuit is drawn"
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 0
+        deadline = time.monotonic() + 10
+        while any(Path(f"/proc/{w}").exists() for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(Path(f"/proc/{w}").exists() for w in workers), "a worker outlived Ctrl-C"
+        log.seek(0)
+        assert "2 processes x 2 threads" in log.read()
+    finally:
+        if server.poll() is None:
+            server.kill()
+
+
+def test_a_worker_that_cannot_build_the_app_stops_the_server_with_its_reason(tmp_path):
+    import subprocess
+
+    from app_readme import _circuitlab, free_port
+
+    command = [_circuitlab(), "app", str(tmp_path / "nothing"), "--workers", "2"]
+    done = subprocess.run(
+        [*command, "--port", str(free_port())], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2
+    assert "a worker could not start" in done.stderr and "nothing" in done.stderr
+
+
+def test_debug_refuses_workers(tmp_path):
+    from typer.testing import CliRunner
+
+    from circuitlab.cli import app
+
+    result = CliRunner().invoke(app, ["app", str(tmp_path), "--workers", "2", "--debug"])
+    assert result.exit_code == 2
+    assert "--debug serves from one process" in result.output
