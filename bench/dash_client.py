@@ -5,7 +5,10 @@ A ``DashPage`` reads the app's layout (``/_dash-layout``: every component's init
 its callbacks (``/_dash-dependencies``), then plays the renderer: on page load it fires every
 callback not marked ``prevent_initial_call``; when a visitor changes props (a click, a slider, a
 typed sentence) it fires each server callback one of them feeds, applies the answer to the page's
-props and goes on with the callbacks the new props feed, in rounds, until nothing changes. Each
+props and goes on with the callbacks the new props feed, in rounds, until nothing changes. A
+round's requests go out at once, as the renderer sends them (up to 6 in flight, a browser's
+connections to one host), so an action takes as long as its slowest chain of callbacks, not the
+sum of them all. Each
 request is ``POST /_dash-update-component`` with the body the renderer sends (output, outputs,
 inputs, state, changedPropIds). Clientside callbacks run in the browser: the page opens the
 plot slots as the app's does (the NAC panel's clientside callback in ``callbacks.bodies``);
@@ -18,6 +21,7 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +29,8 @@ from circuitlab.app.layout.parts import SLOT_OPEN
 
 Prop = tuple[str, str]  # (component id, property)
 ROUNDS = 12  # a chain of callbacks longer than this is a loop
+# a browser's HTTP/1.1 connections to one host: the renderer's requests in flight at once
+BROWSER_CONNECTIONS = 6
 
 
 class CallbackFailed(RuntimeError):
@@ -101,6 +107,7 @@ class DashPage:
     timeout_s: float = 60.0
     props: dict[Prop, Any] = field(default_factory=dict)
     callbacks: list[Callback] = field(default_factory=list)
+    _connections: ThreadPoolExecutor | None = field(default=None, repr=False)
 
     def _get(self, path: str) -> Any:
         with urllib.request.urlopen(self.base + path, timeout=self.timeout_s) as answer:
@@ -167,15 +174,31 @@ class DashPage:
             for callback in now:
                 if callback.clientside:
                     changed |= self._clientside(callback)
-                    continue
-                requests += 1
-                try:
-                    answer = self._post(self._body(callback, changed_ids(callback, trigger)))
-                except (CallbackFailed, OSError):
+            bodies = [self._body(c, changed_ids(c, trigger)) for c in now if not c.clientside]
+            requests += len(bodies)
+            for answer in self._post_all(bodies):
+                if isinstance(answer, Exception):
                     errors += 1
                     continue
                 changed |= self._apply(answer)
         return requests, errors
+
+    def _post_all(self, bodies: list[dict[str, Any]]) -> list[dict[str, Any] | None | Exception]:
+        """The answers to ``bodies``, in order, sent at once as the renderer sends a round's
+        callbacks (at most ``BROWSER_CONNECTIONS`` in flight); a failed request's error in its
+        place."""
+
+        def post(body: dict[str, Any]) -> dict[str, Any] | None | Exception:
+            try:
+                return self._post(body)
+            except (CallbackFailed, OSError) as err:
+                return err
+
+        if len(bodies) <= 1:
+            return [post(body) for body in bodies]
+        if self._connections is None:
+            self._connections = ThreadPoolExecutor(BROWSER_CONNECTIONS)
+        return list(self._connections.map(post, bodies))
 
     def _body(self, callback: Callback, changed: list[str]) -> dict[str, Any]:
         def spec(p: Prop, value: bool = True) -> dict[str, Any]:
