@@ -128,7 +128,9 @@ def serve_processes(
     listener = socket.create_server((host, port), family=family, backlog=1024)
     context = get_context("fork")
     processes = [
-        context.Process(target=_worker, args=(build, listener, threads), name=f"worker-{k}")
+        context.Process(
+            target=_worker, args=(build, listener, threads, os.getpid()), name=f"worker-{k}"
+        )
         for k in range(workers)
     ]
     for process in processes:
@@ -139,25 +141,36 @@ def serve_processes(
         f"circuitlab app: http://{shown}:{port}/  (waitress, {workers} processes x {threads} "
         "threads; Ctrl-C to stop)"
     )
+    # SIGTERM (a service manager's stop, ``kill``) stops the workers too, as Ctrl-C does
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        connection.wait([p.sentinel for p in processes])
-        status = next(p.exitcode for p in processes if p.exitcode is not None)
+        ready = connection.wait([p.sentinel for p in processes])
+        stopped = next(p for p in processes if p.sentinel in ready)
+        stopped.join()  # its sentinel closes a moment before its exit status is there
+        status = stopped.exitcode
     except KeyboardInterrupt:
         status = 0
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        for process in processes:
+            process.join()
     return status
 
 
-def _worker(build: Callable[[], Any], listener: socket.socket, threads: int) -> None:
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _worker(build: Callable[[], Any], listener: socket.socket, threads: int, parent: int) -> None:
     """One worker process: build the app, then serve it on the shared ``listener``."""
     from waitress.server import create_server
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the workers on Ctrl-C
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    _die_with_parent(parent)
     _one_torch_thread()
     try:
         dash_app = build()
@@ -176,3 +189,17 @@ def _one_torch_thread() -> None:
     import torch
 
     torch.set_num_threads(1)
+
+
+def _die_with_parent(parent: int) -> None:
+    """On Linux, have the kernel send this worker SIGTERM when its parent dies, even by SIGKILL
+    (elsewhere a killed parent leaves its workers serving until they are stopped)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+    if os.getppid() != parent:  # it died before the call: nobody will send the signal
+        sys.exit(0)

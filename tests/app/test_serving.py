@@ -7,6 +7,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -126,6 +128,40 @@ def test_workers_answer_from_several_processes_and_stop_together_on_ctrl_c(tiny_
         assert not any(Path(f"/proc/{w}").exists() for w in workers), "a worker outlived Ctrl-C"
         log.seek(0)
         assert "2 processes x 2 threads" in log.read()
+    finally:
+        if server.poll() is None:
+            server.kill()
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGKILL"])
+def test_workers_never_outlive_their_server(tiny_pairs_export, stop):
+    """A service manager's stop (SIGTERM) ends the workers with the server; so does the
+    server's death by SIGKILL (the kernel signals each worker, Linux), where they would
+    otherwise keep serving the port with nobody to stop them."""
+    import signal
+    import subprocess
+    import time
+
+    from app_readme import _circuitlab, free_port
+
+    checkpoint, out = tiny_pairs_export
+    command = [_circuitlab(), "app", str(out / "nlvr2"), "--root", str(out), "--checkpoint"]
+    command += [str(checkpoint), "--port", str(free_port()), "--workers", "2"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _children(server.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(workers) == 2, workers
+        time.sleep(1)  # the workers past their start, building the app
+        server.send_signal(getattr(signal, stop))
+        server.wait(timeout=30)
+        if stop == "SIGTERM":
+            assert server.returncode == 0
+        deadline = time.monotonic() + 15
+        while any(Path(f"/proc/{w}").exists() for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(Path(f"/proc/{w}").exists() for w in workers), "an orphaned worker"
     finally:
         if server.poll() is None:
             server.kill()
