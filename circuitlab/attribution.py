@@ -203,21 +203,34 @@ class _Runner:
         """The measure's gradient with respect to a zero gate of ``shape`` per example, passed to
         ``logits`` as ``gate`` (``"log_gate"`` on the links, ``"read_log_gate"`` on the reads),
         one backward pass per ROWS_PER_RUN examples: (baseline, gradients (B, *shape))."""
-        answers, values, grads = [], [], []
+        baseline, grads = self.gates_gradients(measure, {gate: shape})
+        return baseline, grads[gate]
+
+    def gates_gradients(
+        self, measure: str, shapes: dict[str, tuple[int, ...]]
+    ) -> tuple[Baseline, dict[str, np.ndarray]]:
+        """``gate_gradients`` of several gates (name -> shape) from the same passes: zero gates
+        change nothing, so each gradient equals its own pass's."""
+        answers, values = [], []
+        grads: dict[str, list[torch.Tensor]] = {gate: [] for gate in shapes}
         for start in range(0, len(self.batch), ROWS_PER_RUN):
             examples = torch.arange(start, min(start + ROWS_PER_RUN, len(self.batch)))
             examples = examples.to(self.device)
-            zeros = torch.zeros(len(examples), *shape, device=self.device, requires_grad=True)
+            zeros = {
+                gate: torch.zeros(len(examples), *shape, device=self.device, requires_grad=True)
+                for gate, shape in shapes.items()
+            }
             with torch.enable_grad():
-                logits = self.logits(examples, **{gate: zeros})
+                logits = self.logits(examples, **zeros)
                 answer = logits.detach().argmax(-1)
                 value = _measure(logits, answer, measure)
-                (grad,) = torch.autograd.grad(value.sum(), zeros)
+                found = torch.autograd.grad(value.sum(), list(zeros.values()))
             answers.append(answer.cpu())
             values.append(value.detach().cpu())
-            grads.append(grad.cpu())
+            for gate, grad in zip(zeros, found, strict=True):
+                grads[gate].append(grad.cpu())
         baseline = Baseline(torch.cat(answers).numpy(), torch.cat(values).numpy())
-        return baseline, torch.cat(grads).numpy()
+        return baseline, {gate: torch.cat(g).numpy() for gate, g in grads.items()}
 
     def measure_rows(
         self,

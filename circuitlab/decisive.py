@@ -40,7 +40,7 @@ from circuitlab.attribution import (
 from circuitlab.errors import InputError
 from circuitlab.faithfulness import _elements, _link_cut
 from circuitlab.model import NAC
-from circuitlab.read_attribution import read_effect_estimates
+from circuitlab.read_attribution import link_and_read_estimates, read_effect_estimates
 from circuitlab.task import Batch
 
 __all__ = ["DEFAULT_SHARE", "DecisiveCircuit", "decisive_circuit"]
@@ -149,6 +149,8 @@ def decisive_circuit(
         raise InputError("share", f"a share in (0, 1], got {share}")
     links = circuit_links(model.config)
     circuits = {"signatures": signatures, "codes": codes}
+    if link_scores is None and read_scores is None:
+        link_scores, read_scores = link_and_read_estimates(model, batch, **circuits, links=links)
     if link_scores is None:
         link_scores = link_effect_estimates(model, batch, **circuits, links=links)[1]
     if read_scores is None:

@@ -24,11 +24,12 @@ from circuitlab.attribution import (
     _check_measure,
     _eval_mode,
     _Runner,
+    circuit_links,
 )
 from circuitlab.model import NAC
 from circuitlab.task import Batch
 
-__all__ = ["read_effect_estimates", "read_effects", "real_reads"]
+__all__ = ["link_and_read_estimates", "read_effect_estimates", "read_effects", "real_reads"]
 
 
 def real_reads(model: NAC, batch: Batch) -> np.ndarray:
@@ -126,3 +127,43 @@ def read_effect_estimates(
     estimates = grad.astype(float)
     estimates[~real] = np.nan
     return baseline, estimates
+
+
+def link_and_read_estimates(
+    model: NAC,
+    batch: Batch,
+    *,
+    signatures: torch.Tensor | None = None,
+    codes: torch.Tensor | None = None,
+    links: np.ndarray | None = None,
+    measure: str = "p_answer",
+) -> tuple[np.ndarray, np.ndarray]:
+    """``link_effect_estimates`` (B, L) and ``read_effect_estimates`` (B, processors, tokens)
+    from one backward pass per ROWS_PER_RUN examples instead of one each (both gates at zero
+    change nothing, so each gradient is the one its own pass finds): what the decisive circuit
+    ranks by, a third of its time on the 2-core machine.
+
+    Parameters
+    ----------
+    model, batch
+        A NAC and the examples.
+    signatures, codes
+        (B or 1, U, d) the circuits (None: the model's own).
+    links
+        (L, 2) the links (default ``circuit_links``).
+    measure
+        "p_answer" or "margin".
+    """
+    _check_measure(measure)
+    links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
+    real = real_reads(model, batch)
+    u_all = model.config.n_modules
+    with _eval_mode(model):
+        runner = _Runner.of(model, batch, signatures, codes)
+        shapes = {"log_gate": (u_all, u_all), "read_log_gate": real.shape[1:]}
+        _, grads = runner.gates_gradients(measure, shapes)
+    grad = grads["log_gate"]
+    link_estimates = grad[:, links[:, 0], links[:, 1]] + grad[:, links[:, 1], links[:, 0]]
+    read_estimates = grads["read_log_gate"].astype(float)
+    read_estimates[~real] = np.nan
+    return link_estimates, read_estimates

@@ -127,3 +127,17 @@ def test_the_read_estimate_is_the_gate_gradient_and_ranks_like_the_exact_cuts():
     assert estimate[2, 1, 5] == pytest.approx(slope, rel=2e-2, abs=1e-5)
     agreement = spearmanr(exact.reshape(-1), estimate.reshape(-1))[0]
     assert agreement > 0.9  # a first-order estimate: it ranks (0.96 here), it does not equal
+
+
+def test_links_and_reads_estimated_in_one_pass_equal_their_own_passes():
+    from circuitlab.attribution import link_effect_estimates
+    from circuitlab.read_attribution import link_and_read_estimates, read_effect_estimates
+
+    model, batch = _model(), _batch(b=3)
+    links, reads = link_and_read_estimates(model, batch)
+    expected_links = link_effect_estimates(model, batch)[1]
+    expected_reads = read_effect_estimates(model, batch)[1]
+    assert links.shape == expected_links.shape and reads.shape == expected_reads.shape
+    np.testing.assert_allclose(links, expected_links, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(reads, expected_reads, rtol=1e-6, atol=1e-9, equal_nan=True)
+    assert np.isnan(reads).sum() == np.isnan(expected_reads).sum()
