@@ -34,6 +34,8 @@ __all__ = [
     "prepare_store",
 ]
 
+RECENT = 64  # circuits whose drawing and prior fit a store view keeps
+
 MAX_EDGES = 5000
 MAX_SENTENCE = 300  # characters of a typed sentence
 FILTER_COLUMNS = ("split", "label", "correct")
@@ -141,8 +143,12 @@ class StoreView:
         self._cached_typed = lru_cache(maxsize=256)(self._generate_typed)
         self._typed_circuits = lru_cache(maxsize=256)(lambda text: self.generate_circuit(text))
         self._maps: dict[str, pd.DataFrame] = {}
-        self._cached_elements = lru_cache(maxsize=512)(self._store_elements)
-        self._cached_fit = lru_cache(maxsize=512)(self._store_fit)
+        # the drawn elements (~70 kB) and prior fits (~40 kB) of the circuits last shown, so
+        # that a colour, view or threshold change redraws without recomputing; 64 each keeps a
+        # store's share of a worker's memory near 7 MB (512 each filled ~110 MB a store in a
+        # 10-minute soak of 5 visitors, per worker)
+        self._cached_elements = lru_cache(maxsize=RECENT)(self._store_elements)
+        self._cached_fit = lru_cache(maxsize=RECENT)(self._store_fit)
 
     @property
     def has_sentences(self) -> bool:
