@@ -1,13 +1,15 @@
 """Serving the Dash app: through waitress, a production WSGI server, by default; through Flask's
 development server with ``debug`` (reloads, dev tools).
 
-Waitress rather than gunicorn: it is pure Python and runs wherever circuitlab does (Linux,
-macOS, Windows), and it serves with threads in one process, so the app's models and stores are
-loaded once and shared by every visitor (gunicorn's workers are processes, each loading its
-own copy of the models, and it does not run on Windows). The app keeps no visitor's state on the
-server (typed sentences and edits live in each visitor's page), so threads need no session
-handling; its caches are ``functools.lru_cache``s (safe under threads) and its models run
-under locks.
+Waitress rather than gunicorn: it is pure Python and runs wherever circuitlab does (Linux, macOS,
+Windows), and by default it serves with threads in one process, so the app's models and stores are
+loaded once, which is what one person on a laptop needs. A lab's server needs more than one process
+(``serve_processes``: Python runs one thread at a time, and a circuit draw is mostly Python), each
+with its own copy of the models; waitress serves each of them on one shared socket, as gunicorn's
+workers would, so one server runs both (gunicorn does not run on Windows, where the app serves from
+one process). The app keeps no visitor's state on the server (typed sentences and edits live in
+each visitor's page), so threads and processes need no session handling; its caches are
+``functools.lru_cache``s (safe under threads) and its models run under locks.
 """
 
 from __future__ import annotations
