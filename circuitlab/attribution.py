@@ -397,8 +397,21 @@ def link_effect_estimates(
             baseline, grad = runner.softmax_link_gradients(measure)
         else:
             baseline, grad = runner.gate_gradients(measure, (u_all, u_all), "log_gate")
-    estimates = grad[:, links[:, 0], links[:, 1]] + grad[:, links[:, 1], links[:, 0]]
-    return baseline, estimates
+    return baseline, _per_link(grad, links)
+
+
+def _per_link(grad: np.ndarray, links: np.ndarray) -> np.ndarray:
+    """(B, L) each link's estimate from the gradient (B, U, U) on its gate, receiver by sender:
+    the sum over its two directions.
+
+    Parameters
+    ----------
+    grad
+        As above.
+    links
+        (L, 2) the links.
+    """
+    return grad[:, links[:, 0], links[:, 1]] + grad[:, links[:, 1], links[:, 0]]
 
 
 @torch.no_grad()

@@ -23,6 +23,7 @@ from circuitlab.attribution import (
     _baseline,
     _check_measure,
     _eval_mode,
+    _per_link,
     _Runner,
     circuit_links,
 )
@@ -124,9 +125,14 @@ def read_effect_estimates(
     with _eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
         baseline, grad = runner.gate_gradients(measure, real.shape[1:], "read_log_gate")
+    return baseline, _real_only(grad, real)
+
+
+def _real_only(grad: np.ndarray, real: np.ndarray) -> np.ndarray:
+    """The reads' gradients as floats, NaN where ``real`` says no read exists (padding)."""
     estimates = grad.astype(float)
     estimates[~real] = np.nan
-    return baseline, estimates
+    return estimates
 
 
 def link_and_read_estimates(
@@ -162,8 +168,4 @@ def link_and_read_estimates(
         runner = _Runner.of(model, batch, signatures, codes)
         shapes = {"log_gate": (u_all, u_all), "read_log_gate": real.shape[1:]}
         _, grads = runner.gates_gradients(measure, shapes)
-    grad = grads["log_gate"]
-    link_estimates = grad[:, links[:, 0], links[:, 1]] + grad[:, links[:, 1], links[:, 0]]
-    read_estimates = grads["read_log_gate"].astype(float)
-    read_estimates[~real] = np.nan
-    return link_estimates, read_estimates
+    return _per_link(grads["log_gate"], links), _real_only(grads["read_log_gate"], real)
