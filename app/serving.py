@@ -24,6 +24,7 @@ from typing import Any
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_THREADS", "make_server", "serve", "serve_processes"]
 
+STOP_S = 10  # seconds a stopped worker has to exit before it is killed
 DEFAULT_HOST = "127.0.0.1"  # this machine only; "0.0.0.0" serves the lab's network
 # waitress's own default (4) leaves a visitor waiting behind three slow circuit draws; 8 keeps
 # two cores busy without queueing a typed sentence behind the map of another visitor
@@ -158,7 +159,10 @@ def serve_processes(
             if process.is_alive():
                 process.terminate()
         for process in processes:
-            process.join()
+            process.join(timeout=STOP_S)
+            if process.is_alive():  # stuck in C code that never returned to Python
+                process.kill()
+                process.join()
     return status
 
 
@@ -171,7 +175,9 @@ def _worker(build: Callable[[], Any], listener: socket.socket, threads: int, par
     from waitress.server import create_server
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the workers on Ctrl-C
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # stop at once: a worker keeps nothing to save, and an interpreter's orderly exit would
+    # first wait for the threads still answering requests or loading a model
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     _die_with_parent(parent)
     _one_torch_thread()
     try:
