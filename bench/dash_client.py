@@ -1,19 +1,18 @@
 """A headless visitor of a Dash app over HTTP: what the browser's Dash renderer sends, without a
 browser, so that many visitors can be driven at once (``bench/app_load.py``).
 
-A ``DashPage`` reads the app's layout (``/_dash-layout``: every component's initial props) and
-its callbacks (``/_dash-dependencies``), then plays the renderer: on page load it fires every
-callback not marked ``prevent_initial_call``; when a visitor changes props (a click, a slider, a
-typed sentence) it fires each server callback one of them feeds, applies the answer to the page's
-props and goes on with the callbacks the new props feed, in rounds, until nothing changes. A
-round's requests go out at once, as the renderer sends them (up to 6 in flight, a browser's
-connections to one host), so an action takes as long as its slowest chain of callbacks, not the
-sum of them all. Each
-request is ``POST /_dash-update-component`` with the body the renderer sends (output, outputs,
-inputs, state, changedPropIds). Clientside callbacks run in the browser: the page opens the
-plot slots as the app's does (the NAC panel's clientside callback in ``callbacks.bodies``);
-edits, which the browser records from clicks, are set directly as props. Pattern-matching ids
-are not used by the app and not supported.
+A ``DashPage`` reads the app's layout (``/_dash-layout``: every component's initial props) and its
+callbacks (``/_dash-dependencies``), then plays the renderer: on page load it fires every callback
+not marked ``prevent_initial_call``; when a visitor changes props (a click, a slider, a typed
+sentence) it fires each server callback one of them feeds, applies the answer to the page's props
+and goes on with the callbacks the new props feed, in rounds, until nothing changes. A round's
+requests go out at once, as the renderer sends them (up to 6 in flight, a browser's connections to
+one host), so an action takes as long as its slowest chain of callbacks, not the sum of them all.
+Each request is ``POST /_dash-update-component`` with the body the renderer sends (output, outputs,
+inputs, state, changedPropIds). Clientside callbacks run in the browser: the page opens the plot
+slots as the app's does (the NAC panel's clientside callback in ``callbacks.bodies``); edits, which
+the browser records from clicks, are set directly as props. Pattern-matching ids are not used by
+the app and not supported.
 """
 
 from __future__ import annotations
