@@ -71,12 +71,8 @@ def serve(
     dash_app, host, port, threads, debug, announce
         As above.
     """
-    everywhere = host in ("0.0.0.0", "::")
-    shown = "127.0.0.1" if everywhere else host
     how = "Flask's development server, debug" if debug else f"waitress, {threads} threads"
-    line = f"circuitlab app: http://{shown}:{port}/  ({how}; Ctrl-C to stop)"
-    if everywhere:
-        line += "\n  listening on every interface: others reach it at this machine's address"
+    line = _address_line(host, port, how)
     if debug:
         announce(line)
         dash_app.run(host=host, port=port, debug=True)
@@ -139,11 +135,7 @@ def serve_processes(
     for process in processes:
         process.start()
     listener.close()  # the workers hold it
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    announce(
-        f"circuitlab app: http://{shown}:{port}/  (waitress, {workers} processes x {threads} "
-        "threads; Ctrl-C to stop)"
-    )
+    announce(_address_line(host, port, f"waitress, {workers} processes x {threads} threads"))
     # SIGTERM (a service manager's stop, ``kill``) stops the workers too, as Ctrl-C does
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -164,6 +156,16 @@ def serve_processes(
                 process.kill()
                 process.join()
     return status
+
+
+def _address_line(host: str, port: int, how: str) -> str:
+    """The line that says where the app is served and ``how``."""
+    everywhere = host in ("0.0.0.0", "::")
+    shown = "127.0.0.1" if everywhere else host
+    line = f"circuitlab app: http://{shown}:{port}/  ({how}; Ctrl-C to stop)"
+    if everywhere:
+        line += "\n  listening on every interface: others reach it at this machine's address"
+    return line
 
 
 def _interrupt(*_: object) -> None:
