@@ -137,7 +137,8 @@ def serve_processes(
     listener.close()  # the workers hold it
     announce(_address_line(host, port, f"waitress, {workers} processes x {threads} threads"))
     # SIGTERM (a service manager's stop, ``kill``) stops the workers too, as Ctrl-C does
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    # and Ctrl-C even where the server was started with SIGINT ignored (it inherits that)
+    previous = signal.signal(signal.SIGTERM, _interrupt), signal.signal(signal.SIGINT, _interrupt)
     try:
         ready = connection.wait([p.sentinel for p in processes])
         stopped = next(p for p in processes if p.sentinel in ready)
@@ -146,7 +147,8 @@ def serve_processes(
     except KeyboardInterrupt:
         status = 0
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
         for process in processes:
             if process.is_alive():
                 process.terminate()

@@ -67,20 +67,14 @@ def serve_app(
     """Browse circuit stores in the Dash app at http://HOST:PORT/ (served by waitress, a
     production WSGI server, with THREADS threads in each of WORKERS processes)."""
     from circuitlab.app.factory import create_app
-    from circuitlab.app.serving import serve, serve_processes
+    from circuitlab.app.serving import serve
     from circuitlab.store import CircuitStoreError
 
     if workers > 1:
         if debug:
             exit_with(ValueError("--debug serves from one process: drop --workers"))
         build = functools.partial(create_app, store_path, root=root, checkpoint=checkpoint)
-        try:
-            status = serve_processes(
-                build, host=host, port=port, threads=threads, workers=workers, announce=typer.echo
-            )
-        except (OSError, ValueError) as err:
-            exit_with(ValueError(f"cannot serve on {host}:{port}: {err}"))
-        raise typer.Exit(status)
+        _serve_workers(build, host, port, threads, workers)
 
     try:
         dash_app = create_app(store_path, root=root, checkpoint=checkpoint)
@@ -96,6 +90,18 @@ def serve_app(
         serve(dash_app, host=host, port=port, threads=threads, debug=debug, announce=announce)
     except (OSError, ValueError) as err:  # a host that does not resolve, a port in use
         exit_with(ValueError(f"cannot serve on {host}:{port}: {err}"))
+
+
+def _serve_workers(build, host: str, port: int, threads: int, workers: int) -> None:
+    from circuitlab.app.serving import serve_processes
+
+    try:
+        status = serve_processes(
+            build, host=host, port=port, threads=threads, workers=workers, announce=typer.echo
+        )
+    except (OSError, ValueError) as err:
+        exit_with(ValueError(f"cannot serve on {host}:{port}: {err}"))
+    raise typer.Exit(status)
 
 
 if __name__ == "__main__":
