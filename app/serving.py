@@ -78,7 +78,7 @@ def serve(
         dash_app.run(host=host, port=port, debug=True)
         return
     server = make_server(dash_app, host=host, port=port, threads=threads)
-    _one_torch_thread()
+    _one_thread_per_request()
     announce(line)
     try:
         server.run()
@@ -183,7 +183,7 @@ def _worker(build: Callable[[], Any], listener: socket.socket, threads: int, par
     # first wait for the threads still answering requests or loading a model
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     _die_with_parent(parent)
-    _one_torch_thread()
+    _one_thread_per_request()
     try:
         dash_app = build()
     except Exception as err:  # noqa: BLE001 - the worker's last word: what stopped it
@@ -193,14 +193,18 @@ def _worker(build: Callable[[], Any], listener: socket.socket, threads: int, par
     server.run()
 
 
-def _one_torch_thread() -> None:
-    """Each request's torch work on its own thread: the app's model runs are small (one example,
-    or a few hundred cut circuits), so torch's threads cost more than they share out (the
-    decisive circuit of a pair-world example: 0.05 s on one thread, 0.16 s on two, on the
-    2-core machine) and the server's threads already keep the cores busy."""
+def _one_thread_per_request() -> None:
+    """Each request's numerical work on its own thread, torch's and numpy's BLAS alike: the app's
+    computations are small (one example, a few hundred cut circuits, a 32-module matrix), so
+    pools of threads cost more than they share out once the server's threads and workers keep
+    the cores busy. Measured on the 2-core machine with both cores busy: the decisive circuit of
+    a pair-world example 0.16 s on two torch threads, 0.05 s on one; a prior reading 100 ms with
+    OpenBLAS on two threads (its eigendecompositions spinning against each other), 31 ms on one."""
     import torch
+    from threadpoolctl import threadpool_limits
 
     torch.set_num_threads(1)
+    threadpool_limits(limits=1)  # process-wide until the process ends
 
 
 def _die_with_parent(parent: int) -> None:

@@ -3,6 +3,9 @@ sentences, each seeing only their own (the server keeps no visitor's state)."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -188,3 +191,25 @@ def test_debug_refuses_workers(tmp_path):
     result = CliRunner().invoke(app, ["app", str(tmp_path), "--workers", "2", "--debug"])
     assert result.exit_code == 2
     assert "--debug serves from one process" in result.output
+
+
+def test_a_served_process_runs_torch_and_numpys_blas_on_one_thread():
+    """The server's numerical work on one thread a request (the app's computations are small;
+    pools of threads spin against each other under load). Checked in a fresh process: the limit
+    is process-wide."""
+    probe = (
+        "import torch; from threadpoolctl import threadpool_info;"
+        "from circuitlab.app.serving import _one_thread_per_request;"
+        "torch.set_num_threads(2);"
+        "_one_thread_per_request();"
+        "blas = [p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'];"
+        "import json; print(json.dumps([torch.get_num_threads(), blas]))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    torch_threads, blas_threads = json.loads(done.stdout)
+    assert torch_threads == 1
+    assert blas_threads and set(blas_threads) == {1}
