@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dash
 import numpy as np
-import plotly.graph_objects as go
 from dash import Input, Output, State, ctx, html, no_update
 
 from circuitlab.app.callbacks.attribution import attribution_table
@@ -29,33 +28,42 @@ __all__ = [
 ]
 
 
-def degree_figure(fit: dict) -> go.Figure:
-    """The circuit's degree histogram with the best prior's fitted degree distribution."""
+# The prior card's two figures are written as plain Plotly dicts: go.Figure's validation took
+# about 28 ms of a prior reading's callback (of ~70), the dicts 0.4.
+
+
+def degree_figure(fit: dict) -> dict:
+    """The circuit's degree histogram with the best prior's fitted degree distribution, as a
+    Plotly figure dict."""
     degrees = list(range(len(fit["observed"])))
-    figure = go.Figure(
-        [
-            go.Bar(x=degrees, y=fit["observed"], name="drawn from P", marker_color="#9ecae1"),
-            go.Scatter(
-                x=degrees,
-                y=fit["fitted"],
-                name=fit["best"],
-                mode="lines+markers",
-                line={"color": "#d62728"},
-            ),
-        ]
-    )
-    figure.update_layout(
-        margin={"l": 30, "r": 0, "t": 0, "b": 30},
-        showlegend=True,
-        legend={"orientation": "h", "y": 1.15},
-        xaxis_title="degree",
-    )
-    return figure
+    bars = {
+        "type": "bar",
+        "x": degrees,
+        "y": fit["observed"],
+        "name": "drawn from P",
+        "marker": {"color": "#9ecae1"},
+    }
+    fitted = {
+        "type": "scatter",
+        "x": degrees,
+        "y": fit["fitted"],
+        "name": fit["best"],
+        "mode": "lines+markers",
+        "line": {"color": "#d62728"},
+    }
+    layout = {
+        "margin": {"l": 30, "r": 0, "t": 0, "b": 30},
+        "showlegend": True,
+        "legend": {"orientation": "h", "y": 1.15},
+        "xaxis": {"title": {"text": "degree"}},
+    }
+    return {"data": [bars, fitted], "layout": layout}
 
 
-def matrix_figure(fit: dict) -> go.Figure:
+def matrix_figure(fit: dict) -> dict:
     """P among the processors ordered by the best family's fitted blocks (``block_order``), as
-    the paper's Fig. 3 draws a learned graph; each cell hovers as its two modules and P.
+    the paper's Fig. 3 draws a learned graph; each cell hovers as its two modules and P. A
+    Plotly figure dict (``go.Figure(matrix_figure(fit))`` for the object).
 
     Parameters
     ----------
@@ -63,25 +71,24 @@ def matrix_figure(fit: dict) -> go.Figure:
         ``StoreView.prior_fit``'s answer.
     """
     names = [str(m) for m in fit["order"]]
-    figure = go.Figure(
-        go.Heatmap(
-            z=fit["matrix"],
-            x=names,
-            y=names,
-            zmin=0,
-            zmax=1,
-            colorscale="Viridis",
-            colorbar={"thickness": 8, "len": 0.9},
-            hovertemplate="modules %{y} and %{x}: P %{z:.2f}<extra></extra>",
-        )
-    )
-    figure.update_layout(
-        margin={"l": 0, "r": 0, "t": 24, "b": 0},
-        title={"text": f"P ordered by the {fit['best']} fit's blocks", "font": {"size": 11}},
-        xaxis={"showticklabels": False, "type": "category"},
-        yaxis={"showticklabels": False, "type": "category", "autorange": "reversed"},
-    )
-    return figure
+    heatmap = {
+        "type": "heatmap",
+        "z": fit["matrix"],
+        "x": names,
+        "y": names,
+        "zmin": 0,
+        "zmax": 1,
+        "colorscale": "Viridis",
+        "colorbar": {"thickness": 8, "len": 0.9},
+        "hovertemplate": "modules %{y} and %{x}: P %{z:.2f}<extra></extra>",
+    }
+    layout = {
+        "margin": {"l": 0, "r": 0, "t": 24, "b": 0},
+        "title": {"text": f"P ordered by the {fit['best']} fit's blocks", "font": {"size": 11}},
+        "xaxis": {"showticklabels": False, "type": "category"},
+        "yaxis": {"showticklabels": False, "type": "category", "autorange": "reversed"},
+    }
+    return {"data": [heatmap], "layout": layout}
 
 
 def prior_summary(fit: dict) -> list:

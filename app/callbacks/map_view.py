@@ -7,7 +7,6 @@ from functools import lru_cache
 
 import dash
 import pandas as pd
-import plotly.graph_objects as go
 from dash import Input, Output, State, no_update
 from dash.exceptions import PreventUpdate
 
@@ -71,10 +70,17 @@ def _base_map(view: StoreView, color: str | None, method: str) -> tuple[dict, pd
 
 def _marks(x: list, y: list, text: list, rows: list, name: str, marker: dict) -> dict:
     """A trace of marks drawn over the map's points, as a dict."""
-    trace = go.Scattergl(
-        x=x, y=y, text=text, customdata=rows, mode="markers", name=name, marker=marker
-    )
-    return trace.to_plotly_json()
+    # a plain dict: go.Scattergl validates every property (about 1.6 ms a trace)
+    return {
+        "type": "scattergl",
+        "x": x,
+        "y": y,
+        "text": text,
+        "customdata": rows,
+        "mode": "markers",
+        "name": name,
+        "marker": marker,
+    }
 
 
 def embedding_figure(

@@ -449,7 +449,9 @@ def test_the_exported_figure_draws_forced_and_cut_links_as_the_app_does(nlvr2_st
 
 def test_the_prior_panel_draws_p_ordered_by_the_best_fits_blocks(nlvr2_store):
     from circuitlab.analysis.prior_verdict import best_prior, block_order, read_matrix
-    from circuitlab.app.callbacks.circuit import matrix_figure
+    import plotly.graph_objects as go
+
+    from circuitlab.app.callbacks.circuit import degree_figure, matrix_figure
 
     view = AppStores(nlvr2_store).view(".")
     fit = view.prior_fit({"index": 4})
@@ -458,9 +460,12 @@ def test_the_prior_panel_draws_p_ordered_by_the_best_fits_blocks(nlvr2_store):
     order = block_order(a, verdict.fits[verdict.best].params())
     assert fit["order"] == order.tolist() and sorted(order.tolist()) == list(range(len(a)))
     np.testing.assert_allclose(fit["matrix"], a[np.ix_(order, order)], atol=5e-4)
-    heatmap = matrix_figure(fit).data[0]
+    matrix = go.Figure(matrix_figure(fit))  # the dicts are valid Plotly figures (it validates)
+    heatmap = matrix.data[0]
     assert list(heatmap.x) == [str(m) for m in order] and np.shape(heatmap.z) == a.shape
-    assert verdict.best in matrix_figure(fit).layout.title.text
+    assert verdict.best in matrix.layout.title.text
+    degrees = go.Figure(degree_figure(fit))
+    assert list(degrees.data[0].y) == fit["observed"] and degrees.data[1].name == verdict.best
 
 
 @pytest.mark.parametrize("conditional", [True, False])
