@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import time
 import warnings
 from pathlib import Path
 
@@ -96,6 +98,29 @@ def test_minilm_encoder_reads_only_the_shards_holding_its_sentences(tmp_path, mo
     (tmp_path / "a.pt").unlink()  # removed before it is read: its sentence is encoded again
     tokens, mask = fresh.encode(["one"])
     assert fresh._model is not None and tokens.shape[2] == 384 and mask.sum() > 0
+
+
+def test_minilm_encoder_lists_its_folder_again_only_once_it_changed(tmp_path, monkeypatch):
+    """Listing the cache folder on every encode cost milliseconds a call in the app; a folder
+    whose mtime has not moved (and is old enough to trust) is not listed again."""
+    import circuitlab.data.text as text
+
+    monkeypatch.setattr(text, "_SHARD_CACHES", {})
+    torch.save({"one": torch.ones(2, 384).half()}, tmp_path / "a.pt")
+    encoder = MiniLMEncoder(cache_dir=tmp_path)
+    encoder.encode(["one"])  # writes a.pt's sidecar
+    old = time.time_ns() - 10**10
+    os.utime(tmp_path, ns=(old, old))
+    listings, real_glob = [], Path.glob
+    monkeypatch.setattr(
+        Path, "glob", lambda self, pattern: listings.append(self) or real_glob(self, pattern)
+    )
+    for _ in range(3):
+        tokens, _ = encoder.encode(["one"])
+    assert listings == [tmp_path] and torch.equal(tokens[0], torch.ones(2, 384))
+    torch.save({"two": torch.full((3, 384), 2.0).half()}, tmp_path / "b.pt")  # mtime moves on
+    tokens, mask = encoder.encode(["two"])
+    assert listings == [tmp_path] * 2 and encoder._model is None and mask.sum() == 3
 
 
 def test_minilm_encoder_caches_each_sentence_on_disk(tmp_path):
