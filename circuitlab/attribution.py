@@ -21,8 +21,7 @@ processor with read-out (read-outs do not talk to each other). Everything runs i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +30,7 @@ import torch
 
 from circuitlab.circuit import circuit_links as _circuit_links
 from circuitlab.config import NACConfig
-from circuitlab.interventions import LinkEdit, generated_circuits
+from circuitlab.interventions import LinkEdit, eval_mode, generated_circuits
 from circuitlab.model import NAC
 from circuitlab.task import Batch
 
@@ -284,17 +283,6 @@ def _baseline(runner: _Runner, measure: str) -> tuple[torch.Tensor, torch.Tensor
     return answer, _measure(logits, answer, measure)
 
 
-@contextmanager
-def _eval_mode(model: NAC) -> Iterator[None]:
-    """The model in eval mode inside, its mode restored after."""
-    was_training = model.training
-    model.eval()
-    try:
-        yield
-    finally:
-        model.train(was_training)
-
-
 @torch.no_grad()
 def link_effects(
     model: NAC,
@@ -331,7 +319,7 @@ def link_effects(
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
     n, n_links = len(batch), len(links)
     which = _which(which, n, n_links)
-    with _eval_mode(model):
+    with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
         answer, value = _baseline(runner, measure)
         masks = link_masks(model.config.n_modules, links)
@@ -391,7 +379,7 @@ def link_effect_estimates(
     _check_measure(measure)
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
     u_all = model.config.n_modules
-    with _eval_mode(model):
+    with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
         if softmax:
             baseline, grad = runner.softmax_link_gradients(measure)
@@ -440,7 +428,7 @@ def module_effects(
     """
     _check_measure(measure)
     c = model.config
-    with _eval_mode(model):
+    with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
         answer, value = _baseline(runner, measure)
         n, u = len(batch), c.n_processors
@@ -538,7 +526,7 @@ def minimal_circuits(
         edits = cut_by(masks, np.arange(len(rows)))
         return runner.measure_rows(rows, edits, answer, "p_answer", keeps=True)
 
-    with _eval_mode(model):
+    with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
         answer, _ = _baseline(runner, "p_answer")
         found = keeps_top(runner, answer, np.arange(n), n_candidates).astype(bool)

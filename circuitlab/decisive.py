@@ -31,7 +31,6 @@ import torch
 
 from circuitlab.attribution import (
     _check_measure,
-    _eval_mode,
     _measure,
     _Runner,
     circuit_links,
@@ -39,6 +38,7 @@ from circuitlab.attribution import (
 )
 from circuitlab.errors import InputError
 from circuitlab.faithfulness import _elements, _link_cut
+from circuitlab.interventions import eval_mode
 from circuitlab.model import NAC
 from circuitlab.read_attribution import link_and_read_estimates, read_effect_estimates
 from circuitlab.task import Batch
@@ -164,7 +164,7 @@ def decisive_circuit(
     key = np.where(np.isnan(scores[0]), np.finfo(float).max, -scores[0])
     order = np.argsort(np.where(exists[0], key, np.inf), kind="stable")
     n_elements, n_links = int(exists[0].sum()), len(links)
-    with _eval_mode(model):
+    with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
         full_logits = runner.logits(torch.zeros(1, dtype=torch.long, device=runner.device))
         answer = full_logits.argmax(-1)

@@ -23,14 +23,15 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-# the attribution module's runner: the same batching and eval mode as the effects it ranks by
 from circuitlab.attribution import (
     _check_measure,
-    _eval_mode,
     _measure,
     _Runner,
     circuit_links,
 )
+
+# the attribution module's runner: the same batching and eval mode as the effects it ranks by
+from circuitlab.interventions import eval_mode
 from circuitlab.model import NAC
 from circuitlab.read_attribution import real_reads
 from circuitlab.task import Batch
@@ -163,7 +164,7 @@ def faithfulness_curve(
     keys = [np.where(exists, -elements, np.inf)]  # sorted first: kept first; absent last
     keys += [np.where(exists, rng.random(exists.shape), np.inf) for _ in range(random_rankings)]
     u_all = model.config.n_modules
-    with _eval_mode(model):
+    with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
 
         def mean_measure(cut: np.ndarray) -> float:

@@ -25,7 +25,8 @@ otherwise) and under ``torch.no_grad``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +45,7 @@ __all__ = [
     "accuracy",
     "causality_report",
     "circuit_tensors",
+    "eval_mode",
     "generated_circuits",
     "graph_shape",
     "knockout_accuracies",
@@ -232,6 +234,27 @@ def _generate(model: NAC, rows: Batch) -> tuple[torch.Tensor, torch.Tensor]:
     return model.generate()
 
 
+@contextmanager
+def eval_mode(model: torch.nn.Module) -> Iterator[None]:
+    """``model`` in eval mode inside, its mode restored after. A model already in eval mode (the
+    app's, always) is left alone: ``eval()`` walks every submodule (~0.7 ms for a pair-world
+    NAC, twice a run), and threads sharing the model never see its mode flip.
+
+    Parameters
+    ----------
+    model
+        Any torch module.
+    """
+    was_training = model.training
+    if was_training:
+        model.eval()
+    try:
+        yield
+    finally:
+        if was_training:
+            model.train()
+
+
 @torch.no_grad()
 def run_with_circuit(
     model: NAC,
@@ -280,10 +303,8 @@ def run_with_circuit(
                 f"LinkEdit.{name} holds {mask.shape[0]} masks for a batch of {len(batch)}: give "
                 "one (U, U) mask for every example, or one per example"
             )
-    was_training = model.training
-    model.eval()
-    try:
-        parts = []
+    parts = []
+    with eval_mode(model):
         for start in range(0, len(batch), chunk):
             rows = slice(start, start + chunk)
             part = batch.rows(rows).to(device)
@@ -306,8 +327,6 @@ def run_with_circuit(
                 .float()
                 .cpu()
             )
-    finally:
-        model.train(was_training)
     return torch.cat(parts)
 
 

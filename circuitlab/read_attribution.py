@@ -22,11 +22,11 @@ from circuitlab.attribution import (
     Baseline,
     _baseline,
     _check_measure,
-    _eval_mode,
     _per_link,
     _Runner,
     circuit_links,
 )
+from circuitlab.interventions import eval_mode
 from circuitlab.model import NAC
 from circuitlab.task import Batch
 
@@ -80,7 +80,7 @@ def read_effects(
     which = real if which is None else np.asarray(which, dtype=bool) & real
     if which.shape != real.shape:
         raise ValueError(f"which must be bool {real.shape} for this batch, got {which.shape}")
-    with _eval_mode(model):
+    with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
         answer, value = _baseline(runner, measure)
         examples, modules, tokens = np.nonzero(which)
@@ -122,7 +122,7 @@ def read_effect_estimates(
     """
     _check_measure(measure)
     real = real_reads(model, batch)
-    with _eval_mode(model):
+    with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
         baseline, grad = runner.gate_gradients(measure, real.shape[1:], "read_log_gate")
     return baseline, _real_only(grad, real)
@@ -164,7 +164,7 @@ def link_and_read_estimates(
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
     real = real_reads(model, batch)
     u_all = model.config.n_modules
-    with _eval_mode(model):
+    with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
         shapes = {"log_gate": (u_all, u_all), "read_log_gate": real.shape[1:]}
         _, grads = runner.gates_gradients(measure, shapes)

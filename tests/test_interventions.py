@@ -15,6 +15,7 @@ from circuitlab.interventions import (
     LinkEdit,
     causality_report,
     circuit_tensors,
+    eval_mode,
     generated_circuits,
     graph_shape,
     read_in_weights,
@@ -443,3 +444,18 @@ def test_a_circuit_edit_is_its_link_edit_in_both_directions():
     assert (
         not CircuitEdit() and edit and hash(edit) == hash(CircuitEdit(((0, 3),), (2,), ((1, 4),)))
     )
+
+
+def test_eval_mode_switches_a_training_model_and_leaves_an_evaluating_one_alone():
+    model = torch.nn.Sequential(torch.nn.Dropout(0.5), torch.nn.Linear(2, 2))
+    with pytest.raises(RuntimeError, match="inside"):
+        with eval_mode(model):
+            assert not any(m.training for m in model.modules())
+            raise RuntimeError("inside")
+    assert all(m.training for m in model.modules())  # restored, even after an error
+    model.eval()
+    walks = []
+    model.train = lambda mode=True: walks.append(mode)  # any switch would be recorded
+    with eval_mode(model):
+        assert not model.training
+    assert walks == [] and not model[0].training
