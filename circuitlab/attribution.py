@@ -231,6 +231,20 @@ class _Runner:
         baseline = Baseline(torch.cat(answers).numpy(), torch.cat(values).numpy())
         return baseline, {gate: torch.cat(g).numpy() for gate, g in grads.items()}
 
+    def rows_logits(
+        self, examples: np.ndarray, edits: Callable[[slice], dict[str, torch.Tensor]]
+    ) -> torch.Tensor:
+        """Logits (N, n_classes) of rows ``examples`` (N,), run ROWS_PER_RUN rows at a time, the
+        rows ``examples[part]`` under ``edits(part)``: ``logits``'s edits by keyword (``cut``
+        (n, U, U), ``read_cut`` (n, processors, tokens))."""
+        out = []
+        for start in range(0, len(examples), ROWS_PER_RUN):
+            part = slice(start, start + ROWS_PER_RUN)
+            rows = torch.from_numpy(examples[part]).to(self.device)
+            edit = {name: tensor.to(self.device) for name, tensor in edits(part).items()}
+            out.append(self.logits(rows, **edit))
+        return torch.cat(out)
+
     def measure_rows(
         self,
         examples: np.ndarray,
@@ -239,21 +253,15 @@ class _Runner:
         measure: str,
         keeps: bool = False,
     ) -> np.ndarray:
-        """The measure (N,) of rows ``examples`` (N,), run ROWS_PER_RUN rows at a time, the
-        rows ``examples[part]`` under ``edits(part)``: ``logits``'s edits by keyword (``cut``
-        (n, U, U), ``read_cut`` (n, processors, tokens)); with ``keeps``, whether each row keeps
-        its answer instead."""
-        out = []
-        for start in range(0, len(examples), ROWS_PER_RUN):
-            part = slice(start, start + ROWS_PER_RUN)
-            rows = torch.from_numpy(examples[part]).to(self.device)
-            edit = {name: tensor.to(self.device) for name, tensor in edits(part).items()}
-            logits = self.logits(rows, **edit)
-            if keeps:
-                out.append((logits.argmax(-1) == answer[rows]).cpu().numpy())
-            else:
-                out.append(_measure(logits, answer[rows], measure).cpu().numpy())
-        return np.concatenate(out) if out else np.zeros(0)
+        """The measure (N,) of rows ``examples`` (N,) under ``edits`` (as ``rows_logits``);
+        with ``keeps``, whether each row keeps its answer instead."""
+        if not len(examples):
+            return np.zeros(0)
+        logits = self.rows_logits(examples, edits)
+        answers = answer[torch.from_numpy(examples).to(self.device)]
+        if keeps:
+            return (logits.argmax(-1) == answers).cpu().numpy()
+        return _measure(logits, answers, measure).cpu().numpy()
 
 
 def cut_by(masks: torch.Tensor, mask_rows: np.ndarray) -> Callable[[slice], dict]:

@@ -169,9 +169,15 @@ def decisive_circuit(
         full_logits = runner.logits(torch.zeros(1, dtype=torch.long, device=runner.device))
         answer = full_logits.argmax(-1)
         full = float(_measure(full_logits, answer, measure)[0])
-        measures = _top_k_measures(runner, exists, order, links, read_shape, answer, measure)
-        empty = float(measures(np.array([0]))[0])
-        stands = bool(measures(np.array([0]), keeps=True)[0])
+        top_k_logits = _top_k_logits(runner, exists, order, links, read_shape)
+
+        def measures(ks: np.ndarray) -> np.ndarray:
+            logits = top_k_logits(ks)
+            return _measure(logits, answer.expand(len(ks)), measure).cpu().numpy()
+
+        empty_logits = top_k_logits(np.array([0]))  # one run: the measure and the answer kept
+        empty = float(_measure(empty_logits, answer, measure)[0])
+        stands = bool(empty_logits.argmax(-1)[0] == answer[0])
         k, kept = (0, empty) if stands else _first_k(measures, n_elements, empty, full, share)
     chosen = np.zeros(exists.shape[1], dtype=bool)
     chosen[order[:k]] = True
@@ -191,22 +197,19 @@ def decisive_circuit(
     )
 
 
-def _top_k_measures(
+def _top_k_logits(
     runner: _Runner,
     exists: np.ndarray,
     order: np.ndarray,
     links: np.ndarray,
     read_shape: tuple[int, int],
-    answer: torch.Tensor,
-    measure: str,
-) -> Callable[[np.ndarray], np.ndarray]:
-    """A function of ``ks`` (K,) -> the measure (K,) of the one example with the top k
+) -> Callable[[np.ndarray], torch.Tensor]:
+    """A function of ``ks`` (K,) -> the logits (K, n_classes) of the one example with the top k
     elements of ``order`` kept and every other existing one (``exists`` (1, elements): links,
-    then reads flattened) cut, one batched run; with ``keeps=True``, whether each keeps the
-    answer instead."""
+    then reads flattened) cut, one batched run."""
     n_links, n_modules = len(links), runner.model.config.n_modules
 
-    def measures(ks: np.ndarray, keeps: bool = False) -> np.ndarray:
+    def top_k_logits(ks: np.ndarray) -> torch.Tensor:
         cut = np.repeat(exists, len(ks), axis=0)
         for row, k in enumerate(ks):
             cut[row, order[:k]] = False
@@ -219,10 +222,9 @@ def _top_k_measures(
                 "read_cut": torch.from_numpy(reads),
             }
 
-        rows = np.zeros(len(ks), dtype=int)
-        return runner.measure_rows(rows, edits, answer, measure, keeps=keeps)
+        return runner.rows_logits(np.zeros(len(ks), dtype=int), edits)
 
-    return measures
+    return top_k_logits
 
 
 def _first_k(
