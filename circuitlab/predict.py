@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from circuitlab.checkpoint import Model
+from circuitlab.interventions import eval_mode
 from circuitlab.model import NAC
 from circuitlab.run_config import TrainConfig, objective, step_seed
 from circuitlab.task import Batch, Task
@@ -65,13 +66,11 @@ def predict_logits(
     chunk
         Examples per forward pass.
     """
-    was_training = model.training
-    model.eval()
-    parts = [
-        forward_batch(model, batch.rows(slice(start, start + chunk)).to(device)).float().cpu()
-        for start in range(0, len(batch), chunk)
-    ]
-    model.train(was_training)
+    with eval_mode(model):
+        parts = [
+            forward_batch(model, batch.rows(slice(start, start + chunk)).to(device)).float().cpu()
+            for start in range(0, len(batch), chunk)
+        ]
     return torch.cat(parts)
 
 
