@@ -23,6 +23,7 @@ link and read cut, at p 0.96 against 1.00, would otherwise keep nearly every ele
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -170,14 +171,8 @@ def decisive_circuit(
         answer = full_logits.argmax(-1)
         full = float(_measure(full_logits, answer, measure)[0])
         top_k_logits = _top_k_logits(runner, exists, order, links, read_shape)
-
-        def measures(ks: np.ndarray) -> np.ndarray:
-            logits = top_k_logits(ks)
-            return _measure(logits, answer.expand(len(ks)), measure).cpu().numpy()
-
-        empty_logits = top_k_logits(np.array([0]))  # one run: the measure and the answer kept
-        empty = float(_measure(empty_logits, answer, measure)[0])
-        stands = bool(empty_logits.argmax(-1)[0] == answer[0])
+        measures = functools.partial(_top_k_measures, top_k_logits, answer, measure)
+        empty, stands = _empty_circuit(top_k_logits, answer, measure)
         k, kept = (0, empty) if stands else _first_k(measures, n_elements, empty, full, share)
     chosen = np.zeros(exists.shape[1], dtype=bool)
     chosen[order[:k]] = True
@@ -225,6 +220,24 @@ def _top_k_logits(
         return runner.rows_logits(np.zeros(len(ks), dtype=int), edits)
 
     return top_k_logits
+
+
+def _top_k_measures(
+    top_k_logits: Callable[[np.ndarray], torch.Tensor],
+    answer: torch.Tensor,
+    measure: str,
+    ks: np.ndarray,
+) -> np.ndarray:
+    """The measure (K,) of the answer with the top k of ``ks`` (K,) kept, one batched run."""
+    return _measure(top_k_logits(ks), answer.expand(len(ks)), measure).cpu().numpy()
+
+
+def _empty_circuit(
+    top_k_logits: Callable[[np.ndarray], torch.Tensor], answer: torch.Tensor, measure: str
+) -> tuple[float, bool]:
+    """The measure with every element cut, and whether the answer stands so: one run."""
+    logits = top_k_logits(np.array([0]))
+    return float(_measure(logits, answer, measure)[0]), bool(logits.argmax(-1)[0] == answer[0])
 
 
 def _first_k(
