@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 from circuitlab.attribution import (
+    ROWS_PER_RUN,
     _check_measure,
     _measure,
     _Runner,
@@ -163,33 +164,48 @@ def faithfulness_curve(
     rng = np.random.default_rng(seed)
     keys = [np.where(exists, -elements, np.inf)]  # sorted first: kept first; absent last
     keys += [np.where(exists, rng.random(exists.shape), np.inf) for _ in range(random_rankings)]
-    u_all = model.config.n_modules
     with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
-
-        def mean_measure(cut: np.ndarray) -> float:
-            """The mean measure with each example's elements ``cut`` (B, elements) cut."""
-
-            def edits(part: slice) -> dict[str, torch.Tensor]:
-                chosen = cut[part]
-                edit = {"cut": _link_cut(chosen[:, :n_links], links, u_all)}
-                if read_shape is not None:
-                    reads = chosen[:, n_links:].reshape(len(chosen), *read_shape)
-                    edit["read_cut"] = torch.from_numpy(reads)
-                return edit
-
-            return float(runner.measure_rows(np.arange(n), edits, answer, measure).mean())
-
         examples = torch.arange(n, device=runner.device)
         full_logits = runner.logits(examples)
         answer = full_logits.argmax(-1)
         full = float(_measure(full_logits, answer, measure).mean())
-        empty = mean_measure(exists)
-        curves = _curves(keys, budgets, exists, (empty, full), mean_measure)
+        mean_measures = _mean_measures(runner, answer, measure, links, read_shape)
+        empty = float(mean_measures([exists])[0])
+        curves = _curves(keys, budgets, exists, (empty, full), mean_measures)
     span = full - empty
     f = (curves - empty) / span if span != 0 else np.full_like(curves, np.nan)
     reads = float(exists[:, n_links:].sum(1).mean()) if read_shape is not None else 0.0
     return FaithfulnessCurve(budgets, f[0], f[1:], full, empty, n_links, reads)
+
+
+def _mean_measures(
+    runner: _Runner,
+    answer: torch.Tensor,
+    measure: str,
+    links: np.ndarray,
+    read_shape: tuple[int, int] | None,
+) -> Callable[[list[np.ndarray]], np.ndarray]:
+    """A function of ``cuts`` (each (B, elements): each example's links, then reads, cut) ->
+    the mean measure under each, (len(cuts),): their rows run together."""
+    n, n_links, u_all = len(runner.batch), len(links), runner.model.config.n_modules
+
+    def mean_measures(cuts: list[np.ndarray]) -> np.ndarray:
+        stacked = np.concatenate(cuts)
+
+        def edits(part: slice) -> dict[str, torch.Tensor]:
+            chosen = stacked[part]
+            edit = {"cut": _link_cut(chosen[:, :n_links], links, u_all)}
+            if read_shape is not None:
+                reads = chosen[:, n_links:].reshape(len(chosen), *read_shape)
+                edit["read_cut"] = torch.from_numpy(reads)
+            return edit
+
+        examples = np.tile(np.arange(n), len(cuts))
+        values = runner.measure_rows(examples, edits, answer, measure)
+        return values.reshape(len(cuts), n).mean(1)
+
+    return mean_measures
 
 
 def _checked_grid(budgets: tuple[float, ...] | np.ndarray, random_rankings: int) -> np.ndarray:
@@ -208,27 +224,33 @@ def _curves(
     budgets: np.ndarray,
     exists: np.ndarray,
     ends: tuple[float, float],
-    mean_measure: Callable[[np.ndarray], float],
+    mean_measures: Callable[[list[np.ndarray]], np.ndarray],
 ) -> np.ndarray:
     """(rankings, budgets) the mean measure with each ranking's top share kept: the elements
     of each example sorted by ``keys`` (first kept first), all others cut; ``ends`` the
-    measures with every element cut and with none."""
+    measures with every element cut and with none. The (ranking, budget) cells are run about
+    ROWS_PER_RUN rows at a time: one example's curve and its band in one or two runs."""
     empty, full = ends
     counts = exists.sum(1)
     curves = np.zeros((len(keys), len(budgets)))
-    for r, key in enumerate(keys):
+    curves[:, budgets == 0], curves[:, budgets == 1] = empty, full
+    ranks = []
+    for key in keys:
         rank = np.empty_like(key, dtype=np.int64)
         np.put_along_axis(
             rank, np.argsort(key, axis=1, kind="stable"), np.arange(key.shape[1])[None], 1
         )
-        for b, share in enumerate(budgets):
-            kept = np.round(share * counts).astype(int)
-            if share == 0:
-                curves[r, b] = empty
-            elif share == 1:
-                curves[r, b] = full
-            else:
-                curves[r, b] = mean_measure(exists & (rank >= kept[:, None]))
+        ranks.append(rank)
+    cells = [
+        (r, b) for r in range(len(keys)) for b in np.flatnonzero((budgets > 0) & (budgets < 1))
+    ]
+    per_run = max(1, ROWS_PER_RUN // len(exists))
+    for start in range(0, len(cells), per_run):
+        group = cells[start : start + per_run]
+        kept = [np.round(budgets[b] * counts).astype(int) for _, b in group]
+        cuts = [exists & (ranks[r] >= k[:, None]) for (r, _), k in zip(group, kept, strict=True)]
+        for (r, b), value in zip(group, mean_measures(cuts), strict=True):
+            curves[r, b] = value
     return curves
 
 
