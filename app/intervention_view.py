@@ -19,6 +19,7 @@ from circuitlab.edits import CircuitEdit
 
 if TYPE_CHECKING:
     from circuitlab.decisive import DecisiveCircuit
+    from circuitlab.faithfulness import FaithfulnessCurve
     from circuitlab.task import Batch
 
 __all__ = ["Intervener", "Outcome"]
@@ -81,6 +82,7 @@ class Intervener:
         # the attribution view, the hover and the strongest-edits table ask for the same one
         self.attribution = lru_cache(maxsize=32)(self._attribution)
         self.decisive = lru_cache(maxsize=32)(self._decisive)
+        self.faithfulness = lru_cache(maxsize=32)(self._faithfulness)
         self.scene_of = lru_cache(maxsize=64)(self._scene_of)
 
     def has_scene(self, index: int) -> bool:
@@ -180,6 +182,26 @@ class Intervener:
         signatures, codes = self._circuits(one, one)
         return decisive_circuit(
             self.model, self._scene_batch(index), signatures=signatures, codes=codes
+        )
+
+    def _faithfulness(self, index: int) -> FaithfulnessCurve:
+        """Store row ``index``'s faithfulness curve (``circuitlab.faithfulness``): f(k) of the
+        ranking its decisive circuit keeps by (every link and read, by estimated effect) over
+        the budget grid, beside 20 random rankings of the same elements (``faithfulness``
+        keeps the last 32)."""
+        from circuitlab.faithfulness import faithfulness_curve
+
+        decisive = self.decisive(index)
+        one = np.array([index])
+        signatures, codes = self._circuits(one, one)
+        return faithfulness_curve(
+            self.model,
+            self._scene_batch(index),
+            decisive.link_scores[None],
+            read_scores=decisive.read_scores[None],
+            signatures=signatures,
+            codes=codes,
+            links=decisive.links,
         )
 
     def _scene_of(self, index: int) -> Any:

@@ -4,6 +4,7 @@
 - ``circuit``: the chosen circuit and its drawing, prior fit and degree plot;
 - ``example``: the circuit's example (an NLVR scene), label, prediction and p(true);
 - ``attribution``: the shown example's strongest edits (the table ``circuit``'s draw fills);
+- ``faithfulness``: on a click, the shown example's faithfulness curve against random rankings;
 - ``intervene``: links cut and modules knocked out by clicks, and what that does to the answer;
 - ``module``: the clicked module's details;
 - ``compare``: the shown circuit against another or a category's mean circuit;
@@ -25,6 +26,7 @@ from circuitlab.app.callbacks import (
     compare,
     example,
     export,
+    faithfulness,
     inputs,
     intervene,
     map_view,
@@ -41,6 +43,7 @@ PANELS = (
     example,
     intervene,
     compare,
+    faithfulness,
     module,
     map_view,
     export,

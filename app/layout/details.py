@@ -7,14 +7,16 @@ from __future__ import annotations
 import dash_bootstrap_components as dbc
 from dash import html
 
+from circuitlab.app.callbacks.faithfulness import PROMPT
 from circuitlab.app.layout.parts import DIFF_STYLE, graph_view, loading, plot, radio
 
 __all__ = ["details_panel"]
 
 
 def details_panel() -> dbc.Col:
-    """Right: the circuit's example, the clicked module, and the circuit's prior fit with its
-    degree plot and P ordered by the fitted blocks."""
+    """Right: the circuit's example (with its faithfulness curve, on a click), the clicked
+    module, and the circuit's prior fit with its degree plot and P ordered by the fitted
+    blocks."""
     example = dbc.Card(
         [
             dbc.CardHeader("Example"),
@@ -25,6 +27,7 @@ def details_panel() -> dbc.Col:
                     ),
                     html.Div(id="example-facts", className="small mt-1"),
                     loading(html.Div(id="example-world"), "example-loading"),
+                    *_faithfulness_parts(),
                 ]
             ),
         ],
@@ -41,6 +44,25 @@ def details_panel() -> dbc.Col:
         className="mt-2",
     )
     return dbc.Col([_difference_card(), example, module, prior], width=3)
+
+
+def _faithfulness_parts() -> list:
+    """The example's faithfulness curve: a button, the summary line and the plot
+    (``callbacks.faithfulness``)."""
+    button = dbc.Button(
+        "faithfulness: measure f(k)",
+        id="faithfulness-run",
+        n_clicks=0,
+        size="sm",
+        color="light",
+        className="mt-2",
+    )
+    summary = html.Div(PROMPT, id="faithfulness-summary", className="small mt-1")
+    return [
+        button,
+        loading(summary, "faithfulness-loading"),
+        plot("faithfulness", "280px", config={"displayModeBar": False}, hidden=True),
+    ]
 
 
 def _difference_card() -> dbc.Card:

@@ -251,7 +251,7 @@ def plot_slot(graph_id: str) -> str:
     return f"{graph_id}-slot"
 
 
-def plot(graph_id: str, height: str, config: dict | None = None) -> dcc.Tabs:
+def plot(graph_id: str, height: str, config: dict | None = None, hidden: bool = False) -> dcc.Tabs:
     """The Plotly graph ``graph_id`` in its closed slot: a dcc.Tabs without headers whose one
     tab is rendered only when the slot's value is SLOT_OPEN. Closed, the graph is still in the
     layout: callbacks read and write its props, and it shows their latest values once open.
@@ -264,10 +264,11 @@ def plot(graph_id: str, height: str, config: dict | None = None) -> dcc.Tabs:
         Its height (CSS).
     config
         Plotly's config (default: no logo).
+    hidden
+        Whether the graph starts hidden (``display: none``) until a callback sets its style.
     """
-    graph = dcc.Graph(
-        id=graph_id, style={"height": height}, config=config or {"displaylogo": False}
-    )
+    style = {"display": "none"} if hidden else {"height": height}
+    graph = dcc.Graph(id=graph_id, style=style, config=config or {"displaylogo": False})
     return dcc.Tabs(
         id=plot_slot(graph_id),
         value=SLOT_CLOSED,

@@ -27,7 +27,7 @@ PANEL = KindPanel(
     kind=nac.NAME,
     prefix=nac.NAME,
     body=body,
-    plots=("degree", "prior-matrix", "embedding"),
+    plots=("degree", "prior-matrix", "faithfulness", "embedding"),
     first_graph="graph",
     title_id="circuit-title",
 )

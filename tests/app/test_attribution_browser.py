@@ -7,10 +7,15 @@ from selenium.webdriver.support.ui import WebDriverWait
 from test_app_browser import no_console_errors, open_nlvr_example
 
 from circuitlab.app.callbacks.drawing import minimal_count
+from circuitlab.app.callbacks.faithfulness import PROMPT
 from circuitlab.app.stores import AppStores
 from tests.app.conftest import WAIT
 
 EDGES = "return document.getElementById('graph')._cyreg.cy.edges(arguments[0]).length"
+# the faithfulness plot's CSS display, read afresh each time (its slot re-renders it)
+DISPLAY = (
+    "const g = document.getElementById('faithfulness'); return g && getComputedStyle(g).display"
+)
 
 
 def test_colour_by_attribution_shows_the_strongest_edits_and_the_minimal_circuit(
@@ -80,4 +85,31 @@ def test_what_decides_draws_reads_and_read_out_links_coloured_by_attribution(
     dash_duo.driver.execute_script(script)
     dash_duo.wait_for_contains_text("#edge-hover", " reads ")
     screenshot(dash_duo, "decisive")
+    no_console_errors(dash_duo)
+
+
+def test_the_example_cards_faithfulness_curve_is_measured_on_a_click_and_cleared_by_a_new_one(
+    dash_duo, nlvr2_store, screenshot
+):
+    row = open_nlvr_example(dash_duo, nlvr2_store, 3, "")
+    wait = WebDriverWait(dash_duo.driver, WAIT)
+    wait.until(lambda d: d.execute_script(DISPLAY) == "none")  # drawn, nothing measured yet
+    dash_duo.find_element("#faithfulness-run").click()
+    dash_duo.wait_for_contains_text("#faithfulness-summary", "CPR", timeout=60)
+    intervener = AppStores(nlvr2_store.parent, checkpoint="checkpoints/nlvr").intervener("nlvr")
+    index = int(np.flatnonzero(intervener.view.frame["id"] == row["id"])[0])
+    curve = intervener.faithfulness(index)  # the library's numbers for this example
+    summary = dash_duo.find_element("#faithfulness-summary").text
+    assert f"CPR {curve.cpr:.2f}" in summary and f"CMD {curve.cmd:.2f}" in summary
+    wait.until(lambda d: d.execute_script(DISPLAY) == "block")
+    traces = dash_duo.driver.execute_script(
+        "return document.getElementById('faithfulness').querySelector('.js-plotly-plot')"
+        ".data.map(t => t.name)"
+    )
+    assert traces[-1] == "decisive ranking" and "random: median" in traces
+    screenshot(dash_duo, "faithfulness")
+    # another circuit (the store's first; this one is its fourth): the card is cleared
+    dash_duo.find_element("#results td[data-dash-column='text']").click()
+    dash_duo.wait_for_text_to_equal("#faithfulness-summary", PROMPT, timeout=30)
+    wait.until(lambda d: d.execute_script(DISPLAY) == "none")
     no_console_errors(dash_duo)

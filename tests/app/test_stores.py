@@ -448,9 +448,9 @@ def test_the_exported_figure_draws_forced_and_cut_links_as_the_app_does(nlvr2_st
 
 
 def test_the_prior_panel_draws_p_ordered_by_the_best_fits_blocks(nlvr2_store):
-    from circuitlab.analysis.prior_verdict import best_prior, block_order, read_matrix
     import plotly.graph_objects as go
 
+    from circuitlab.analysis.prior_verdict import best_prior, block_order, read_matrix
     from circuitlab.app.callbacks.circuit import degree_figure, matrix_figure
 
     view = AppStores(nlvr2_store).view(".")
