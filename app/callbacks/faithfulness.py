@@ -23,7 +23,9 @@ PROMPT = (
     "random rankings of the same elements"
 )
 RANKING_COLOR, BAND_COLOR = "#d62728", "rgba(120, 120, 120, 0.25)"
-SHOWN, HIDDEN = {"height": "280px"}, {"display": "none"}  # the plot: empty axes say nothing
+# the plot shown, and hidden while nothing is measured (empty axes say nothing)
+SHOWN = {"height": "280px"}
+HIDDEN = {"display": "none"}
 
 
 def faithfulness_figure(curve: FaithfulnessCurve) -> dict:
