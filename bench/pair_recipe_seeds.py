@@ -8,12 +8,14 @@ by goal, from the rows bench/pair_circuits.py and bench/minimal_pair_kinds.py wr
   change moves P more than the noun swap (``minimal_pair_kinds.csv``), per seed and on the mean;
   the same on NLVR2 test1 rewritten by the second construction (``bench/second_pairs.py``).
 
-    python bench/pair_recipe_seeds.py                 # the logic-contrast recipe, seeds 0 1 2
-    python bench/pair_recipe_seeds.py --runs NAME ... # other rows of both CSVs
+    python bench/pair_recipe_seeds.py                     # the logic-contrast recipe, seeds 0 100 1
+    python bench/pair_recipe_seeds.py --recipe balanced   # its stage 3 with the kinds balanced
+    python bench/pair_recipe_seeds.py --runs NAME ...     # other rows of both CSVs
 
 Measure a trained seed first: ``python bench/pair_circuits.py RUN --name NAME`` and
 ``python bench/minimal_pair_kinds.py RUN --name NAME`` (the stages: scripts/pairs_stages.sh).
-Each seed's row and the mean go to bench/results/pair_recipe_seeds.csv.
+Each seed's row and the mean go to bench/results/pair_recipe_seeds.csv (``--recipe balanced``:
+pair_recipe_seeds_balanced.csv).
 """
 
 from __future__ import annotations
@@ -24,8 +26,13 @@ import pandas as pd
 from common import RESULTS, pipe_table
 
 NAME = "pair_recipe_seeds"
-# the row names scripts/pairs_stages.sh's runs are measured under (runs/measure_pairs.sh's)
-RECIPE = "logic-contrast recipe (stages 1-3), seed {seed}"
+# the row names each recipe's seeds are measured under (scripts/pairs_stages.sh trains the
+# logic-contrast recipe; the balanced one is its stage 3 with contrast_balance: kinds)
+RECIPES = {
+    "logic-contrast": "logic-contrast recipe (stages 1-3), seed {seed}",
+    "balanced": "logic-contrast, kinds balanced (stage 3), seed {seed}",
+}
+SEEDS = (0, 100, 1)  # seed 0 shipped, seed 100's stage 1 in history, seed 1 from scratch
 DEV = "nlvr2 dev"
 SECOND = "nlvr2 test1, second construction"  # bench/second_pairs.py, never trained on
 MEAN_OVER_KINDS = "mean over kinds"
@@ -130,9 +137,11 @@ def goal_rows(seeds: pd.DataFrame) -> pd.DataFrame:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", nargs="+", help="row names (default: the recipe's seeds 0-2)")
+    parser.add_argument("--recipe", choices=sorted(RECIPES), default="logic-contrast")
+    parser.add_argument("--runs", nargs="+", help="row names (default: the recipe's seeds)")
     args = parser.parse_args()
-    runs = args.runs or [RECIPE.format(seed=seed) for seed in (0, 1, 2)]
+    runs = args.runs or [RECIPES[args.recipe].format(seed=seed) for seed in SEEDS]
+    out = RESULTS / (NAME + ("" if args.recipe == "logic-contrast" else f"_{args.recipe}") + ".csv")
     circuits = pd.read_csv(RESULTS / "pair_circuits.csv")
     kinds = pd.read_csv(RESULTS / "minimal_pair_kinds.csv")
     seeds = seed_rows(circuits, kinds, runs)
@@ -144,8 +153,8 @@ def main() -> None:
     print(pipe_table(kind_shares(kinds, runs, SECOND), index=True))
     print()
     print(pipe_table(goal_rows(seeds)))
-    seeds.to_csv(RESULTS / f"{NAME}.csv", index=False)
-    print(f"written: {RESULTS / f'{NAME}.csv'}")
+    seeds.to_csv(out, index=False)
+    print(f"written: {out}")
 
 
 if __name__ == "__main__":
