@@ -12,7 +12,7 @@ from circuitlab.analysis.pair_glyphs import pair_glyphs
 from circuitlab.app.example_view import BORDER, GAP, read_stroke
 from circuitlab.data.pair_scenes import IMAGES, PairObject, PairScene
 
-__all__ = ["pair_object_names", "pair_scene_svg"]
+__all__ = ["name_boxes_overlap", "pair_object_names", "pair_scene_svg"]
 
 UNREAD = ' stroke="#333" stroke-width="1"'  # the thin frame of a glyph nobody reads
 
@@ -66,19 +66,62 @@ def _pair_panel(image: tuple[PairObject, ...], top: int, weights: list[float]) -
                 f'<line x1="{px(g.x):.1f}" y1="{middle:.1f}" x2="{tip:.1f}" y2="{middle:.1f}" '
                 'stroke="#444" stroke-width="1.5"/>'
             )
+    bottom = top + TITLE_HEIGHT + PANEL_HEIGHT - 2
+    names = []
     for g in glyphs:  # names over every glyph: under it, beside it when it rests on another
-        bottom = top + TITLE_HEIGHT + PANEL_HEIGHT - 2
         if g.stacked:
             y = py(g.bottom + g.height / 2) + 3
             x, anchor = _name_place(g.label, 0.0, px(g.x - g.width / 2), px(g.x + g.width / 2))
         else:
             y = min(py(g.bottom) + LABEL_SIZE, bottom)
             x, anchor = _name_place(g.label, px(g.x), None, None)
+        names.append((g.label, x, y, anchor))
+    for label, x, y, anchor in _apart(names, top + TITLE_HEIGHT + LABEL_SIZE, bottom):
         parts.append(
             f'<text class="name" x="{x:.1f}" y="{y:.1f}" font-size="{LABEL_SIZE}" '
-            f'text-anchor="{anchor}" font-family="sans-serif">{escape(g.label)}</text>'
+            f'text-anchor="{anchor}" font-family="sans-serif">{escape(label)}</text>'
         )
     return parts
+
+
+def _extent(label: str, x: float, anchor: str) -> tuple[float, float]:
+    """A name's estimated left and right edges (pixels)."""
+    width = CHAR_WIDTH * LABEL_SIZE * len(label)
+    left = x - {"start": 0.0, "middle": width / 2, "end": width}[anchor]
+    return left, left + width
+
+
+def name_boxes_overlap(a: tuple[str, float, float, str], b: tuple[str, float, float, str]) -> bool:
+    """Whether two placed names (label, x, baseline y, anchor) overlap, by their estimated
+    extents (a line of text LABEL_SIZE high above its baseline).
+
+    Parameters
+    ----------
+    a, b
+        The two names.
+    """
+    (a_left, a_right), (b_left, b_right) = _extent(a[0], a[1], a[3]), _extent(b[0], b[1], b[3])
+    return a_left < b_right and b_left < a_right and abs(a[2] - b[2]) < LABEL_SIZE
+
+
+def _apart(
+    names: list[tuple[str, float, float, str]], highest: float, lowest: float
+) -> list[tuple[str, float, float, str]]:
+    """``names`` moved apart: each, from the top down, shifted down a line at a time (up, when
+    the image's bottom edge ``lowest`` stops it) until it overlaps none placed before it. In a
+    crowd no free line may be left: then it keeps its own place."""
+    placed: list[tuple[str, float, float, str]] = []
+    for label, x, y, anchor in sorted(names, key=lambda n: n[2]):
+        step = LABEL_SIZE + 1
+        tries = [y + k * step for k in range(int((lowest - y) // step) + 1)]
+        tries += [y - k * step for k in range(1, int((y - highest) // step) + 1)]
+        free = (
+            t
+            for t in tries
+            if not any(name_boxes_overlap((label, x, t, anchor), p) for p in placed)
+        )
+        placed.append((label, x, next(free, y), anchor))
+    return placed
 
 
 def pair_scene_svg(scene: PairScene, weights: Sequence[float] | None = None) -> str:

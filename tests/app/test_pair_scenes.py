@@ -16,6 +16,7 @@ from circuitlab.app.pair_view import (
     PANEL_HEIGHT,
     PANEL_WIDTH,
     TITLE_HEIGHT,
+    name_boxes_overlap,
     pair_object_names,
     pair_scene_svg,
 )
@@ -92,6 +93,27 @@ def test_every_name_stays_inside_its_image_at_ten_pixels():
         start = {"start": 0.0, "middle": width / 2, "end": width}[name.get("text-anchor")]
         left = float(name.get("x")) - start
         assert 0 <= left and left + width <= PANEL_WIDTH, (name.text, left, width)
+
+
+def test_names_of_crowded_objects_move_apart_and_stay_inside_their_image():
+    """Five objects side by side near one spot (their names would fall on each other): every
+    name is drawn where it overlaps no other name, inside its image."""
+    crowd = tuple(obj(noun, x=0.45 + 0.03 * k, depth=0.5) for k, noun in enumerate(NOUNS))
+    svg = ElementTree.fromstring(pair_scene_svg(PairScene((crowd, (obj("cup"),)))))
+    names = [
+        (t.text, float(t.get("x")), float(t.get("y")), t.get("text-anchor"))
+        for t in svg.findall(f"{SVG}text")
+        if t.get("class") == "name"
+    ]
+    first = [n for n in names if n[2] <= TITLE_HEIGHT + PANEL_HEIGHT]  # the left image's
+    assert sorted(n[0].split()[-1] for n in first) == sorted(NOUNS)  # "medium white dog"
+    assert len({n[2] for n in first}) > 1  # moved: they all started on one line
+    for k, a in enumerate(first):
+        assert TITLE_HEIGHT + 10 <= a[2] <= TITLE_HEIGHT + PANEL_HEIGHT, a
+        assert not any(name_boxes_overlap(a, b) for b in first[k + 1 :]), a
+
+
+NOUNS = ("dog", "bottle", "bird", "cup", "ball")
 
 
 def test_the_example_panel_draws_a_stored_pair_and_says_when_it_cannot():
