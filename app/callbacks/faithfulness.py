@@ -7,6 +7,7 @@ curve is about 230 cut circuits."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import dash
 import numpy as np
@@ -14,7 +15,9 @@ from dash import Input, Output, State
 
 from circuitlab.app.callbacks.common import scene_intervener
 from circuitlab.app.stores import AppStores
-from circuitlab.faithfulness import FaithfulnessCurve
+
+if TYPE_CHECKING:  # torch stays unloaded until a curve is asked for
+    from circuitlab.faithfulness import FaithfulnessCurve
 
 __all__ = ["HIDDEN", "PROMPT", "faithfulness_figure", "faithfulness_summary", "register"]
 
