@@ -22,11 +22,16 @@ LABEL_SIZE, TITLE_SIZE = 10, 11  # font sizes (px) of the objects' names and the
 CHAR_WIDTH = 0.6  # a sans-serif character's width, in font sizes (wide: names stay inside)
 
 
+def _name_width(label: str) -> float:
+    """A name's estimated width (pixels) at LABEL_SIZE."""
+    return CHAR_WIDTH * LABEL_SIZE * len(label)
+
+
 def _name_place(label: str, x: float, left: float | None, right: float | None) -> tuple[float, str]:
     """Where a name goes inside an image ``PANEL_WIDTH`` wide, by its estimated width: centred
     on ``x`` (moved in from the edges) when ``left`` is None, else after ``right`` (the glyph's
     right edge) or, when it does not fit there, before ``left`` (its left edge)."""
-    width = CHAR_WIDTH * LABEL_SIZE * len(label)
+    width = _name_width(label)
     if left is None:
         return min(max(x, width / 2), PANEL_WIDTH - width / 2), "middle"
     if right + 3 + width <= PANEL_WIDTH:
@@ -86,7 +91,7 @@ def _pair_panel(image: tuple[PairObject, ...], top: int, weights: list[float]) -
 
 def _extent(label: str, x: float, anchor: str) -> tuple[float, float]:
     """A name's estimated left and right edges (pixels)."""
-    width = CHAR_WIDTH * LABEL_SIZE * len(label)
+    width = _name_width(label)
     left = x - {"start": 0.0, "middle": width / 2, "end": width}[anchor]
     return left, left + width
 

@@ -38,7 +38,7 @@ from circuitlab.attribution import (
     link_effect_estimates,
 )
 from circuitlab.errors import InputError
-from circuitlab.faithfulness import _elements, _link_cut
+from circuitlab.faithfulness import _element_cut, _elements
 from circuitlab.interventions import eval_mode
 from circuitlab.model import NAC
 from circuitlab.read_attribution import link_and_read_estimates, read_effect_estimates
@@ -202,7 +202,7 @@ def _top_k_logits(
     """A function of ``ks`` (K,) -> the logits (K, n_classes) of the one example with the top k
     elements of ``order`` kept and every other existing one (``exists`` (1, elements): links,
     then reads flattened) cut, one batched run."""
-    n_links, n_modules = len(links), runner.model.config.n_modules
+    n_modules = runner.model.config.n_modules
 
     def top_k_logits(ks: np.ndarray) -> torch.Tensor:
         cut = np.repeat(exists, len(ks), axis=0)
@@ -210,12 +210,7 @@ def _top_k_logits(
             cut[row, order[:k]] = False
 
         def edits(part: slice) -> dict[str, torch.Tensor]:
-            chosen = cut[part]
-            reads = chosen[:, n_links:].reshape(len(chosen), *read_shape)
-            return {
-                "cut": _link_cut(chosen[:, :n_links], links, n_modules),
-                "read_cut": torch.from_numpy(reads),
-            }
+            return _element_cut(cut[part], links, n_modules, read_shape)
 
         return runner.rows_logits(np.zeros(len(ks), dtype=int), edits)
 

@@ -188,18 +188,13 @@ def _mean_measures(
 ) -> Callable[[list[np.ndarray]], np.ndarray]:
     """A function of ``cuts`` (each (B, elements): each example's links, then reads, cut) ->
     the mean measure under each, (len(cuts),): their rows run together."""
-    n, n_links, u_all = len(runner.batch), len(links), runner.model.config.n_modules
+    n, u_all = len(runner.batch), runner.model.config.n_modules
 
     def mean_measures(cuts: list[np.ndarray]) -> np.ndarray:
         stacked = np.concatenate(cuts)
 
         def edits(part: slice) -> dict[str, torch.Tensor]:
-            chosen = stacked[part]
-            edit = {"cut": _link_cut(chosen[:, :n_links], links, u_all)}
-            if read_shape is not None:
-                reads = chosen[:, n_links:].reshape(len(chosen), *read_shape)
-                edit["read_cut"] = torch.from_numpy(reads)
-            return edit
+            return _element_cut(stacked[part], links, u_all, read_shape)
 
         examples = np.tile(np.arange(n), len(cuts))
         values = runner.measure_rows(examples, edits, answer, measure)
@@ -276,6 +271,18 @@ def _elements(
     flat = np.where(real, read_scores, 0.0).reshape(len(batch), -1)
     exists = np.concatenate([np.ones(scores.shape, dtype=bool), real.reshape(len(batch), -1)], 1)
     return np.concatenate([scores, flat], 1), exists, real.shape[1:]
+
+
+def _element_cut(
+    cut: np.ndarray, links: np.ndarray, n_modules: int, read_shape: tuple[int, int] | None
+) -> dict[str, torch.Tensor]:
+    """``logits``'s edits from ``cut`` (N, elements): each row's links of ``links`` cut, and
+    its reads (the elements after the links, (processors, tokens) each) when ``read_shape``."""
+    edit = {"cut": _link_cut(cut[:, : len(links)], links, n_modules)}
+    if read_shape is not None:
+        reads = cut[:, len(links) :].reshape(len(cut), *read_shape)
+        edit["read_cut"] = torch.from_numpy(reads)
+    return edit
 
 
 def _link_cut(cut: np.ndarray, links: np.ndarray, n_modules: int) -> torch.Tensor:
