@@ -30,6 +30,7 @@ __all__ = [
     "TOKEN_PREFIX",
     "TooManyEdges",
     "UNEDITED",
+    "UNNOTED",
     "attribution_elements",
     "decisive_elements",
     "mark_edits",
@@ -39,6 +40,8 @@ __all__ = [
 LAYOUT_SCALE = 260  # cytoscape pixels per layout unit
 # the data keys an edit or the attribution view sets on a drawn element, at their "none" value
 UNEDITED = {"edit": None, "effect": None}
+# and on every module: no note, not pinned (``circuitlab.app.view_drawing`` sets them)
+UNNOTED = {"note": None, "pinned": False}
 SUPPORTS, OPPOSES = (214, 39, 40), (31, 119, 180)  # red, blue
 
 
@@ -139,6 +142,7 @@ class CircuitElements:
                     "color": colors[i],
                     "degree": d["degree"],
                     **UNEDITED,
+                    **UNNOTED,
                 },
                 "position": {
                     "x": float(self.positions[i, 0] * LAYOUT_SCALE),

@@ -7,13 +7,18 @@ A view's notes (``ViewNotes``):
 
 - ``pinned``: modules pinned into a subgraph; ``pinned_links``: links pinned (low end first);
 - ``groups``: named groups of modules, each to be drawn as one node; a module is in at most one;
-- ``notes``: text on a module (``"module 3"``) or a group (``"group NAME"``).
+- ``notes``: text on a module (``"module 3"``) or a group (``"group NAME"``);
+- ``pinned_only``: draw only the pinned subgraph (the pinned modules, the ends of the pinned
+  links, and the drawn edges among them).
 
 The file (``VERSION`` 1)::
 
     {"format": "circuitlab-view", "version": 1, "store": "pairs/nlvr2", "circuit": "dev-12",
      "pinned": [3, 7], "pinned_links": [[3, 7]], "groups": {"counting": [1, 4]},
-     "notes": {"module 3": "reads the cardinal", "group counting": "..."}}
+     "notes": {"module 3": "reads the cardinal", "group counting": "..."},
+     "pinned_only": false}
+
+``pinned_only`` came after the first files of version 1: a file without it reads as false.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ __all__ = [
     "VERSION",
     "ViewNotes",
     "load_view",
+    "page_view",
     "save_view",
     "saved_views",
     "view_file",
@@ -52,15 +58,28 @@ class ViewNotes:
 
     Parameters
     ----------
-    pinned, pinned_links, groups, notes
+    pinned, pinned_links, groups, notes, pinned_only
         As above: modules (sorted), links (sorted, low end first), (name, sorted members) pairs
-        in the order made, (target, text) pairs sorted by target.
+        in the order made, (target, text) pairs sorted by target, whether only the pinned
+        subgraph is drawn.
     """
 
     pinned: tuple[int, ...] = ()
     pinned_links: tuple[tuple[int, int], ...] = ()
     groups: tuple[tuple[str, tuple[int, ...]], ...] = ()
     notes: tuple[tuple[str, str], ...] = ()
+    pinned_only: bool = False
+
+    @property
+    def pinned_modules(self) -> set[int]:
+        """The modules of the pinned subgraph: those pinned and the ends of pinned links."""
+        return set(self.pinned) | {m for link in self.pinned_links for m in link}
+
+    @property
+    def reshapes(self) -> bool:
+        """Whether the view draws other than the plain circuit: a group drawn as one node, or
+        only the pinned subgraph."""
+        return bool(self.groups) or (self.pinned_only and bool(self.pinned_modules))
 
     def toggle_pin(self, module: int) -> ViewNotes:
         """Pin ``module``, or unpin it if it is pinned.
@@ -169,6 +188,7 @@ class ViewNotes:
             "pinned_links": [list(link) for link in self.pinned_links],
             "groups": {name: list(members) for name, members in self.groups},
             "notes": dict(self.notes),
+            "pinned_only": self.pinned_only,
         }
 
     @classmethod
@@ -208,9 +228,13 @@ class ViewNotes:
         links = [_modules(link, n_modules, "pinned_links") for link in data.get("pinned_links", [])]
         if any(len(link) != 2 or link[0] == link[1] for link in links):
             raise InputError("view", "a pinned link that is not two different modules", "")
+        pinned_only = data.get("pinned_only", False)
+        if not isinstance(pinned_only, bool):
+            raise InputError("view", f"pinned_only must be true or false, got {pinned_only!r}", "")
         view = cls(
             pinned=tuple(sorted(set(modules))),
             pinned_links=tuple(sorted({(min(i, j), max(i, j)) for i, j in links})),
+            pinned_only=pinned_only,
         )
         groups = data.get("groups", {})
         if not isinstance(groups, dict):
@@ -231,6 +255,26 @@ class ViewNotes:
             _check_target(view, str(target), n_modules)
             view = view.with_note(str(target), str(text))
         return view
+
+
+def page_view(data: dict | None, n_modules: int) -> ViewNotes:
+    """The view the page holds (its ``view-notes`` store: ``{"name": saved name or None,
+    "view": to_json's form}``; None: no view): an empty view where it holds none, or one this
+    store's circuits cannot have (only a forged page state).
+
+    Parameters
+    ----------
+    data
+        The page's store.
+    n_modules
+        The store's modules.
+    """
+    if not data or not data.get("view"):
+        return ViewNotes()
+    try:
+        return ViewNotes.from_json(data["view"], n_modules)
+    except InputError:
+        return ViewNotes()
 
 
 def _group_name(name: str) -> str:

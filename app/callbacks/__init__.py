@@ -7,6 +7,7 @@
 - ``faithfulness``: on a click, the shown example's faithfulness curve against random rankings;
 - ``intervene``: links cut and modules knocked out by clicks, and what that does to the answer;
 - ``module``: the clicked module's details;
+- ``notes``: pins, groups and notes on the drawing, saved, opened, exported and imported;
 - ``compare``: the shown circuit against another or a category's mean circuit;
 - ``map_view``: the embedding of all circuits, typed sentences and the lasso selection;
 - ``export``: image, CSV, JSON and figure downloads of the shown circuit;
@@ -31,6 +32,7 @@ from circuitlab.app.callbacks import (
     intervene,
     map_view,
     module,
+    notes,
     search,
     url_state,
 )
@@ -45,6 +47,7 @@ PANELS = (
     compare,
     faithfulness,
     module,
+    notes,
     map_view,
     export,
     bodies,

@@ -129,7 +129,8 @@ def prior_summary(fit: dict) -> list:
 
 
 def node_text(node: dict | None) -> str:
-    """What hovering a module says: its number, role and degree in the view.
+    """What hovering a module says: its number (a group's name and members), role and degree
+    in the view, and its pin and note.
 
     Parameters
     ----------
@@ -140,10 +141,16 @@ def node_text(node: dict | None) -> str:
         return ""
     if node.get("role") == "object":
         return f"{node['label']}: an object the decisive circuit reads"
-    text = f"module {node['id']} ({node['role']}): {node['degree']} links in this view"
+    if node.get("role") == "group":
+        members = ", ".join(map(str, node["members"]))
+        text = f"group {node['label']} (modules {members}): {node['degree']} links in this view"
+    else:
+        text = f"module {node['id']} ({node['role']}): {node['degree']} links in this view"
     if node.get("effect") is not None:
         text += f"; knocked out, p(answer) {-node['effect']:+.3f}"
-    return text
+    if node.get("pinned"):
+        text += "; pinned"
+    return text + (f" · note: {node['note']}" if node.get("note") else "")
 
 
 def register(app: dash.Dash, stores: AppStores) -> None:
@@ -219,10 +226,11 @@ def _register_circuit(app: dash.Dash, stores: AppStores) -> None:
         Input("url-read", "search"),
         Input("edits", "data"),
         Input("minimal-only", "value"),
+        Input("view-notes", "data"),
         State("store-key", "data"),
     )
-    def draw(circuit, threshold, mode, top_k, color, search, actions, minimal, key):
-        settings = ViewSettings(threshold, mode, top_k, color, minimal)
+    def draw(circuit, threshold, mode, top_k, color, search, actions, minimal, notes, key):
+        settings = ViewSettings(threshold, mode, top_k, color, minimal, notes)
         drawn = drawing(stores, circuit, settings, search, actions, key)
         table = attribution_table(stores, page_store(stores, key, search), circuit, color)
         return *drawn, table

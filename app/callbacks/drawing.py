@@ -31,6 +31,8 @@ from circuitlab.app.circuit_elements import (
 )
 from circuitlab.app.store_view import MAX_SENTENCE, StoreView
 from circuitlab.app.stores import AppStores
+from circuitlab.app.view_drawing import draw_notes, notes_line
+from circuitlab.app.view_notes import page_view
 
 if TYPE_CHECKING:
     from circuitlab.decisive import DecisiveCircuit
@@ -63,6 +65,8 @@ class ViewSettings:
         How modules are coloured: "module", "community" or "attribution".
     minimal
         ``["on"]``: with attribution colours, only the minimal circuit's links.
+    notes
+        The page's pins, groups and notes (its ``view-notes`` store, ``view_notes.page_view``).
     """
 
     threshold: float | None = 0.5
@@ -70,6 +74,7 @@ class ViewSettings:
     top_k: int | None = 3
     color: str | None = "module"
     minimal: list | None = None
+    notes: dict | None = None
 
 
 def circuit_title(view: StoreView, circuit: dict) -> str:
@@ -216,7 +221,8 @@ def drawing(
     actions: list | None,
     key: str | None,
 ) -> tuple[list, str, str, str, bool]:
-    """The circuit panel for these page settings: the graph's elements, the title, the link
+    """The circuit panel for these page settings: the graph's elements (the view's pins,
+    groups and notes applied, ``view_drawing.draw_notes``), the title, the link
     count, the warning text and whether it shows (the ``draw`` callback's outputs, and the
     page's first view, ``first_view``).
 
@@ -256,7 +262,9 @@ def drawing(
     if problem is not None:  # the default view where it cannot be: a note, not a warning
         count += f"; drawn by P, as {problem}"
     text = "; ".join(messages)
-    elements = mark_edits(elements, edit_of(actions))
+    notes = page_view(settings.notes, view.n_modules)
+    elements = draw_notes(mark_edits(elements, edit_of(actions)), notes)
+    count += notes_line(notes, elements)
     return elements, circuit_title(view, circuit), count, text, bool(text)
 
 

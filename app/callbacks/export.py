@@ -31,16 +31,19 @@ from circuitlab.app.callbacks.drawing import ViewSettings, drawing, drawn_mode
 from circuitlab.app.elements_export import drawn_table, elements_figure, is_drawn_view
 from circuitlab.app.store_view import StoreView
 from circuitlab.app.stores import AppStores
+from circuitlab.app.view_notes import ViewNotes, page_view
 from circuitlab.edits import CircuitEdit
 
 __all__ = ["circuit_figure", "register", "state_hash"]
 
 NO_EDIT = CircuitEdit()
-# the controls a view is drawn from: threshold, mode, k, colour and the minimal-circuit switch
+# the controls a view is drawn from: threshold, mode, k, colour, the minimal-circuit switch and
+# the pins, groups and notes
 VIEW_STATES = (
     *[State(control, "value") for control in DRAWING_CONTROLS],
     State("color-by", "value"),
     State("minimal-only", "value"),
+    State("view-notes", "data"),
 )
 
 
@@ -62,13 +65,14 @@ def store_label(view: StoreView, key: str | None) -> str:
     return key if key not in (None, "", ".") else view.store.path.name
 
 
-def state_hash(edit: CircuitEdit, view: str) -> str:
+def state_hash(edit: CircuitEdit, view: str, notes: ViewNotes | None = None) -> str:
     """8 hex digits naming a drawn state: the edit (cut, forced links and knocked-out modules,
-    in any order) and the view (``"P > 0.7"``, ``"top-3 per module"``).
+    in any order), the view (``"P > 0.7"``, ``"top-3 per module"``) and its pins, groups and
+    notes (none: the hash of a view without them, as before they were drawn).
 
     Parameters
     ----------
-    edit, view
+    edit, view, notes
         As above.
     """
     state = {
@@ -77,11 +81,18 @@ def state_hash(edit: CircuitEdit, view: str) -> str:
         "knocked_out": sorted(edit.knocked_out),
         "view": view,
     }
+    if notes is not None and notes != ViewNotes():
+        state["notes"] = notes.to_json("", None)
     return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:8]
 
 
 def file_stem(
-    view: StoreView, circuit: dict | None, key: str | None, edit: CircuitEdit, setting: str
+    view: StoreView,
+    circuit: dict | None,
+    key: str | None,
+    edit: CircuitEdit,
+    setting: str,
+    notes: ViewNotes | None = None,
 ) -> str:
     """The download's name: the store, the circuit's id (or the typed sentence's number) and
     the hash of the drawn state (``state_hash``), e.g. ``nlvr_nlvr-circuit-3-1f0c9a2e``: exports
@@ -94,7 +105,7 @@ def file_stem(
         stem = f"{store}-circuit-{view.id_of(circuit['index'])}"
     else:
         stem = f"{store}-circuit"
-    return f"{stem}-{state_hash(edit, setting)}"
+    return f"{stem}-{state_hash(edit, setting, notes)}"
 
 
 def view_setting(
@@ -179,18 +190,25 @@ def links_frame(graph: nx.Graph, edit: CircuitEdit = NO_EDIT) -> pd.DataFrame:
 
 
 def _elements_export(
-    button: str, elements: list[dict], stem: str, store: str, setting: str
+    button: str,
+    elements: list[dict],
+    stem: str,
+    store: str,
+    setting: str,
+    notes: dict | None = None,
 ) -> dict:
-    """A drawn view's download for ``button``: its edges as CSV, its nodes and edges as JSON,
-    or the figure of what is drawn, all from its ``elements``."""
+    """A drawn view's download for ``button``: its edges as CSV, its nodes and edges as JSON
+    (with the view's pins, groups and notes, ``notes``), or the figure of what is drawn, all
+    from its ``elements``."""
     if button == "export-figure":
         figure = elements_figure(elements, f"{stem}: {setting}")
         return dcc.send_bytes(lambda buffer: figure_png(figure, buffer), f"{stem}-figure.png")
     edges = drawn_table(elements)
     if button == "export-csv":
         return dcc.send_data_frame(edges.to_csv, f"{stem}.csv", index=False)
+    keys = ("id", "label", "role", "members", "note")  # a group's members, a node's note
     nodes = [
-        {"id": e["data"]["id"], "label": e["data"]["label"], "role": e["data"]["role"]}
+        {k: e["data"][k] for k in keys if e["data"].get(k) is not None}
         for e in elements
         if "source" not in e["data"]
     ]
@@ -198,6 +216,7 @@ def _elements_export(
         "circuit": stem,
         "store": store,
         "view": setting,
+        "notes": notes,
         "nodes": nodes,
         "edges": json.loads(edges.to_json(orient="records")),
     }
@@ -231,11 +250,15 @@ def _register_image(app: dash.Dash, stores: AppStores) -> None:
         State("store-key", "data"),
         prevent_initial_call=True,
     )
-    def export_image(_png, _svg, circuit, threshold, mode, top_k, color, minimal, actions, key):
+    def export_image(
+        _png, _svg, circuit, threshold, mode, top_k, color, minimal, notes, actions, key
+    ):
         kind = "png" if ctx.triggered_id == "export-png" else "svg"
         mode = drawn_mode(stores, key, circuit, mode)  # named as the data exports name it
         setting = view_setting(threshold, mode, top_k, color, minimal)
-        stem = file_stem(store_view(stores, key), circuit, key, edit_of(actions), setting)
+        view = store_view(stores, key)
+        drawn = page_view(notes, view.n_modules)
+        stem = file_stem(view, circuit, key, edit_of(actions), setting, drawn)
         return {"type": kind, "action": "download", "filename": stem}
 
 
@@ -252,19 +275,22 @@ def _register_data(app: dash.Dash, stores: AppStores) -> None:
         prevent_initial_call=True,
     )
     def export_data(
-        _csv, _json, _figure, circuit, threshold, mode, top_k, color, minimal, actions, key
+        _csv, _json, _figure, circuit, threshold, mode, top_k, color, minimal, notes, actions, key
     ):
         if not shows_circuit(circuit):
             return no_update
         view = store_view(stores, key)
         mode = drawn_mode(stores, key, circuit, mode)  # what decides may draw by threshold
-        settings = ViewSettings(threshold, mode, top_k, color, minimal)
+        settings = ViewSettings(threshold, mode, top_k, color, minimal, notes)
         elements = drawing(stores, circuit, settings, None, actions, key)[0]  # as the page drew
-        if is_drawn_view(elements):  # what decides, attribution, minimal: what is drawn
+        drawn = page_view(notes, view.n_modules)
+        notes_json = drawn.to_json(key, None) if drawn != ViewNotes() else None
+        # what decides, attribution, minimal, groups, pinned only: what is drawn
+        if is_drawn_view(elements) or drawn.reshapes:
             setting = view_setting(threshold, mode, top_k, color, minimal)
-            stem = file_stem(view, circuit, key, edit_of(actions), setting)
+            stem = file_stem(view, circuit, key, edit_of(actions), setting, drawn)
             store = store_label(view, key)
-            return _elements_export(ctx.triggered_id, elements, stem, store, setting)
+            return _elements_export(ctx.triggered_id, elements, stem, store, setting, notes_json)
         k = top_k if mode == "top-k" and isinstance(top_k, int) else None
         try:
             graph = view.visible_graph(circuit, threshold_of(threshold), k)
@@ -272,7 +298,7 @@ def _register_data(app: dash.Dash, stores: AppStores) -> None:
             return no_update
         edit = edit_of(actions)
         setting = view_setting(threshold, mode, top_k)
-        stem = file_stem(view, circuit, key, edit, setting)
+        stem = file_stem(view, circuit, key, edit, setting, drawn)
         if ctx.triggered_id == "export-figure":
             # its own name: the PNG button's STEM.png is the browser's drawing
             title = f"{stem}: {setting}" + (f"; {edit_words(edit)}" if edit else "")
@@ -281,9 +307,10 @@ def _register_data(app: dash.Dash, stores: AppStores) -> None:
         edges = links_frame(graph, edit)
         if ctx.triggered_id == "export-csv":
             return dcc.send_data_frame(edges.to_csv, f"{stem}.csv", index=False)
-        knocked = set(edit.knocked_out)
+        knocked, noted = set(edit.knocked_out), dict(drawn.notes)
         nodes = [
-            {"module": int(i), **d, "knocked_out": int(i) in knocked}
+            {"module": int(i), **d, "knocked_out": int(i) in knocked, "pinned": i in drawn.pinned}
+            | ({"note": noted[f"module {i}"]} if f"module {i}" in noted else {})
             for i, d in graph.nodes(data=True)
         ]
         payload = {
@@ -295,6 +322,7 @@ def _register_data(app: dash.Dash, stores: AppStores) -> None:
                 "knocked_out": list(edit.knocked_out),
                 "forced": [list(x) for x in edit.forced],
             },
+            "notes": notes_json,
             "nodes": nodes,
             "links": json.loads(edges.to_json(orient="records")),
         }

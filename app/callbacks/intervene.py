@@ -104,11 +104,13 @@ function (edge, node, undo, reset, mode, actions) {
     if (fired.includes("edit-reset.n_clicks")) { return []; }
     if (fired.includes("edit-undo.n_clicks")) { return actions.slice(0, -1); }
     if (mode !== "edit" && mode !== "force") { return dash_clientside.no_update; }
-    // the decisive view's objects and reads are no modules or links: nothing to edit
+    // the decisive view's objects and reads are no modules or links: nothing to edit,
     if (fired.includes("graph.tapNodeData") && node && isNaN(Number(node.id))) {
         return dash_clientside.no_update;
     }
-    if (fired.includes("graph.tapEdgeData") && edge && isNaN(Number(edge.source))) {
+    // nor are a group's node and its links (``view_drawing``)
+    if (fired.includes("graph.tapEdgeData") && edge &&
+        (isNaN(Number(edge.source)) || isNaN(Number(edge.target)))) {
         return dash_clientside.no_update;
     }
     if (fired.includes("graph.tapEdgeData") && edge && mode === "edit") {

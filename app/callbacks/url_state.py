@@ -1,6 +1,7 @@
 """The URL as the page's state: view settings restored from it, and written back to it, so that
 a link reproduces what its sender saw (store, circuit or typed sentence, module, threshold, mode,
-k, colour, compared circuit or category, search text, map colour)."""
+k, colour, compared circuit or category, search text, map colour, saved view of pins, groups
+and notes)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,7 @@ def _register_write(app: dash.Dash, stores: AppStores) -> None:
         Input("search", "value"),
         Input("embedding-color", "value"),
         Input("edits", "data"),
+        Input("view-notes", "data"),
         State("embedding-color", "options"),
         State("store-key", "data"),
         prevent_initial_call=True,
@@ -97,6 +99,7 @@ def _register_write(app: dash.Dash, stores: AppStores) -> None:
         text,
         map_color,
         actions,
+        notes,
         map_colors,
         key,
     ):
@@ -117,6 +120,8 @@ def _register_write(app: dash.Dash, stores: AppStores) -> None:
         if module is not None:
             query["module"] = module
         query.update(edits_query(actions))
+        if notes and notes.get("name"):  # a saved view, as saved: ``callbacks.notes``
+            query["view"] = notes["name"]
         settings = {"threshold": threshold, "mode": mode, "top_k": top_k, "color": color}
         for name, value in settings.items():
             if value is not None and value != VIEW_DEFAULTS[name]:

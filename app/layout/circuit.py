@@ -114,6 +114,7 @@ def _edit_controls() -> html.Div:
                     {"label": "inspect", "value": "inspect"},
                     {"label": "cut links / knock out modules", "value": "edit"},
                     {"label": "force links (click both ends)", "value": "force"},
+                    {"label": "pin modules / links", "value": "pin"},
                 ],
                 small=True,
             ),
@@ -122,6 +123,72 @@ def _edit_controls() -> html.Div:
             loading(html.Div(id="intervention", className="small"), "intervention-loading"),
             loading(html.Div(id="attribution-table"), "attribution-loading"),
         ],
+        className="mt-1",
+    )
+
+
+def _small_group(*children, group_id: str | None = None) -> dbc.InputGroup:
+    kwargs = {"id": group_id} if group_id else {}
+    return dbc.InputGroup(list(children), size="sm", className="my-1", **kwargs)
+
+
+def _button(label: str, button_id: str) -> dbc.Button:
+    return dbc.Button(label, id=button_id, n_clicks=0, color="light")
+
+
+def _notes_controls() -> dbc.Card:
+    """Pins, groups and notes (``callbacks.notes``): the pinned subgraph alone, the pinned
+    modules grouped under a name, a note on the clicked module or group, and the view saved
+    beside the store, opened, exported and imported as a file."""
+    return dbc.Card(
+        dbc.CardBody(
+            [
+                html.Div(
+                    [
+                        html.B("pins, groups, notes ", className="small"),
+                        dbc.Checklist(
+                            id="pinned-only",
+                            options=[{"label": "pinned only", "value": "on"}],
+                            value=[],
+                            switch=True,
+                            inline=True,
+                            className="small d-inline-block ms-2",
+                        ),
+                    ]
+                ),
+                _small_group(
+                    dbc.Input(id="group-name", placeholder="group name"),
+                    _button("group pinned", "group-make"),
+                    _button("ungroup", "group-remove"),
+                ),
+                html.Div(
+                    "click a module or group to write a note on it",
+                    id="note-target-line",
+                    className="small text-muted",
+                ),
+                _small_group(
+                    dbc.Input(id="note-text", placeholder="note"),
+                    _button("save note", "note-save"),
+                ),
+                _small_group(
+                    dbc.Input(id="view-name", placeholder="view name"),
+                    _button("save view", "view-save"),
+                    _button("export", "view-export"),
+                    dcc.Upload(
+                        _button("import", "view-import"),
+                        id="view-upload",
+                        accept=".json,application/json",
+                    ),
+                ),
+                dcc.Dropdown(id="view-load", placeholder="open a saved view", className="small"),
+                html.Div(id="notes-message", className="small"),
+                dcc.Download(id="view-download"),
+                # {"name": the saved view's name or None, "view": view_notes.ViewNotes.to_json}
+                dcc.Store(id="view-notes"),
+                dcc.Store(id="note-target"),  # "module 3" or "group NAME"
+            ],
+            className="p-2",
+        ),
         className="mt-1",
     )
 
@@ -152,6 +219,7 @@ def circuit_panel() -> dbc.Col:
             ),
             _edit_controls(),
             _export_buttons(),
+            _notes_controls(),
             dcc.Download(id="download"),
         ],
         width=6,

@@ -81,6 +81,19 @@ def graph_style(font_size: float, node_size: float, edge_color: str = "#888") ->
             "selector": "node.knocked",
             "style": {"background-color": "#f0f0f0", "border-style": "dashed", "opacity": 0.6},
         },
+        # the view's pins, groups and notes (``circuitlab.app.view_drawing``)
+        {"selector": "node.pinned", "style": {"border-width": 3, "border-color": "#1f77b4"}},
+        {"selector": "edge.pinned", "style": {"line-color": "#1f77b4", "opacity": 0.9}},
+        {
+            "selector": "node.group",
+            "style": {
+                "shape": "round-rectangle",
+                "width": "label",
+                "height": node_size,
+                "padding": node_size / 4,
+            },
+        },
+        {"selector": "node.noted", "style": {"border-style": "double", "border-width": 4}},
     ]
 
 

@@ -428,6 +428,7 @@ def test_the_json_export_holds_the_view_on_screen(nlvr2_store, nlvr_stores, colo
         "top-k": 3,
         "color-by": color,
         "minimal-only": minimal,
+        "view-notes": None,
         "edits": [],
         "store-key": "nlvr",
     }

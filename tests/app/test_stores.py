@@ -142,6 +142,7 @@ def test_a_circuit_too_small_for_a_prior_fit_is_drawn_with_a_message(tmp_path):
         "url-read": ("search", ""),
         "edits": ("data", []),
         "minimal-only": ("value", []),
+        "view-notes": ("data", None),
     }
 
     def answer(first_output: str) -> dict:

@@ -3,6 +3,7 @@ circuits, and the sidecar files written beside a store without touching its own.
 
 import hashlib
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -46,7 +47,7 @@ def test_pins_toggle_and_groups_take_their_members_from_other_groups():
 
 
 views = st.builds(
-    lambda pins, links, groups, notes: _built(pins, links, groups, notes),
+    lambda pins, links, groups, notes, only: _built(pins, links, groups, notes, only),
     st.lists(st.integers(0, U - 1), max_size=6),
     st.lists(st.tuples(st.integers(0, U - 1), st.integers(0, U - 1)), max_size=5),
     st.lists(
@@ -57,11 +58,12 @@ views = st.builds(
         max_size=3,
     ),
     st.lists(st.tuples(st.integers(0, U - 1), st.text(max_size=20)), max_size=4),
+    st.booleans(),
 )
 
 
-def _built(pins, links, groups, notes) -> ViewNotes:
-    view = ViewNotes()
+def _built(pins, links, groups, notes, pinned_only) -> ViewNotes:
+    view = ViewNotes(pinned_only=pinned_only)
     for module in pins:
         view = view.toggle_pin(module)
     for i, j in links:
@@ -96,6 +98,7 @@ def test_any_view_survives_its_file_and_an_export_import_round_trip(view):
         ({"groups": {"a": [1, 2], "b": [2, 3]}}, r"module\(s\) \[2\] in two groups"),
         ({"notes": {"module 99": "x"}}, "a note on 'module 99'"),
         ({"notes": {"group nobody": "x"}}, "a note on 'group nobody'"),
+        ({"pinned_only": "yes"}, "pinned_only must be true or false"),
     ],
 )
 def test_a_view_this_store_cannot_have_is_refused_naming_what(change, says):
@@ -105,6 +108,17 @@ def test_a_view_this_store_cannot_have_is_refused_naming_what(change, says):
     assert caught.value.argument == "view"
     with pytest.raises(InputError, match="view: not JSON"):
         ViewNotes.from_json("{not json", U)
+
+
+def test_a_file_written_before_pinned_only_draws_every_module_and_reshapes_by_its_groups():
+    data = ViewNotes().toggle_pin(1).to_json("nlvr/nlvr", None)
+    del data["pinned_only"]
+    view = ViewNotes.from_json(data, U)
+    assert not view.pinned_only and not view.reshapes  # a pin alone only marks its module
+    assert replace(view, pinned_only=True).reshapes
+    assert not ViewNotes(pinned_only=True).reshapes  # nothing pinned: every module drawn
+    assert view.with_group("g", [2]).reshapes
+    assert ViewNotes().toggle_link(4, 2).pinned_modules == {2, 4}
 
 
 def test_saved_views_live_beside_the_store_and_never_touch_its_files(tmp_path):
