@@ -14,14 +14,18 @@ each with its stored circuit:
   as they are) or every processor link;
 - time (skipped with --no-timing; time with nothing else running): exact attribution of every
   link for one example and for a 256-example batch, of the present links for that batch, the
-  estimate for it.
+  estimate for it;
+- the estimate goal (``attribution_estimate.py``): every link and read of the first
+  --estimate-examples examples cut exactly against the gradient, softmax-corrected and refined
+  estimates (Spearman, same strongest element) and each one's time for 256 examples.
 
     python bench/attribution.py                # both stores, all examples, with timing
     python bench/attribution.py --no-timing --limit 256
     python bench/attribution.py --timing-only  # with nothing else running
 
-Writes bench/results/attribution.csv (a row per store), attribution_speed.csv, the examples'
-numbers in attribution_examples.csv and docs/figures/attribution.png.
+Writes bench/results/attribution.csv (a row per store), attribution_speed.csv,
+attribution_estimate.csv, the examples' numbers in attribution_examples.csv and
+docs/figures/attribution.png.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
+from attribution_estimate import agreement, batch_seconds
+from attribution_estimate import summary as estimate_summary
 from common import FIGURES, RESULTS, machine, save_figure, write_table
 from scipy.stats import spearmanr
 from tqdm import tqdm
@@ -58,6 +64,9 @@ STORES = {  # name -> (store, the checkpoint that wrote it)
     "pairs": ("stores/pairs/pairs", "checkpoints/pairs"),
 }
 TOP = 5  # links cut together in the faithfulness test
+ESTIMATE_HEADER = (
+    "estimates of every link and read against the exact cuts (attribution_estimate.py)"
+)
 CHUNK = 128
 THRESHOLD = 0.5
 
@@ -260,6 +269,9 @@ def main() -> None:
     parser.add_argument(
         "--timing-only", action="store_true", help="only the speed table (nothing else running)"
     )
+    parser.add_argument(
+        "--estimate-examples", type=int, default=64, help="examples per store for the estimates"
+    )
     args = parser.parse_args()
     missing = [STORES[s][0] for s in args.stores if not Path(STORES[s][0]).is_dir()]
     if missing:
@@ -270,9 +282,14 @@ def main() -> None:
         examples.to_csv(RESULTS / "attribution_examples.csv", index=False)
         write_table(summarise(examples), "attribution", "attribution on the demo stores")
         figure(examples, FIGURES / "attribution.png")
+    if not args.timing_only:
+        rows = [r for s in args.stores for r in agreement(STORES, s, args.estimate_examples)]
     if not args.no_timing:
         speed = [row for s in args.stores for row in time_store(s)]
         write_table(speed, "attribution_speed", "attribution time (seconds)")
+    if not args.timing_only:  # the estimate goal: every link and read against the exact cuts
+        seconds = {} if args.no_timing else {s: batch_seconds(STORES, s) for s in args.stores}
+        write_table(estimate_summary(rows, seconds), "attribution_estimate", ESTIMATE_HEADER)
 
 
 if __name__ == "__main__":

@@ -89,7 +89,10 @@ def link_masks(n_modules: int, links: np.ndarray, keep: bool = False) -> torch.T
 def _measure(logits: torch.Tensor, answer: torch.Tensor, measure: str) -> torch.Tensor:
     """(N,) p(answer) or the answer's logit margin over the best other class."""
     if measure == "p_answer":
-        return logits.float().softmax(-1).gather(-1, answer[:, None]).squeeze(-1)
+        # in float64 where the device has it (not Apple's MPS): p near 1 in float32 moves in
+        # steps of 6e-8, and the smaller effects of a quarter of the links read as 0 or a step
+        precise = logits.float() if logits.device.type == "mps" else logits.double()
+        return precise.softmax(-1).gather(-1, answer[:, None]).squeeze(-1)
     if measure == "margin":
         own = logits.gather(-1, answer[:, None]).squeeze(-1)
         others = logits.scatter(-1, answer[:, None], float("-inf"))
@@ -147,10 +150,11 @@ class _Runner:
         read_cut: torch.Tensor | None = None,
         read_log_gate: torch.Tensor | None = None,
         link_record: dict[str, list] | None = None,
+        read_record: list | None = None,
     ) -> torch.Tensor:
         """Logits (N, n_classes) of the rows ``examples`` (N,) (indices into the batch, repeats
         allowed), each under its own ``cut`` mask (N, U, U) and ``read_cut`` (N, processors,
-        tokens), or none; ``link_record`` as ``NAC.execute`` fills it."""
+        tokens), or none; ``link_record`` and ``read_record`` as ``NAC.execute`` fills them."""
         rows = self.batch.rows(examples)
         return self.model.execute(
             rows.inputs,
@@ -163,38 +167,56 @@ class _Runner:
             read_cut=read_cut,
             read_log_gate=read_log_gate,
             link_record=link_record,
+            read_record=read_record,
         )
 
     def softmax_link_gradients(self, measure: str) -> tuple[Baseline, np.ndarray]:
         """Each link's first-order effect with every attention row's softmax taken exactly:
-        (baseline, (B, U, U)), receiver by sender. Cutting link j -> i removes its weight w
-        from row i and renormalises the rest, which moves the row's output by exactly the
-        gate's first-order change divided by (1 - w); summed over heads and rounds."""
+        (baseline, (B, U, U)), receiver by sender (``softmax_gradients``' links)."""
+        baseline, links, _ = self.softmax_gradients(measure)
+        return baseline, links
+
+    def softmax_gradients(self, measure: str) -> tuple[Baseline, np.ndarray, np.ndarray]:
+        """Each link's and each read's first-order effect with every attention row's
+        normalisation taken exactly: (baseline, links (B, U, U) receiver by sender, reads (B,
+        processors, tokens)). Cutting link j -> i (read u -> token j) removes its weight w from
+        its row and renormalises the rest, which moves the row's output by exactly the gate's
+        first-order change divided by (1 - w) (a sigmoid read's weight too: its gate moves it by
+        w (1 - w)); summed over heads, rounds and read-ins."""
         u = self.model.config.n_processors
-        answers, values, out = [], [], []
+        with torch.no_grad():
+            n_tokens = self.model.tokenizer(self.batch.inputs[:1]).shape[1]
+        answers, values, links, reads = [], [], [], []
         for start in range(0, len(self.batch), ROWS_PER_RUN):
             examples = torch.arange(start, min(start + ROWS_PER_RUN, len(self.batch)))
             examples = examples.to(self.device)
-            record: dict[str, list] = {}
+            link_record: dict[str, list] = {}
+            read_record: list = []
             with torch.enable_grad():
-                logits = self.logits(examples, link_record=record)
+                logits = self.logits(examples, link_record=link_record, read_record=read_record)
                 answer = logits.detach().argmax(-1)
                 value = _measure(logits, answer, measure)
-                calls = [("among", c) for c in record["among"]]
-                calls += [("into_readouts", c) for c in record["into_readouts"]]
+                calls = [("among", c) for c in link_record["among"]]
+                calls += [("into_readouts", c) for c in link_record["into_readouts"]]
+                calls += [("reads", c) for c in read_record]
                 grads = torch.autograd.grad(value.sum(), [gate for _, (gate, _) in calls])
             effects = torch.zeros(len(examples), *([self.model.config.n_modules] * 2))
+            read_effects = None
             for (block, (_, weights)), grad in zip(calls, grads, strict=True):
                 corrected = (grad / (1 - weights).clamp_min(1e-3)).sum(1).cpu()
                 if block == "among":
                     effects[:, :u, :u] += corrected
-                else:
+                elif block == "into_readouts":
                     effects[:, u:, :u] += corrected
+                else:  # a read-in's tokens, the null token (never edited) last where it has one
+                    corrected = corrected[..., :n_tokens]
+                    read_effects = corrected if read_effects is None else read_effects + corrected
             answers.append(answer.cpu())
             values.append(value.detach().cpu())
-            out.append(effects)
+            links.append(effects)
+            reads.append(read_effects if read_effects is not None else torch.zeros(0))
         baseline = Baseline(torch.cat(answers).numpy(), torch.cat(values).numpy())
-        return baseline, torch.cat(out).numpy()
+        return baseline, torch.cat(links).numpy(), torch.cat(reads).numpy()
 
     def gate_gradients(
         self, measure: str, shape: tuple[int, ...], gate: str

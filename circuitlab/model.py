@@ -440,6 +440,7 @@ class NAC(nn.Module):
         read_cut: torch.Tensor | None = None,
         read_log_gate: torch.Tensor | None = None,
         link_record: dict[str, list] | None = None,
+        read_record: list | None = None,
     ) -> torch.Tensor:
         """The executor run with a given circuit: logits (B, n_classes).
 
@@ -454,15 +455,15 @@ class NAC(nn.Module):
         sensitivity to each link (``circuitlab.attribution``'s first-order estimate).
         With ``code_scope="read_in"`` the processors' ``codes`` condition only the read-in's
         queries and keys; every other layer uses ``module_codes()``.
-        ``read_in_record``: a list this run appends each read-in's attention to, (B,
-        n_processors, N) averaged over heads, in the order they run; the recording belongs to
-        this call alone (nothing is set on the modules).
         Edits of the *reads* (processor u reading input token j; ``circuitlab.nn.readin``),
         (B or 1, n_processors, N) over the input's tokens, in every read-in: ``read_cut`` bool,
         True where the read is cut; ``read_log_gate`` float, added to the read's score (at
         zeros nothing changes; its gradient is the output's sensitivity to each read).
-        ``link_record``: a dict this run fills with each link attention's ``SKMDPA`` record,
-        "among" the rounds' (processors by processors), "into_readouts" the read-out's.
+        Records, each this call's alone, read-ins' in the order they run: ``read_in_record``
+        (list) each read-in's attention, (B, n_processors, N) averaged over heads;
+        ``read_record`` (list) each read-in's (gate, weights) (``ReadIn``); ``link_record``
+        (dict) each link attention's ``SKMDPA`` record, "among" the rounds', "into_readouts"
+        the read-out's.
         """
         tokens = self.tokenizer(inputs)
         if self.token_encoder is not None:
@@ -479,9 +480,8 @@ class NAC(nn.Module):
         proc_sigs, out_sigs = signatures[:, :u], signatures[:, u:]
         edits = {"cut": cut, "force": force, "log_gate": log_gate}
         among, into_readouts = _link_blocks(edits, u, link_record)
-
         record = read_in_record
-        reads = {"read_cut": read_cut, "read_log_gate": read_log_gate}
+        reads = {"read_cut": read_cut, "read_log_gate": read_log_gate, "read_record": read_record}
         proc = proc + self.read_in(
             proc, proc_codes, tokens, input_mask, query_codes, record, **reads
         )

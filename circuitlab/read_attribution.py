@@ -105,11 +105,14 @@ def read_effect_estimates(
     signatures: torch.Tensor | None = None,
     codes: torch.Tensor | None = None,
     measure: str = "p_answer",
+    softmax: bool = False,
 ) -> tuple[Baseline, np.ndarray]:
     """The first-order estimate of ``read_effects`` (same shapes): d(measure)/d(gate) on each
     read, from one backward pass per ROWS_PER_RUN examples; NaN for padding. Cutting a read
     takes the multiplier exp(gate) on its weight from 1 to 0; linear in it, the measure falls
-    by that derivative.
+    by that derivative. With ``softmax``, each read-in row's normalisation is taken exactly
+    (each head's and read-in's gradient divided by 1 - w, w the read's weight there), as
+    ``link_effect_estimates`` does for the links.
 
     Parameters
     ----------
@@ -119,12 +122,17 @@ def read_effect_estimates(
         (B or 1, U, d) the circuits (None: the model's own).
     measure
         "p_answer" or "margin".
+    softmax
+        Take each read-in row's normalisation exactly (above).
     """
     _check_measure(measure)
     real = real_reads(model, batch)
     with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
-        baseline, grad = runner.gate_gradients(measure, real.shape[1:], "read_log_gate")
+        if softmax:
+            baseline, _, grad = runner.softmax_gradients(measure)
+        else:
+            baseline, grad = runner.gate_gradients(measure, real.shape[1:], "read_log_gate")
     return baseline, _real_only(grad, real)
 
 
@@ -143,6 +151,7 @@ def link_and_read_estimates(
     codes: torch.Tensor | None = None,
     links: np.ndarray | None = None,
     measure: str = "p_answer",
+    softmax: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``link_effect_estimates`` (B, L) and ``read_effect_estimates`` (B, processors, tokens)
     from one backward pass per ROWS_PER_RUN examples instead of one each (both gates at zero
@@ -159,6 +168,8 @@ def link_and_read_estimates(
         (L, 2) the links (default ``circuit_links``).
     measure
         "p_answer" or "margin".
+    softmax
+        Take each attention row's normalisation exactly (``link_effect_estimates``).
     """
     _check_measure(measure)
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
@@ -166,6 +177,9 @@ def link_and_read_estimates(
     u_all = model.config.n_modules
     with eval_mode(model):
         runner = _Runner.of(model, batch, signatures, codes)
+        if softmax:
+            _, link_grad, read_grad = runner.softmax_gradients(measure)
+            return _per_link(link_grad, links), _real_only(read_grad, real)
         shapes = {"log_gate": (u_all, u_all), "read_log_gate": real.shape[1:]}
         _, grads = runner.gates_gradients(measure, shapes)
     return _per_link(grads["log_gate"], links), _real_only(grads["read_log_gate"], real)

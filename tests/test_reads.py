@@ -141,3 +141,64 @@ def test_links_and_reads_estimated_in_one_pass_equal_their_own_passes():
     np.testing.assert_allclose(links, expected_links, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(reads, expected_reads, rtol=1e-6, atol=1e-9, equal_nan=True)
     assert np.isnan(reads).sum() == np.isnan(expected_reads).sum()
+
+
+@pytest.mark.parametrize("options", VARIANTS[:3])
+def test_a_read_ins_corrected_gate_gradient_is_its_outputs_change_when_a_read_is_cut(options):
+    """The read estimate's softmax correction is exact for one read-in: its output is linear in
+    each head's weighted values, so a cut read's change of any linear read of the output is each
+    head's gate gradient divided by 1 - w, summed (a sigmoid read's too: its gate moves its
+    weight by w (1 - w), the cut by w)."""
+    model = _model(**options)
+    g = torch.Generator().manual_seed(4)
+    b, n = 2, 9
+    states = torch.randn(b, U, model.config.dim, generator=g)
+    codes = torch.randn(b, U, model.config.code_dim, generator=g)
+    tokens = model.tokenizer(torch.randn(b, n, 5, generator=g))
+    direction = torch.randn(b, U, model.config.dim, generator=g)
+
+    def read_of(**edits) -> torch.Tensor:
+        return (model.read_in(states, codes, tokens, **edits) * direction).sum((1, 2))
+
+    record: list = []
+    with torch.enable_grad():
+        value = read_of(read_record=record)
+        ((gate, weights),) = record
+        (grad,) = torch.autograd.grad(value.sum(), [gate])
+    corrected = (grad / (1 - weights)).sum(1)[..., :n]  # (B, U, N), the null token dropped
+    with torch.no_grad():
+        before = read_of()
+        for u, j in ((0, 0), (2, 5), (U - 1, n - 1)):
+            cut = torch.zeros(b, U, n, dtype=torch.bool)
+            cut[:, u, j] = True
+            change = before - read_of(read_cut=cut)
+            torch.testing.assert_close(corrected[:, u, j], change, atol=1e-5, rtol=1e-4)
+
+
+def test_refined_estimates_are_the_exact_cuts_for_the_top_elements_and_the_estimate_elsewhere():
+    from circuitlab.attribution import link_effects
+    from circuitlab.read_attribution import link_and_read_estimates, read_effects
+    from circuitlab.refined_attribution import refined_estimates
+
+    model, batch = _model(null_token=True), _batch(b=4, seed=1)
+    _, exact_links = link_effects(model, batch)
+    _, exact_reads = read_effects(model, batch)
+    every = exact_links.shape[1] + exact_reads[0].size
+    links, reads = refined_estimates(model, batch, exact_top=every)  # every element cut
+    np.testing.assert_allclose(links, exact_links, atol=1e-12)
+    np.testing.assert_allclose(reads, exact_reads, atol=1e-12, equal_nan=True)
+    estimated = link_and_read_estimates(model, batch, softmax=True)
+    alone = refined_estimates(model, batch, exact_top=0)
+    np.testing.assert_array_equal(alone[0], estimated[0])
+    np.testing.assert_array_equal(alone[1], estimated[1])
+    links, reads = refined_estimates(model, batch, exact_top=3)
+    elements = np.concatenate([links, reads.reshape(len(links), -1)], 1)
+    exact = np.concatenate([exact_links, exact_reads.reshape(len(links), -1)], 1)
+    guess = np.concatenate([estimated[0], estimated[1].reshape(len(links), -1)], 1)
+    for k in range(len(links)):
+        top = np.argsort(-np.nan_to_num(np.abs(guess[k]), nan=-1.0), kind="stable")[:3]
+        np.testing.assert_allclose(elements[k, top], exact[k, top], atol=1e-12)
+        rest = np.setdiff1d(np.flatnonzero(~np.isnan(guess[k])), top)
+        np.testing.assert_array_equal(elements[k, rest], guess[k, rest])
+    with pytest.raises(ValueError, match="exact_top must be >= 0"):
+        refined_estimates(model, batch, exact_top=-1)

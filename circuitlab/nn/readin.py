@@ -108,10 +108,15 @@ class ReadIn(nn.Module):
         record: list[torch.Tensor] | None = None,
         read_cut: torch.Tensor | None = None,
         read_log_gate: torch.Tensor | None = None,
+        read_record: list[tuple[torch.Tensor, torch.Tensor]] | None = None,
     ) -> torch.Tensor:
         """``record``: a list this call appends its attention weights to, averaged over heads,
         (B, U, N [+1: the null token, last]); nothing is kept on the module, so concurrent
-        calls never see each other's records.
+        calls never see each other's records. ``read_record``: a list this call appends (gate,
+        weights) to, as ``SKMDPA``'s ``record``: a zero gate (B, H, U, N [+1]) of its own added
+        to the scores (its gradient is the output's sensitivity to each head's read) and the
+        weights (B, H, U, N [+1]), detached (``circuitlab.read_attribution``'s
+        softmax-corrected estimate).
 
         Edits of the *reads* (module u reading token j), both (B or 1, U, N) over the input's
         tokens (the null token is never edited): ``read_cut`` bool, True where the read is cut
@@ -129,7 +134,7 @@ class ReadIn(nn.Module):
             if input_mask is not None:
                 input_mask = torch.cat([input_mask, input_mask.new_ones(batch, 1)], dim=1)
             read_cut, read_log_gate = _with_null_column(read_cut), _with_null_column(read_log_gate)
-        reads = _Reads(read_cut, read_log_gate)
+        reads = _Reads(read_cut, read_log_gate, read_record)
         # 1/sqrt(dh) on the queries, the smallest tensor the scores are made from
         q = self.to_q(self.norm_modules(states), query_codes)
         if self.code_to_query is not None:
@@ -151,6 +156,10 @@ class ReadIn(nn.Module):
         each token's sigmoid; padding and cut reads get weight 0."""
         if reads is not None and reads.log_gate is not None:
             scores = scores + reads.log_gate.unsqueeze(1)
+        gate = None
+        if reads is not None and reads.record is not None:
+            gate = torch.zeros_like(scores, requires_grad=True)
+            scores = scores + gate
         if input_mask is not None:
             scores = scores.masked_fill(~input_mask[:, None, None, :], float("-inf"))
         cut = reads is not None and reads.cut is not None
@@ -159,8 +168,12 @@ class ReadIn(nn.Module):
         if self.offset is None:
             weights = scores.softmax(dim=-1)
             # a module whose every token is cut reads nothing (a softmax of -inf alone is NaN)
-            return torch.nan_to_num(weights, nan=0.0) if cut else weights
-        return (scores + self.offset.view(1, -1, 1, 1)).sigmoid()
+            weights = torch.nan_to_num(weights, nan=0.0) if cut else weights
+        else:
+            weights = (scores + self.offset.view(1, -1, 1, 1)).sigmoid()
+        if gate is not None:
+            reads.record.append((gate, weights.detach()))
+        return weights
 
     def _attend_per_module_keys(
         self,
@@ -220,10 +233,12 @@ class ReadIn(nn.Module):
 
 @dataclass(frozen=True)
 class _Reads:
-    """Edits of the reads for one call: ``cut`` bool and ``log_gate`` float, (B or 1, U, N)."""
+    """Edits of the reads for one call: ``cut`` bool and ``log_gate`` float, (B or 1, U, N);
+    ``record``, the list ``forward``'s ``read_record`` names."""
 
     cut: torch.Tensor | None = None
     log_gate: torch.Tensor | None = None
+    record: list | None = None
 
 
 def _with_null_column(edit: torch.Tensor | None) -> torch.Tensor | None:
