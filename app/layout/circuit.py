@@ -178,6 +178,7 @@ def _notes_controls() -> dbc.Card:
                         _button("import", "view-import"),
                         id="view-upload",
                         accept=".json,application/json",
+                        max_size=1_000_000,  # bytes: a view file is a few hundred
                     ),
                 ),
                 dcc.Dropdown(id="view-load", placeholder="open a saved view", className="small"),
