@@ -34,7 +34,7 @@ from circuitlab.app.stores import AppStores
 from circuitlab.app.view_notes import ViewNotes, page_view
 from circuitlab.edits import CircuitEdit
 
-__all__ = ["circuit_figure", "register", "state_hash"]
+__all__ = ["circuit_figure", "file_safe_store", "register", "state_hash"]
 
 NO_EDIT = CircuitEdit()
 # the controls a view is drawn from: threshold, mode, k, colour, the minimal-circuit switch and
@@ -63,6 +63,20 @@ def store_label(view: StoreView, key: str | None) -> str:
     """The store's key under the app's root (e.g. ``nlvr/nlvr``), or its folder's name when
     the app serves that one store (key ".")."""
     return key if key not in (None, "", ".") else view.store.path.name
+
+
+def file_safe_store(view: StoreView, key: str | None) -> str:
+    """The store's label (``store_label``) with anything but letters, digits, '-' and '.' as
+    '_', for a download's file name (``nlvr/nlvr`` -> ``nlvr_nlvr``).
+
+    Parameters
+    ----------
+    view
+        The store's view.
+    key
+        The page's store key.
+    """
+    return "".join(c if c.isalnum() or c in "-." else "_" for c in store_label(view, key))
 
 
 def state_hash(edit: CircuitEdit, view: str, notes: ViewNotes | None = None) -> str:
@@ -98,7 +112,7 @@ def file_stem(
     the hash of the drawn state (``state_hash``), e.g. ``nlvr_nlvr-circuit-3-1f0c9a2e``: exports
     of other stores, circuits, views or edits never overwrite each other (knocking out modules
     1 and 9, then 3 and 4, gives two names)."""
-    store = "".join(c if c.isalnum() or c in "-." else "_" for c in store_label(view, key))
+    store = file_safe_store(view, key)
     if circuit and "typed" in circuit:
         stem = f"{store}-circuit-typed-{circuit['typed']}"
     elif circuit and "index" in circuit:

@@ -17,7 +17,7 @@ import dash
 from dash import Input, Output, State, ctx, no_update
 
 from circuitlab.app.callbacks.common import query_of, store_view
-from circuitlab.app.callbacks.export import store_label
+from circuitlab.app.callbacks.export import file_safe_store
 from circuitlab.app.stores import AppStores
 from circuitlab.app.view_drawing import GROUP_PREFIX
 from circuitlab.app.view_notes import ViewNotes, load_view, page_view, save_view, saved_views
@@ -268,5 +268,4 @@ def _register_files(app: dash.Dash, stores: AppStores) -> None:
         content = page_view(data, view.n_modules).to_json(key, None)
         text = json.dumps(content, indent=1, sort_keys=True)
         digest = hashlib.sha256(text.encode()).hexdigest()[:8]
-        store = "".join(c if c.isalnum() or c in "-." else "_" for c in store_label(view, key))
-        return {"content": text, "filename": f"{store}-view-{digest}.json"}
+        return {"content": text, "filename": f"{file_safe_store(view, key)}-view-{digest}.json"}
