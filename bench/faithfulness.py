@@ -6,13 +6,13 @@ stored circuit, over every link the NAC has (processor pairs and processor-read-
 reads: f(k) = (m(C_k) - m(empty)) / (m(full) - m(empty)) with m the mean p(answer), at MIB's budgets
 (shares of the elements kept), for links ranked by each one's exact effect (cut alone) and by the
 first-order estimate, for links and each processor's reads of the input's tokens ranked together by
-their estimates (``--rankings`` adds them ranked exactly), and for 20 seeded random rankings of the
-same elements (the band). CPR is the area under f (higher is better), CMD the area under |1 - f|
-(lower is better). Goal (issue 82's acceptance): the attribution ranking's CPR above the random
-band's 95th percentile.
+their estimates and by the refined estimates (``--rankings`` adds them ranked exactly), and for
+20 seeded random rankings of the same elements (the band). CPR is the area under f (higher is
+better), CMD the area under |1 - f| (lower is better). Goal (issue 82's acceptance): the
+attribution ranking's CPR above the random band's 95th percentile.
 
     python bench/faithfulness.py                   # both stores, 256 examples each
-    python bench/faithfulness.py --rankings estimate --limit 64
+    python bench/faithfulness.py --rankings "links, estimate" --limit 64
 
 Writes bench/results/faithfulness.csv (a row per store, ranking and budget: f, and the band's
 5th / 50th / 95th percentiles), faithfulness_summary.csv (a row per store and ranking) and
@@ -40,18 +40,21 @@ from circuitlab.app.store_view import load_circuit_generator
 from circuitlab.attribution import link_effect_estimates, link_effects
 from circuitlab.faithfulness import FaithfulnessCurve, faithfulness_curve
 from circuitlab.read_attribution import read_effect_estimates, read_effects
+from circuitlab.refined_attribution import refined_estimates
 from circuitlab.store import CircuitStore
 
 # ranking name -> (what is ranked, by what): links alone by each link's exact effect or its
-# estimate; links and each processor's reads together by their estimates, or exactly (each read
-# cut alone: about a model run per read, so not by default)
+# estimate; links and each processor's reads together by their estimates, by the refined
+# estimates (``refined_estimates``: softmax-corrected, each example's top 32 cut exactly), or
+# exactly (each read cut alone: about a model run per read, so not by default)
 RANKINGS = {
     "links, exact": ("links", "exact"),
     "links, estimate": ("links", "estimate"),
     "links and reads, estimate": ("links and reads", "estimate"),
+    "links and reads, refined": ("links and reads", "refined"),
     "links and reads, exact": ("links and reads", "exact"),
 }
-DEFAULT_RANKINGS = list(RANKINGS)[:3]
+DEFAULT_RANKINGS = list(RANKINGS)[:4]
 RANDOM_RANKINGS = 20
 
 
@@ -79,11 +82,15 @@ def store_curves(
     curves = {}
     for ranking in tqdm(rankings, desc=f"{name}: rankings", unit="ranking"):
         what, by = RANKINGS[ranking]
-        read_scores = scorers["reads", by]() if what == "links and reads" else None
+        if by == "refined":
+            link_scores, read_scores = refined_estimates(model, batch, **circuits, links=links)
+        else:
+            link_scores = scorers["links", by]()
+            read_scores = scorers["reads", by]() if what == "links and reads" else None
         curves[ranking] = faithfulness_curve(
             model,
             batch,
-            scorers["links", by](),
+            link_scores,
             read_scores=read_scores,
             **circuits,
             links=links,

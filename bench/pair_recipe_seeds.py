@@ -10,12 +10,13 @@ by goal, from the rows bench/pair_circuits.py and bench/minimal_pair_kinds.py wr
 
     python bench/pair_recipe_seeds.py                     # the logic-contrast recipe, seeds 0 100 1
     python bench/pair_recipe_seeds.py --recipe balanced   # its stage 3 with the kinds balanced
+    python bench/pair_recipe_seeds.py --recipe heavy      # its stage 3's contrast 2x, 2x as long
     python bench/pair_recipe_seeds.py --runs NAME ...     # other rows of both CSVs
 
 Measure a trained seed first: ``python bench/pair_circuits.py RUN --name NAME`` and
 ``python bench/minimal_pair_kinds.py RUN --name NAME`` (the stages: scripts/pairs_stages.sh).
 Each seed's row and the mean go to bench/results/pair_recipe_seeds.csv (``--recipe balanced``:
-pair_recipe_seeds_balanced.csv).
+pair_recipe_seeds_balanced.csv, and so on).
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ from common import RESULTS, pipe_table
 
 NAME = "pair_recipe_seeds"
 # the row names each recipe's seeds are measured under (scripts/pairs_stages.sh trains the
-# logic-contrast recipe; the balanced one is its stage 3 with contrast_balance: kinds)
+# logic-contrast recipe; the balanced and heavy ones are levers on its stage 3)
 RECIPES = {
     "logic-contrast": "logic-contrast recipe (stages 1-3), seed {seed}",
     "balanced": "logic-contrast, kinds balanced (stage 3), seed {seed}",
+    # configs/experiments/pairs/3-logic-contrast-heavy.yaml: weight 2, 6,000 steps
+    "heavy": "logic-contrast, heavy contrast (stage 3), seed {seed}",
 }
 SEEDS = (0, 100, 1)  # seed 0 shipped, seed 100's stage 1 in history, seed 1 from scratch
 DEV = "nlvr2 dev"
