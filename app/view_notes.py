@@ -323,7 +323,7 @@ def view_file(store_folder: Path, name: str) -> Path:
     InputError
         A name that could not be a file of its own in the views folder.
     """
-    if not _VIEW_NAME.fullmatch(name or ""):
+    if not isinstance(name, str) or not _VIEW_NAME.fullmatch(name):
         raise InputError(
             "name", f"the view name {name!r}", "letters, digits, '_', '.', '-' (at most 60)"
         )

@@ -109,15 +109,16 @@ def changed_view(
             raise InputError("modules", "no module pinned", "pin the group's modules first")
         return view.with_group(group_name or "", view.pinned)
     if trigger == "group-remove":
-        if (group_name or "").strip() not in dict(view.groups):
+        name = str(group_name or "").strip()
+        if name not in dict(view.groups):
             names = ", ".join(name for name, _ in view.groups) or "none"
             raise InputError("name", f"no group {group_name!r}", f"one of: {names}")
-        return view.without_group(group_name.strip())
+        return view.without_group(name)
     if trigger == "note-save":
         target, text = note
         if target is None:
             raise InputError("target", "no module or group clicked", NOTE_PROMPT)
-        return view.with_note(target, text or "")
+        return view.with_note(target, str(text or ""))
     if trigger == "pinned-only":
         return replace(view, pinned_only=bool(pinned_only))
     return None
@@ -135,6 +136,14 @@ def register(app: dash.Dash, stores: AppStores) -> None:
     """
     _register_changes(app, stores)
     _register_files(app, stores)
+
+
+def _uploaded_text(upload: str | None) -> str:
+    """The text of a file dcc.Upload sent (a data URL); InputError for anything else."""
+    try:
+        return base64.b64decode(str(upload).split(",", 1)[1], validate=True).decode("utf-8")
+    except (IndexError, ValueError):  # no data URL, not base64, not UTF-8
+        raise InputError("view", "not a JSON file", "a file circuitlab exported") from None
 
 
 def _page_data(view: ViewNotes, key: str | None, name: str | None = None) -> dict:
@@ -221,7 +230,7 @@ def _register_files(app: dash.Dash, stores: AppStores) -> None:
             key = stores.resolve(query_of(search).get("store"))[0]
         view = store_view(stores, key)
         folder = view.store.path
-        trigger, name = ctx.triggered_id, (name or "").strip()
+        trigger, name = ctx.triggered_id, str(name or "").strip()
         try:
             if trigger == "view-save":
                 save_view(folder, name, page_view(data, view.n_modules).to_json(key, None))
@@ -231,8 +240,7 @@ def _register_files(app: dash.Dash, stores: AppStores) -> None:
                     no_update,
                 )
             if trigger == "view-upload":
-                raw = base64.b64decode(upload.split(",", 1)[1]).decode("utf-8", "replace")
-                opened, name = ViewNotes.from_json(raw, view.n_modules), None
+                opened, name = ViewNotes.from_json(_uploaded_text(upload), view.n_modules), None
                 said = "imported"
             else:
                 name = chosen if trigger == "view-load" else query_of(search).get("view")

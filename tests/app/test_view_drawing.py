@@ -5,7 +5,7 @@ page's controls changing the view (``callbacks.notes.changed_view``)."""
 import pytest
 
 from circuitlab.app.callbacks.circuit import node_text
-from circuitlab.app.callbacks.notes import changed_view, note_target
+from circuitlab.app.callbacks.notes import _uploaded_text, changed_view, note_target
 from circuitlab.app.view_drawing import GROUP_PREFIX, draw_notes, notes_line
 from circuitlab.app.view_notes import ViewNotes, page_view
 from circuitlab.errors import InputError
@@ -123,3 +123,10 @@ def test_the_pages_store_reads_as_an_empty_view_when_it_holds_none_or_a_forged_o
     assert page_view({"name": None, "view": {"format": "other"}}, 5) == ViewNotes()
     view = ViewNotes().toggle_pin(2)
     assert page_view({"name": "x", "view": view.to_json("s", None)}, 5) == view
+
+
+def test_an_uploaded_file_that_is_not_text_is_refused_naming_the_view():
+    assert _uploaded_text("data:application/json;base64,eyJhIjogMX0=") == '{"a": 1}'
+    for bad in (None, "no comma", "data:x;base64,%%%", "data:x;base64,//79"):
+        with pytest.raises(InputError, match="view: not a JSON file"):
+            _uploaded_text(bad)
