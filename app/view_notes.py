@@ -72,8 +72,10 @@ class ViewNotes:
 
     @property
     def pinned_modules(self) -> set[int]:
-        """The modules of the pinned subgraph: those pinned and the ends of pinned links."""
-        return set(self.pinned) | {m for link in self.pinned_links for m in link}
+        """The modules of the pinned subgraph: those pinned, the ends of pinned links and the
+        groups' members (a group is made of pinned modules)."""
+        grouped = {m for _, members in self.groups for m in members}
+        return set(self.pinned) | {m for link in self.pinned_links for m in link} | grouped
 
     @property
     def reshapes(self) -> bool:

@@ -107,7 +107,9 @@ def changed_view(
     if trigger == "group-make":
         if not view.pinned:
             raise InputError("modules", "no module pinned", "pin the group's modules first")
-        return view.with_group(group_name or "", view.pinned)
+        # its members leave the pins (they stay in the pinned subgraph as the group), so that
+        # the next group is made of the modules pinned after it
+        return replace(view.with_group(str(group_name or ""), view.pinned), pinned=())
     if trigger == "group-remove":
         name = str(group_name or "").strip()
         if name not in dict(view.groups):

@@ -101,7 +101,10 @@ def test_a_group_whose_members_are_not_drawn_is_not_drawn():
 def test_the_pages_buttons_change_the_view_as_asked():
     linked = ViewNotes().toggle_pin(3).toggle_link(5, 2)
     grouped = changed_view(linked.toggle_pin(4), "group-make", group_name="counting")
-    assert grouped.groups == (("counting", (3, 4)),)
+    assert grouped.groups == (("counting", (3, 4)),) and grouped.pinned == ()
+    assert grouped.pinned_modules == {2, 3, 4, 5}  # the group and the pinned link's ends
+    second = changed_view(grouped.toggle_pin(7), "group-make", group_name="other")
+    assert dict(second.groups) == {"counting": (3, 4), "other": (7,)}
     assert changed_view(grouped, "view-save") is None  # not a control that changes it
     noted = changed_view(grouped, "note-save", note=("group counting", "counts"))
     assert dict(noted.notes) == {"group counting": "counts"}

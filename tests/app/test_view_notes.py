@@ -118,6 +118,7 @@ def test_a_file_written_before_pinned_only_draws_every_module_and_reshapes_by_it
     assert replace(view, pinned_only=True).reshapes
     assert not ViewNotes(pinned_only=True).reshapes  # nothing pinned: every module drawn
     assert view.with_group("g", [2]).reshapes
+    assert view.with_group("g", [2, 3]).pinned_modules == {1, 2, 3}  # members count as pinned
     assert ViewNotes().toggle_link(4, 2).pinned_modules == {2, 4}
 
 
