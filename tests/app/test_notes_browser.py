@@ -11,6 +11,7 @@ from test_app_browser import no_console_errors, start, tap, wait_for_file
 
 from circuitlab.app.view_drawing import GROUP_PREFIX
 from circuitlab.app.view_notes import ViewNotes, load_view
+from circuitlab.store import CircuitStore
 from tests.app.conftest import WAIT
 
 CY = "document.getElementById('graph')._cyreg.cy"
@@ -20,6 +21,7 @@ COUNT = (
     "return g && g._cyreg ? g._cyreg.cy.$(arguments[0]).length : -1"
 )
 GROUP = f"node[id='{GROUP_PREFIX}counting']"
+BETWEEN_MODULES = "/^[0-9]+$/.test(e.data('source')) && /^[0-9]+$/.test(e.data('target'))"
 NOTE = "reads how many"
 
 
@@ -38,8 +40,8 @@ def _type(dash_duo, selector: str, text: str) -> None:
 
 
 def _group_and_note(dash_duo) -> None:
-    """In pin mode: pin modules 1 and 2 and the link 3-4 by clicks, group the pinned modules as
-    "counting", write a note on the group, and draw only the pinned subgraph."""
+    """In pin mode: pin modules 1 and 2 by clicks, group them as "counting" and write a note on
+    the group."""
     dash_duo.find_element("#click-mode input[value='pin']").click()
     for module in (1, 2):
         tap(dash_duo, f"node[id='{module}']")
@@ -69,15 +71,23 @@ def test_a_saved_view_of_pins_groups_and_notes_survives_a_reload(dash_duo, nlvr2
     start(dash_duo, store, "?id=2&mode=threshold")
     dash_duo.wait_for_contains_text("#edge-count", "P > 0.5")
     _group_and_note(dash_duo)
+    link = dash_duo.driver.execute_script(
+        f"return {CY}.edges().filter(e => {BETWEEN_MODULES})[0].id()"
+    )
+    tap(dash_duo, f"edge[id='{link}']")  # a link between two modules, pinned
+    _until(dash_duo, lambda: _count(dash_duo, "edge.pinned") == 1)
     _type(dash_duo, "#view-name", "lab-1")
     dash_duo.find_element("#view-save").click()
     dash_duo.wait_for_contains_text("#notes-message", "saved as lab-1")
     _until(dash_duo, lambda: "view=lab-1" in dash_duo.driver.current_url)
-    saved = ViewNotes.from_json(load_view(store, "lab-1"), 18)
+    n_modules = CircuitStore.open(store).meta["n_modules"]
+    saved = ViewNotes.from_json(load_view(store, "lab-1"), n_modules)
     assert saved.groups == (("counting", (1, 2)),) and dict(saved.notes) == {"group counting": NOTE}
+    assert saved.pinned_links == (tuple(sorted(int(m) for m in link.split("-"))),)
     assert sorted(p.name for p in store.iterdir()) == sorted([*before, "views"])
     dash_duo.driver.refresh()  # a fresh page on the URL: the view comes from the saved file
     _shows_the_view(dash_duo)
+    assert _count(dash_duo, f"edge[id='{link}'].pinned") == 1
     assert dash_duo.find_element("#notes-message").text == "opened the saved view lab-1"
     # a change makes it another view than the one saved: the URL no longer names it; a click
     # on the group puts its name in the group box, to ungroup it
