@@ -116,10 +116,12 @@ def _grouped(elements: list[dict], name: str, members: tuple[int, ...], note: st
         target = node_id if data["target"] in ids else data["target"]
         if source == target:
             continue
+        kind = edge.get("classes", "").split(" ")[0]  # link, read or forced (drawn apart)
         if source == node_id or target == node_id:
-            data = {**data, "id": f"{source}-{target}", "source": source, "target": target}
+            edge_id = f"{source}-{target}" + ("" if kind == "link" else f"-{kind}")
+            data = {**data, "id": edge_id, "source": source, "target": target}
             edge = {**edge, "data": data}
-        key = (edge.get("classes", "").split(" ")[0], *sorted((source, target)))
+        key = (kind, *sorted((source, target)))
         if key not in merged or _strength(data) > _strength(merged[key]["data"]):
             merged[key] = edge
     x = float(np.mean([e["position"]["x"] for e in inside]))

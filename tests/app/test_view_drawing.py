@@ -133,3 +133,18 @@ def test_an_uploaded_file_that_is_not_text_is_refused_naming_the_view():
     for bad in (None, "no comma", "data:x;base64,%%%", "data:x;base64,//79"):
         with pytest.raises(InputError, match="view: not a JSON file"):
             _uploaded_text(bad)
+
+
+def test_a_groups_merged_edges_of_each_kind_keep_ids_of_their_own():
+    """A link and a forced link (drawn apart: ``mark_edits``) from two members to one module
+    become two edges of the group: their ids must differ (cytoscape refuses a repeated id)."""
+    forced = {"data": {"id": "forced-2-4", "source": "2", "target": "4", "p": None}}
+    elements = [*_elements(), {**forced, "classes": "forced"}, _link(1, 4, 0.7)]
+    drawn = draw_notes(elements, ViewNotes().with_group("pair", [1, 2]))
+    ids = [e["data"]["id"] for e in drawn]
+    assert len(ids) == len(set(ids))
+    group = GROUP_PREFIX + "pair"
+    into_four = [
+        e for e in drawn if e["data"].get("target") == "4" and e["data"]["source"] == group
+    ]
+    assert sorted(e["classes"] for e in into_four) == ["forced", "link"]
