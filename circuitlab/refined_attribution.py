@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from circuitlab.attribution import _baseline, _check_measure, _Runner, circuit_links
+from circuitlab.attribution import _check_measure, _per_link, _Runner, circuit_links
 from circuitlab.faithfulness import _element_cut, _elements
 from circuitlab.interventions import eval_mode
 from circuitlab.model import NAC
-from circuitlab.read_attribution import link_and_read_estimates, real_reads
+from circuitlab.read_attribution import _real_only, real_reads
 from circuitlab.task import Batch
 
 __all__ = ["EXACT_TOP", "refined_estimates"]
@@ -61,31 +61,31 @@ def refined_estimates(
     if exact_top < 0:
         raise ValueError(f"exact_top must be >= 0, got {exact_top}")
     links = circuit_links(model.config) if links is None else np.asarray(links, dtype=int)
-    circuits = {"signatures": signatures, "codes": codes}
-    link_estimates, read_estimates = link_and_read_estimates(
-        model, batch, **circuits, links=links, measure=measure, softmax=True
-    )
-    scores, exists, read_shape = _elements(model, batch, link_estimates, read_estimates, len(links))
-    if exact_top:
-        strength = np.where(exists, np.abs(scores), -np.inf)
-        top = np.argsort(-strength, axis=1, kind="stable")[:, :exact_top]
-        rows = np.repeat(np.arange(len(batch)), top.shape[1])
-        columns = top.ravel()
-        real = exists[rows, columns]
-        rows, columns = rows[real], columns[real]
-        cut = np.zeros((len(rows), scores.shape[1]), dtype=bool)
-        cut[np.arange(len(rows)), columns] = True
-        n_modules = model.config.n_modules
-        with eval_mode(model):
-            runner = _Runner.of(model, batch, signatures, codes)
-            answer, value = _baseline(runner, measure)
+    real = real_reads(model, batch)
+    with eval_mode(model):
+        # one runner and one pass for the estimates and the answer the exact cuts are measured
+        # against: the baseline is the same forward run
+        runner = _Runner.of(model, batch, signatures, codes)
+        baseline, link_grad, read_grad = runner.softmax_gradients(measure)
+        estimates = _per_link(link_grad, links), _real_only(read_grad, real)
+        scores, exists, read_shape = _elements(model, batch, *estimates, len(links))
+        if exact_top:
+            strength = np.where(exists, np.abs(scores), -np.inf)
+            top = np.argsort(-strength, axis=1, kind="stable")[:, :exact_top]
+            rows = np.repeat(np.arange(len(batch)), top.shape[1])
+            columns = top.ravel()
+            keep = exists[rows, columns]
+            rows, columns = rows[keep], columns[keep]
+            cut = np.zeros((len(rows), scores.shape[1]), dtype=bool)
+            cut[np.arange(len(rows)), columns] = True
+            n_modules = model.config.n_modules
             after = runner.measure_rows(
                 rows,
                 lambda part: _element_cut(cut[part], links, n_modules, read_shape),
-                answer,
+                torch.from_numpy(baseline.answer).to(runner.device),
                 measure,
             )
-        scores[rows, columns] = value.cpu().numpy()[rows] - after
+            scores[rows, columns] = baseline.value[rows] - after
     reads = scores[:, len(links) :].reshape(len(batch), *read_shape)
-    reads[~real_reads(model, batch)] = np.nan
+    reads[~real] = np.nan
     return scores[:, : len(links)], reads
