@@ -151,16 +151,19 @@ class _Runner:
         read_log_gate: torch.Tensor | None = None,
         link_record: dict[str, list] | None = None,
         read_record: list | None = None,
+        read_scale: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Logits (N, n_classes) of the rows ``examples`` (N,) (indices into the batch, repeats
         allowed), each under its own ``cut`` mask (N, U, U) and ``read_cut`` (N, processors,
-        tokens), or none; ``link_record`` and ``read_record`` as ``NAC.execute`` fills them."""
-        rows = self.batch.rows(examples)
+        tokens), or none; ``link_record`` and ``read_record`` as ``NAC.execute`` fills them;
+        ``read_scale`` (N, processors, tokens) as ``NAC.execute`` takes it."""
+        # the inputs alone: the rows' other fields (the conditioning sentences) are not run
+        mask = self.batch.input_mask
         return self.model.execute(
-            rows.inputs,
+            self.batch.inputs[examples],
             self.signatures[examples],
             self.codes[examples],
-            input_mask=rows.input_mask,
+            input_mask=None if mask is None else mask[examples],
             cut=cut,
             silenced_readouts=silenced,
             log_gate=log_gate,
@@ -168,6 +171,7 @@ class _Runner:
             read_log_gate=read_log_gate,
             link_record=link_record,
             read_record=read_record,
+            read_scale=read_scale,
         )
 
     def softmax_link_gradients(self, measure: str) -> tuple[Baseline, np.ndarray]:

@@ -441,6 +441,7 @@ class NAC(nn.Module):
         read_log_gate: torch.Tensor | None = None,
         link_record: dict[str, list] | None = None,
         read_record: list | None = None,
+        read_scale: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """The executor run with a given circuit: logits (B, n_classes).
 
@@ -458,7 +459,8 @@ class NAC(nn.Module):
         Edits of the *reads* (processor u reading input token j; ``circuitlab.nn.readin``),
         (B or 1, n_processors, N) over the input's tokens, in every read-in: ``read_cut`` bool,
         True where the read is cut; ``read_log_gate`` float, added to the read's score (at
-        zeros nothing changes; its gradient is the output's sensitivity to each read).
+        zeros nothing changes; its gradient is the output's sensitivity to each read);
+        ``read_scale`` float in (0, 1], the read's weight scaled by it (``ReadIn``).
         Records, each this call's alone, read-ins' in the order they run: ``read_in_record``
         (list) each read-in's attention, (B, n_processors, N) averaged over heads;
         ``read_record`` (list) each read-in's (gate, weights) (``ReadIn``); ``link_record``
@@ -481,7 +483,8 @@ class NAC(nn.Module):
         edits = {"cut": cut, "force": force, "log_gate": log_gate}
         among, into_readouts = _link_blocks(edits, u, link_record)
         record = read_in_record
-        reads = {"read_cut": read_cut, "read_log_gate": read_log_gate, "read_record": read_record}
+        reads = {"read_cut": read_cut, "read_log_gate": read_log_gate}
+        reads |= {"read_record": read_record, "read_scale": read_scale}
         proc = proc + self.read_in(
             proc, proc_codes, tokens, input_mask, query_codes, record, **reads
         )
@@ -498,13 +501,7 @@ class NAC(nn.Module):
         out = out + self.read_out_ffn(out, out_codes)
 
         emitted = self.head(self.head_norm(out), out_codes)  # (B, R, n_classes + 1)
-        logits, confidence = emitted[..., :-1], emitted[..., -1]
-        if silenced_readouts is not None:
-            if bool(silenced_readouts.all()):
-                raise ValueError("every read-out is silenced: nothing is left to answer")
-            confidence = confidence.masked_fill(silenced_readouts, float("-inf"))
-        weights = confidence.softmax(dim=-1).unsqueeze(-1)
-        return (weights * logits).sum(dim=1)
+        return _vote(emitted, silenced_readouts)
 
     # ------------------------------------------------------------------------ module dropping
     @torch.no_grad()
@@ -581,3 +578,16 @@ class NAC(nn.Module):
 
     def n_parameters(self, trainable_only: bool = True) -> int:
         return sum(p.numel() for p in self.parameters() if p.requires_grad or not trainable_only)
+
+
+def _vote(emitted: torch.Tensor, silenced_readouts: torch.Tensor | None) -> torch.Tensor:
+    """The read-outs' answers (B, R, n_classes + 1: logits, then confidence) into logits
+    (B, n_classes), each read-out weighed by the softmax of its confidence; silenced read-outs
+    (bool (R,)) left out."""
+    logits, confidence = emitted[..., :-1], emitted[..., -1]
+    if silenced_readouts is not None:
+        if bool(silenced_readouts.all()):
+            raise ValueError("every read-out is silenced: nothing is left to answer")
+        confidence = confidence.masked_fill(silenced_readouts, float("-inf"))
+    weights = confidence.softmax(dim=-1).unsqueeze(-1)
+    return (weights * logits).sum(dim=1)

@@ -820,9 +820,23 @@ def attribution_estimate() -> str:
     )
     word = "met" if frame["goal_met"].any() else "not met"
     best = frame["spearman_median"].max()
+    held_out_csv = RESULTS / "attribution_estimate_held_out.csv"
+    held = ""
+    if held_out_csv.exists():  # the same estimates on later examples, which no design choice saw
+        later = pd.read_csv(held_out_csv).set_index(["store", "estimate"])
+        first = int(later["first_example"].iloc[0])
+        span = f"{first}-{first + int(later['examples'].iloc[0]) - 1}"
+        keys = list(zip(frame["store"], frame["estimate"], strict=True))
+        table[f"examples {span}: Spearman / same"] = [
+            f"{later.loc[k, 'spearman_median']:.3f} / {later.loc[k, 'same_strongest']:.0%}"
+            if k in later.index
+            else "-"
+            for k in keys
+        ]
+        held = f" Held out (examples {span}): best Spearman {later['spearman_median'].max():.3f}."
     return pipe(table) + (
         f"\n\n**Verdict ({frame['examples'].iloc[0]} examples a store): {word}** (best "
-        f"Spearman {best:.3f}). Met, per goal, on every store or some: {said}."
+        f"Spearman {best:.3f}). Met, per goal, on every store or some: {said}.{held}"
     )
 
 

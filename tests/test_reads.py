@@ -173,32 +173,3 @@ def test_a_read_ins_corrected_gate_gradient_is_its_outputs_change_when_a_read_is
             cut[:, u, j] = True
             change = before - read_of(read_cut=cut)
             torch.testing.assert_close(corrected[:, u, j], change, atol=1e-5, rtol=1e-4)
-
-
-def test_refined_estimates_are_the_exact_cuts_for_the_top_elements_and_the_estimate_elsewhere():
-    from circuitlab.attribution import link_effects
-    from circuitlab.read_attribution import link_and_read_estimates, read_effects
-    from circuitlab.refined_attribution import refined_estimates
-
-    model, batch = _model(null_token=True), _batch(b=4, seed=1)
-    _, exact_links = link_effects(model, batch)
-    _, exact_reads = read_effects(model, batch)
-    every = exact_links.shape[1] + exact_reads[0].size
-    links, reads = refined_estimates(model, batch, exact_top=every)  # every element cut
-    np.testing.assert_allclose(links, exact_links, atol=1e-12)
-    np.testing.assert_allclose(reads, exact_reads, atol=1e-12, equal_nan=True)
-    estimated = link_and_read_estimates(model, batch, softmax=True)
-    alone = refined_estimates(model, batch, exact_top=0)
-    np.testing.assert_array_equal(alone[0], estimated[0])
-    np.testing.assert_array_equal(alone[1], estimated[1])
-    links, reads = refined_estimates(model, batch, exact_top=3)
-    elements = np.concatenate([links, reads.reshape(len(links), -1)], 1)
-    exact = np.concatenate([exact_links, exact_reads.reshape(len(links), -1)], 1)
-    guess = np.concatenate([estimated[0], estimated[1].reshape(len(links), -1)], 1)
-    for k in range(len(links)):
-        top = np.argsort(-np.nan_to_num(np.abs(guess[k]), nan=-1.0), kind="stable")[:3]
-        np.testing.assert_allclose(elements[k, top], exact[k, top], atol=1e-12)
-        rest = np.setdiff1d(np.flatnonzero(~np.isnan(guess[k])), top)
-        np.testing.assert_array_equal(elements[k, rest], guess[k, rest])
-    with pytest.raises(ValueError, match="exact_top must be >= 0"):
-        refined_estimates(model, batch, exact_top=-1)

@@ -109,6 +109,7 @@ class ReadIn(nn.Module):
         read_cut: torch.Tensor | None = None,
         read_log_gate: torch.Tensor | None = None,
         read_record: list[tuple[torch.Tensor, torch.Tensor]] | None = None,
+        read_scale: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """``record``: a list this call appends its attention weights to, averaged over heads,
         (B, U, N [+1: the null token, last]); nothing is kept on the module, so concurrent
@@ -123,7 +124,9 @@ class ReadIn(nn.Module):
         (its weight 0; a module with every token cut reads nothing, its value is the bias);
         ``read_log_gate`` float, added to the read's score (its weight scaled by exp(gate) before
         the softmax normalises); at zeros it changes nothing and its gradient is the output's
-        sensitivity to each read."""
+        sensitivity to each read; ``read_scale`` float in (0, 1], the read's weight scaled by it
+        (before the softmax normalises; after the sigmoid), the path from the intact read (1) to
+        the cut one (0) along which ``circuitlab.refined_attribution`` takes gradients."""
         batch, n_modules, _ = states.shape
         if query_codes is None:
             query_codes = codes
@@ -134,7 +137,8 @@ class ReadIn(nn.Module):
             if input_mask is not None:
                 input_mask = torch.cat([input_mask, input_mask.new_ones(batch, 1)], dim=1)
             read_cut, read_log_gate = _with_null_column(read_cut), _with_null_column(read_log_gate)
-        reads = _Reads(read_cut, read_log_gate, read_record)
+            read_scale = _with_null_column(read_scale, intact=1.0)
+        reads = _Reads(read_cut, read_log_gate, read_record, read_scale)
         # 1/sqrt(dh) on the queries, the smallest tensor the scores are made from
         q = self.to_q(self.norm_modules(states), query_codes)
         if self.code_to_query is not None:
@@ -156,6 +160,9 @@ class ReadIn(nn.Module):
         each token's sigmoid; padding and cut reads get weight 0."""
         if reads is not None and reads.log_gate is not None:
             scores = scores + reads.log_gate.unsqueeze(1)
+        scale = None if reads is None or reads.scale is None else reads.scale.unsqueeze(1)
+        if scale is not None and self.offset is None:
+            scores = scores + scale.log()
         gate = None
         if reads is not None and reads.record is not None:
             gate = torch.zeros_like(scores, requires_grad=True)
@@ -171,6 +178,7 @@ class ReadIn(nn.Module):
             weights = torch.nan_to_num(weights, nan=0.0) if cut else weights
         else:
             weights = (scores + self.offset.view(1, -1, 1, 1)).sigmoid()
+            weights = weights if scale is None else weights * scale
         if gate is not None:
             reads.record.append((gate, weights.detach()))
         return weights
@@ -233,19 +241,21 @@ class ReadIn(nn.Module):
 
 @dataclass(frozen=True)
 class _Reads:
-    """Edits of the reads for one call: ``cut`` bool and ``log_gate`` float, (B or 1, U, N);
-    ``record``, the list ``forward``'s ``read_record`` names."""
+    """Edits of the reads for one call: ``cut`` bool, ``log_gate`` and ``scale`` float, (B or 1,
+    U, N); ``record``, the list ``forward``'s ``read_record`` names."""
 
     cut: torch.Tensor | None = None
     log_gate: torch.Tensor | None = None
     record: list | None = None
+    scale: torch.Tensor | None = None
 
 
-def _with_null_column(edit: torch.Tensor | None) -> torch.Tensor | None:
-    """A read edit (B or 1, U, N) with the null token's column (never edited) appended."""
+def _with_null_column(edit: torch.Tensor | None, intact: float = 0.0) -> torch.Tensor | None:
+    """A read edit (B or 1, U, N) with the null token's column (never edited: ``intact``, the
+    edit's value that changes nothing) appended."""
     if edit is None:
         return None
-    return torch.cat([edit, edit.new_zeros(*edit.shape[:-1], 1)], dim=-1)
+    return torch.cat([edit, edit.new_full((*edit.shape[:-1], 1), intact)], dim=-1)
 
 
 def _record(record: list[torch.Tensor] | None, attn: torch.Tensor) -> None:
