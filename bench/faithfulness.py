@@ -45,7 +45,7 @@ from circuitlab.store import CircuitStore
 
 # ranking name -> (what is ranked, by what): links alone by each link's exact effect or its
 # estimate; links and each processor's reads together by their estimates, by the refined
-# estimates (``refined_estimates``: softmax-corrected, each example's top 32 cut exactly), or
+# estimates (``refined_estimates``: midpoint reads, the top 32 and 40 most disputed exact), or
 # exactly (each read cut alone: about a model run per read, so not by default)
 RANKINGS = {
     "links, exact": ("links", "exact"),
