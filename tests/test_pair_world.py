@@ -430,3 +430,26 @@ def test_a_disjunction_joins_two_clauses_by_or_and_holds_when_either_does():
     assert seen == {(False, False), (False, True), (True, False), (True, True)}
     drawn = random_pair_disjunction(random.Random(0), vocabulary)
     assert ", or " in drawn.text
+
+
+def test_one_image_or_the_other_holds_when_either_clause_does_for_one_naming_of_the_images():
+    """The "or" form draws what the base grammar's "and" form draws (the same clauses, "or"
+    for "and"), so on any scene "and" implies "or", and "or" is true where one clause alone is."""
+    from circuitlab.worlds.pair_world import _one_and_other
+    from circuitlab.worlds.pair_world_extra import DISJUNCTION_FORMS
+
+    vocabulary = noun_split(world_nouns())[0]
+    nouns = (vocabulary[0], vocabulary[1])
+    labels = set()
+    for seed in range(40):
+        both = _one_and_other(random.Random(seed), nouns)
+        either = _one_and_other(random.Random(seed), nouns, conjunction="or")
+        assert either.text == both.text.replace(", and the other", ", or the other", 1)
+        scenes = random.Random(2000 + seed)
+        for _ in range(25):
+            scene = random_pair(scenes, list(nouns), vocabulary)
+            a, b = both.label(scene), either.label(scene)
+            assert b or not a  # "and" implies "or"
+            labels.add((a, b))
+    assert labels == {(False, False), (False, True), (True, True)}
+    assert len(DISJUNCTION_FORMS) == 2

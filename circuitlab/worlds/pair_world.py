@@ -494,20 +494,25 @@ def _comparison(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
     return PairSentence(text, compares, noun.nouns, noun.categories | {COMPARE})
 
 
-def _one_and_other(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
-    """One image shows exactly one dog, and the other image shows two dogs."""
+def _one_and_other(
+    rng: random.Random, nouns: tuple[str, str], conjunction: str = "and"
+) -> PairSentence:
+    """One image shows exactly one dog, and the other image shows two dogs; with
+    ``conjunction`` "or", "..., or the other image shows two dogs": true when, for one way of
+    naming the images, either clause holds (the base grammar says "and" only)."""
     kinds = ["exists", "exactly", "bare", "at_least"]
     first = (random_quantity(rng, kinds, 1, 3), _noun_phrase(rng, nouns, modifier=0.25))
     second = (random_quantity(rng, kinds, 1, 3), _noun_phrase(rng, nouns, modifier=0.25))
     other = rng.choice(["the other image", "the other"])
     text = (
-        f"One image {_verb(rng, False)} {_phrase(*first)}, and {other} "
+        f"One image {_verb(rng, False)} {_phrase(*first)}, {conjunction} {other} "
         f"{_verb(rng, False)} {_phrase(*second)}"
     )
+    join = (lambda a, b: a and b) if conjunction == "and" else (lambda a, b: a or b)
 
     def holds(s: PairScene) -> bool:
         return any(
-            _counted(*first, s.images[i]) and _counted(*second, s.images[1 - i]) for i in (0, 1)
+            join(_counted(*first, s.images[i]), _counted(*second, s.images[1 - i])) for i in (0, 1)
         )
 
     categories = first[0].categories | first[1].categories | second[0].categories

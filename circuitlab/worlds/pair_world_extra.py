@@ -15,8 +15,9 @@ categories follow as they do there. ``random_pair_extra_sentence`` draws one of 
 extra_pool_size=...)`` adds such sentences to the training pool only, so validation, the held-out
 nouns and every number measured on them stay the base grammar's.
 
-``random_pair_disjunction`` draws a logic the base grammar lacks: two clauses joined by "or"
-(``PairWorldTask(disjunction_pool_size=...)``, training pool only too).
+``random_pair_disjunction`` draws a logic the base grammar lacks: two clauses joined by "or",
+half of them in NLVR2's "one image ..., or the other ..." (``PairWorldTask(
+disjunction_pool_size=...)``, training pool only too).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from circuitlab.worlds.pair_world import (
     RefWords,
     SentenceForm,
     _image_contains,
+    _one_and_other,
     _pronoun,
     _the_one,
     random_pair_sentence,
@@ -102,7 +104,12 @@ def _disjunction(rng: random.Random, nouns: tuple[str, str]) -> PairSentence:
     )
 
 
-DISJUNCTION_FORMS: list[tuple[float, SentenceForm]] = [(1, _disjunction)]
+# NLVR2's own disjunction is "one image ... or the other ..." (the connective minimal pairs
+# rewrite "and the other" to "or the other"): drawn as often as the clauses joined above
+DISJUNCTION_FORMS: list[tuple[float, SentenceForm]] = [
+    (1, _disjunction),
+    (1, partial(_one_and_other, conjunction="or")),
+]
 
 
 def random_pair_disjunction(rng: random.Random, nouns: Sequence[str]) -> PairSentence:
