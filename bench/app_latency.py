@@ -48,7 +48,7 @@ def main() -> None:
     for name, serve in (
         ("graph elements (P > 0.5)", lambda i: view.graph_elements(key(i), 0.5, None, "module")),
         ("graph elements, cached", lambda i: view.graph_elements(key(i), 0.5, None, "module")),
-        ("prior fit + degree overlay", lambda i: view.prior_fit(key(i), 0.5)),
+        ("prior fit + degree overlay", lambda i: view.prior_fit(key(i))),
         ("module details", lambda i: view.module_details(key(i), 0, 0.5)),
     ):
         times = []

@@ -17,15 +17,17 @@ each with its stored circuit:
   estimate for it;
 - the estimate goal (``attribution_estimate.py``): every link and read of the first
   --estimate-examples examples cut exactly against the gradient, softmax-corrected and refined
-  estimates (Spearman, same strongest element) and each one's time for 256 examples.
+  estimates (Spearman, same strongest element) and each one's time for 256 examples;
+- faithfulness curves (``faithfulness.py``, --faithfulness-examples a store): CPR and CMD of
+  each ranking of links and reads beside 20 random rankings'.
 
     python bench/attribution.py                # both stores, all examples, with timing
     python bench/attribution.py --no-timing --limit 256
     python bench/attribution.py --timing-only  # with nothing else running
 
 Writes bench/results/attribution.csv (a row per store), attribution_speed.csv,
-attribution_estimate.csv, the examples' numbers in attribution_examples.csv and
-docs/figures/attribution.png.
+attribution_estimate.csv, faithfulness.csv and faithfulness_summary.csv, the examples' numbers
+in attribution_examples.csv, docs/figures/attribution.png and faithfulness.png.
 """
 
 from __future__ import annotations
@@ -272,6 +274,12 @@ def main() -> None:
     parser.add_argument(
         "--estimate-examples", type=int, default=64, help="examples per store for the estimates"
     )
+    parser.add_argument(
+        "--faithfulness-examples",
+        type=int,
+        default=256,
+        help="examples per store for the faithfulness curves (0: skip them)",
+    )
     args = parser.parse_args()
     missing = [STORES[s][0] for s in args.stores if not Path(STORES[s][0]).is_dir()]
     if missing:
@@ -289,7 +297,12 @@ def main() -> None:
         write_table(speed, "attribution_speed", "attribution time (seconds)")
     if not args.timing_only:  # the estimate goal: every link and read against the exact cuts
         seconds = {} if args.no_timing else {s: batch_seconds(STORES, s) for s in args.stores}
-        write_table(estimate_summary(rows, seconds), "attribution_estimate", ESTIMATE_HEADER)
+        table = [{**r, "first_example": 0} for r in estimate_summary(rows, seconds)]
+        write_table(table, "attribution_estimate", ESTIMATE_HEADER)
+    if not args.timing_only and args.faithfulness_examples:  # CPR and CMD against the band
+        from faithfulness import measure_and_write
+
+        measure_and_write(args.stores, args.faithfulness_examples)
 
 
 if __name__ == "__main__":

@@ -182,9 +182,17 @@ def main() -> None:
     missing = [STORES[s][0] for s in args.stores if not Path(STORES[s][0]).is_dir()]
     if missing:
         parser.error(f"no store at {', '.join(missing)}: run `make demo` first")
+    measure_and_write(args.stores, args.limit, args.rankings, args.seed)
+
+
+def measure_and_write(
+    stores: list[str], limit: int, rankings: list[str] = DEFAULT_RANKINGS, seed: int = 0
+) -> None:
+    """The stores' curves: faithfulness.csv, faithfulness_summary.csv (CPR and CMD of each
+    ranking beside the random band's, printed) and the figure (also run by bench/attribution.py)."""
     curves, rows, summary = {}, [], []
-    for name in args.stores:
-        curves[name], examples = store_curves(name, args.limit, args.rankings, args.seed)
+    for name in stores:
+        curves[name], examples = store_curves(name, limit, rankings, seed)
         for ranking, curve in curves[name].items():
             rows += curve_rows(name, ranking, curve, examples)
             summary.append(summary_row(name, ranking, curve, examples))

@@ -757,7 +757,7 @@ def pair_world() -> str:
     judged = "judged" if len(measured) == len(recipe) else "not yet judged"
     return pipe(pd.DataFrame(rows)) + (
         f"\n\n**Verdict ({judged}: {len(measured)} of {len(recipe)} seeds, {seeds}; the goals on "
-        f"their mean):** met: {', '.join(met) or 'none'}; not met: {'; '.join(missed) or 'none'}."
+        f"their mean):** met: {'; '.join(met) or 'none'}. Not met: {'; '.join(missed) or 'none'}."
     )
 
 
