@@ -81,6 +81,8 @@ def test_user_guide_python_runs(demo_folder, monkeypatch):
         assert ns[name].shape == own.shape
     assert ns["signatures"].shape[:2] == (64, u)
     assert ns["exact"].shape == ns["estimate"].shape == (2, len(ns["links"]))
+    assert ns["ranked_links"].shape == ns["exact"].shape
+    assert ns["ranked_reads"].shape == ns["reads"].shape
     assert ns["knocked"].shape == (2, u) and len(ns["minimal"].size) == 2
     curve = ns["curve"]
     assert curve.f[0] == 0 and curve.f[-1] == 1 and curve.random_f.shape == (20, len(curve.f))
