@@ -43,8 +43,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
-from attribution_estimate import agreement, batch_seconds
-from attribution_estimate import summary as estimate_summary
+from attribution_estimate import measure_and_write as estimate_goal
 from common import FIGURES, RESULTS, machine, save_figure, write_table
 from scipy.stats import spearmanr
 from tqdm import tqdm
@@ -66,9 +65,6 @@ STORES = {  # name -> (store, the checkpoint that wrote it)
     "pairs": ("stores/pairs/pairs", "checkpoints/pairs"),
 }
 TOP = 5  # links cut together in the faithfulness test
-ESTIMATE_HEADER = (
-    "estimates of every link and read against the exact cuts (attribution_estimate.py)"
-)
 CHUNK = 128
 THRESHOLD = 0.5
 
@@ -290,15 +286,11 @@ def main() -> None:
         examples.to_csv(RESULTS / "attribution_examples.csv", index=False)
         write_table(summarise(examples), "attribution", "attribution on the demo stores")
         figure(examples, FIGURES / "attribution.png")
-    if not args.timing_only:
-        rows = [r for s in args.stores for r in agreement(STORES, s, args.estimate_examples)]
     if not args.no_timing:
         speed = [row for s in args.stores for row in time_store(s)]
         write_table(speed, "attribution_speed", "attribution time (seconds)")
     if not args.timing_only:  # the estimate goal: every link and read against the exact cuts
-        seconds = {} if args.no_timing else {s: batch_seconds(STORES, s) for s in args.stores}
-        table = [{**r, "first_example": 0} for r in estimate_summary(rows, seconds)]
-        write_table(table, "attribution_estimate", ESTIMATE_HEADER)
+        estimate_goal(args.stores, args.estimate_examples, timing=not args.no_timing)
     if not args.timing_only and args.faithfulness_examples:  # CPR and CMD against the band
         from faithfulness import measure_and_write
 

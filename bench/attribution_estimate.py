@@ -141,9 +141,26 @@ def summary(rows: list[dict], seconds: dict[str, dict[str, float]]) -> list[dict
     return out
 
 
-def main() -> None:
+def measure_and_write(names: list[str], examples: int, timing: bool, start: int = 0) -> None:
+    """The estimate goal on stores ``names``: each estimate against the exact cuts of the
+    ``examples`` examples from the ``start``-th on, its batch time (``timing``), written to
+    attribution_estimate.csv (start 0) or attribution_estimate_held_out.csv and printed (also run
+    by bench/attribution.py)."""
     from attribution import STORES
     from common import write_table
+
+    rows = [r for name in names for r in agreement(STORES, name, examples, start)]
+    seconds = {n: batch_seconds(STORES, n) for n in names} if timing else {}
+    table = [{**row, "first_example": start} for row in summary(rows, seconds)]
+    if start:
+        held_out = f"estimates against exact cuts, examples {start}-{start + examples - 1}"
+        write_table(table, "attribution_estimate_held_out", held_out)
+    else:
+        write_table(table, "attribution_estimate", "estimates against exact cuts")
+
+
+def main() -> None:
+    from attribution import STORES
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stores", nargs="+", choices=sorted(STORES), default=sorted(STORES))
@@ -156,15 +173,7 @@ def main() -> None:
         help="the first example (> 0: a held-out set, written to attribution_estimate_held_out)",
     )
     args = parser.parse_args()
-    rows = [r for name in args.stores for r in agreement(STORES, name, args.examples, args.start)]
-    seconds = {} if args.no_timing else {n: batch_seconds(STORES, n) for n in args.stores}
-    table = [{**row, "first_example": args.start} for row in summary(rows, seconds)]
-    if args.start:
-        last = args.start + args.examples - 1
-        held_out = f"estimates against exact cuts, examples {args.start}-{last}"
-        write_table(table, "attribution_estimate_held_out", held_out)
-    else:
-        write_table(table, "attribution_estimate", "estimates against exact cuts")
+    measure_and_write(args.stores, args.examples, not args.no_timing, args.start)
 
 
 if __name__ == "__main__":

@@ -106,7 +106,7 @@ def refined_estimates(
         top = _strongest(first, exists, exact_top)
         answer = torch.from_numpy(baseline.answer).to(runner.device)
         scores = first.copy()
-        if read_passes and read_shape is not None:
+        if read_passes:
             excluded = np.zeros(first.shape, dtype=bool)
             excluded[np.arange(len(batch))[:, None], top] = True
             excluded = excluded[:, len(links) :].reshape(real.shape)
@@ -195,8 +195,7 @@ def _midpoint_reads(
     halved = np.zeros((len(rows), processors, tokens), dtype=bool)
     row_index, processor = np.nonzero(counts[rows] > 0)
     halved[row_index, processor, token[row_index, processor]] = True
-    sums = np.zeros(allowed.shape)
-    taken = np.zeros(allowed.shape)
+    derivative = np.zeros(halved.shape)
     for start in range(0, len(rows), ROWS_PER_RUN):
         part = slice(start, start + ROWS_PER_RUN)
         examples = torch.from_numpy(rows[part]).to(runner.device)
@@ -205,6 +204,9 @@ def _midpoint_reads(
         with torch.enable_grad():
             value = _measure(runner.logits(examples, read_scale=scale), answer[examples], measure)
             (grad,) = torch.autograd.grad(value.sum(), [scale])
-        np.add.at(sums, rows[part], np.where(halved[part], grad.cpu().numpy(), 0.0))
-        np.add.at(taken, rows[part], halved[part])
+        derivative[part] = grad.cpu().numpy()
+    # the rows are each example's passes in turn: sum over the passes that halved each read
+    per_pass = (n, passes, processors, tokens)
+    sums = np.where(halved, derivative, 0.0).reshape(per_pass).sum(1)
+    taken = halved.reshape(per_pass).sum(1)
     return np.where(taken > 0, sums / np.maximum(taken, 1), np.nan)
