@@ -238,6 +238,24 @@ def test_contrast_triples_swap_a_training_noun_or_change_the_logic_and_reach_bat
 
 
 @pytest.mark.slow(60)
+def test_contrast_disjunctions_add_the_or_sentences_triples_and_their_connective():
+    options = dict(conditional=True, pool_size=30, val_pool_size=5, held_out_pool_size=5)
+    options.update(contrast_per_batch=4, contrast_pool_size=30, disjunction_pool_size=40)
+    base = make_task("pairs", **options)
+    both = make_task("pairs", contrast_disjunctions=True, **options)
+    first = set(base.contrast_triples["text"])
+    assert first <= set(s.text for s in base.pool[:30])  # without it, the first 30 only
+    added = both.contrast_triples[~both.contrast_triples["text"].isin(first)]
+    assert set(added["text"]) <= {s.text for s in both.disjunction_pool}
+    assert both.contrast_triples["text"].isin(first).sum() == len(base.contrast_triples)
+    connective = added[added["kind"] == "connective"]
+    assert len(connective) > 0
+    for text, logic in zip(connective["text"], connective["logic"], strict=True):
+        assert ", or the other" in text and logic == text.replace("or the other", "and the other")
+    with pytest.raises(ValueError, match="contrast_disjunctions contrasts the disjunction"):
+        make_task("pairs", **{**options, "disjunction_pool_size": 0}, contrast_disjunctions=True)
+
+
 def test_balanced_contrast_draws_each_kind_as_often():
     options = dict(conditional=True, pool_size=300, val_pool_size=5, held_out_pool_size=5)
     options.update(contrast_per_batch=16, contrast_pool_size=300)

@@ -26,7 +26,9 @@ the same with one training noun swapped for another, and the same with one logic
 applies), drawn from the triples of the first ``contrast_pool_size`` training sentences:
 uniformly among the triples (``contrast_balance="triples"``), or a kind uniformly and then one
 of its triples (``"kinds"``), so that a kind few sentences allow (connectives: 3 % of the
-triples) is contrasted as often as the others.
+triples) is contrasted as often as the others. ``contrast_disjunctions`` adds the triples of the
+disjunction pool's sentences (their "or the other" -> "and the other" among them), so that the
+contrast asks P to move with the connective both ways.
 What the model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence
 to the circuit generator, objects to the executor), ``joint`` (objects and sentence tokens as
 input; conditional, the sentence also to the generator) or ``text``.
@@ -89,6 +91,7 @@ def _check_options(
     contrast_per_batch: int,
     contrast_pool_size: int,
     contrast_balance: str,
+    contrast_disjunctions: bool = False,
 ) -> None:
     """Refuse task options out of their range, naming each."""
     check_inputs(inputs, conditional, "pair")
@@ -112,6 +115,12 @@ def _check_options(
         )
     if contrast_per_batch and not conditional:
         raise ValueError("contrast_per_batch compares circuits of sentences: conditional only")
+    if contrast_disjunctions and not (contrast_per_batch and disjunction_pool_size):
+        raise ValueError(
+            "contrast_disjunctions contrasts the disjunction pool's sentences: it needs "
+            f"contrast_per_batch > 0 and disjunction_pool_size > 0, got {contrast_per_batch} "
+            f"and {disjunction_pool_size}"
+        )
 
 
 def pair_sentence_pool(
@@ -168,7 +177,7 @@ class PairWorldTask(HeldOutSentenceCircuits):
         Seed of the sentence pools.
     noun_scale, noun_pool, noun_noise, image_scale
         How objects enter.
-    contrast_per_batch, contrast_pool_size, contrast_balance
+    contrast_per_batch, contrast_pool_size, contrast_balance, contrast_disjunctions
         The contrast triples.
     """
 
@@ -183,6 +192,7 @@ class PairWorldTask(HeldOutSentenceCircuits):
         "extra_pool_size": 0,
         "disjunction_pool_size": 0,
         "contrast_per_batch": 0,
+        "contrast_disjunctions": False,
     }
 
     def __init__(
@@ -204,10 +214,11 @@ class PairWorldTask(HeldOutSentenceCircuits):
         contrast_per_batch: int = 0,
         contrast_pool_size: int = 2000,
         contrast_balance: str = "triples",
+        contrast_disjunctions: bool = False,
     ) -> None:
         _check_options(
             inputs, conditional, noun_noise, image_scale, extra_pool_size, disjunction_pool_size,
-            contrast_per_batch, contrast_pool_size, contrast_balance,
+            contrast_per_batch, contrast_pool_size, contrast_balance, contrast_disjunctions,
         )  # fmt: skip
         self.noun_noise, self.image_scale = noun_noise, image_scale
         self.conditional, self.inputs = conditional, inputs
@@ -237,7 +248,9 @@ class PairWorldTask(HeldOutSentenceCircuits):
         }
         self.contrast_per_batch, self.contrast_balance = contrast_per_batch, contrast_balance
         self.contrast_triples = (
-            self._contrast_triples(contrast_pool_size) if contrast_per_batch else None
+            self._contrast_triples(contrast_pool_size, contrast_disjunctions)
+            if contrast_per_batch
+            else None
         )
         self._contrast = (
             self._encode(
@@ -290,13 +303,14 @@ class PairWorldTask(HeldOutSentenceCircuits):
             seen,
             draw=random_pair_extra_sentence,
         )
-        self.pool += pair_sentence_pool(
+        self.disjunction_pool = pair_sentence_pool(
             disjunction_pool_size,
             pool_seed + 49979687,
             self.world,
             seen,
             draw=random_pair_disjunction,
         )
+        self.pool += self.disjunction_pool
 
     @functools.cached_property
     def _contrast_rows_by_kind(self) -> list[list[int]]:
@@ -304,12 +318,14 @@ class PairWorldTask(HeldOutSentenceCircuits):
         kinds = self.contrast_triples["kind"].to_numpy()
         return [np.flatnonzero(kinds == k).tolist() for k in sorted(set(kinds))]
 
-    def _contrast_triples(self, n_sentences: int) -> pd.DataFrame:
-        """(text, wording, logic, kind) for the first ``n_sentences`` training sentences: the
-        noun swap among the training nouns, the logic change by each kind that applies."""
+    def _contrast_triples(self, n_sentences: int, disjunctions: bool) -> pd.DataFrame:
+        """(text, wording, logic, kind) for the first ``n_sentences`` training sentences (and,
+        with ``disjunctions``, the disjunction pool's): the noun swap among the training nouns,
+        the logic change by each kind that applies."""
         forms = {f.singular: f.plural for f in world_nouns(self.noun_pool)}
         nouns = [(noun, forms[noun]) for noun in self.train_nouns]
-        texts = [s.text for s in self.pool[:n_sentences]]
+        sentences = self.pool[:n_sentences] + (self.disjunction_pool if disjunctions else [])
+        texts = list(dict.fromkeys(s.text for s in sentences))
         triples = nlvr2_minimal_pairs_by_kind(texts, nouns, seed=0)
         if triples.empty:
             raise ValueError("no training sentence has both a noun swap and a logic change")
