@@ -37,6 +37,8 @@ def main() -> None:
     parser.add_argument("--browser", action="store_true", help="time the app in Chromium too")
     args = parser.parse_args()
     if args.browser:  # first: anything below opens (and caches into) the stores
+        from app_readme import main as readme_cold
+
         readme_cold()
     view = StoreView(CircuitStore.open(args.store))
     picks = np.random.default_rng(0).choice(len(view.store), args.circuits, replace=False)
@@ -74,16 +76,6 @@ def main() -> None:
         frame = browser_latency(args.store)
         print(f"\nthe app in headless Chromium on {args.store} (warm server; medians)")
         print(frame.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
-
-
-def readme_cold() -> None:
-    """The README command from cold (``bench/app_readme.py``), printed and written."""
-    from app_readme import readme_latency
-    from common import write_table
-
-    frame = readme_latency()
-    header = "the README's app command from cold, right after make demo (ms)"
-    write_table(frame.to_dict("records"), "app_readme_latency", header)
 
 
 def intervention_latency(store: Path, checkpoint: Path, n_edits: int) -> None:

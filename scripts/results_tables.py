@@ -793,6 +793,55 @@ def faithfulness() -> str:
     )
 
 
+def attribution() -> str:
+    """Which links decide on the demo stores (bench/attribution.py): the top 5 links' cut
+    against 5 random present links' (goal >= 3x), the first-order estimate against the exact
+    cuts, minimal circuits (goal: found for >= 95 %, median <= 20 % of the processor links)
+    and what survives every link cut (a minimal circuit of 0 links) or every processor link;
+    then the exact cuts' time (attribution_speed.csv)."""
+    frame = pd.read_csv(RESULTS / "attribution.csv")
+    examples = pd.read_csv(RESULTS / "attribution_examples.csv")
+    no_link = examples.groupby("store")["minimal_size"].apply(lambda size: (size == 0).mean())
+    table = pd.DataFrame(
+        {
+            "store": frame["store"].map(lambda s: f"`{s}/{s}`"),
+            "examples": frame["examples"].map(lambda n: f"{n:,}"),
+            "present links (median)": frame["present_links_median"].map(lambda n: f"{n:.0f}"),
+            "top 5 cut / 5 random cut (mean drop)": [
+                f"{r.top5_drop_mean:.3f} / {r.random5_drop_mean:.3f}" for r in frame.itertuples()
+            ],
+            "ratio": frame["top5_over_random5"].map(lambda x: f"**{x:.1f}x**"),
+            "estimate vs exact: Spearman (median) / same top link": [
+                f"{r.rank_agreement_median:.2f} / {r.top_link_match:.0%}"
+                for r in frame.itertuples()
+            ],
+            "minimal circuit found": frame["minimal_found"].map(lambda x: f"**{x:.0%}**"),
+            "size: median (quartiles) of 560 links": [
+                f"**{r.minimal_size_median:.0f}** ({r.minimal_size_q25:.0f}-"
+                f"{r.minimal_size_q75:.0f})"
+                for r in frame.itertuples()
+            ],
+            "answer kept with every link cut / every processor link cut": [
+                f"{no_link[r.store]:.0%} / {r.kept_every_processor_link_cut:.0%}"
+                for r in frame.itertuples()
+            ],
+        }
+    )
+    met = (
+        (frame["top5_over_random5"] >= 3)
+        & (frame["minimal_found"] >= 0.95)
+        & (frame["minimal_share_median"] <= 0.20)
+    )
+    speed = pd.read_csv(RESULTS / "attribution_speed.csv")
+    exact = speed[speed["case"] == "exact, every link, 256 examples"]
+    seconds = ", ".join(f"{r.seconds:.0f} s ({r.store})" for r in exact.itertuples())
+    return (
+        pipe(table)
+        + f"\n\n**Verdict: {'met' if met.all() else 'not met'}** on {int(met.sum())} of "
+        f"{len(met)} stores. Exact cuts of every link of 256 examples: {seconds}."
+    )
+
+
 def attribution_estimate() -> str:
     """The estimates of every link and read against the exact cuts (bench/attribution.py, its
     attribution_estimate.py part); the goal (issue 82): Spearman >= 0.97, the same strongest
@@ -917,6 +966,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "pair-world": pair_world,
     "reliability": reliability,
     "faithfulness": faithfulness,
+    "attribution": attribution,
     "attribution-estimate": attribution_estimate,
     "app-load": app_load,
     "app-load-verdict": lambda: app_load(verdict_only=True),

@@ -223,3 +223,40 @@ def test_the_nfm_cells_call_an_interval_that_includes_0_not_significant(
     assert verdict.startswith("NFM over the matched CNN-MLP, points (Welch 95 %): a gain on ")
     assert "test non-relational (+5.0 +- 0.6)" in verdict.split("not significant")[0]
     assert ("not significant on test relational" in verdict) == (relational_gain == 0.0)
+
+
+def _attribution_csvs(folder, ratio: float, share: float) -> None:
+    """The three CSVs the attribution table reads, for one store."""
+    pd.DataFrame(
+        [
+            {
+                "store": "nlvr", "examples": 4, "present_links_median": 50.0,
+                "rank_agreement_median": 0.9, "top_link_match": 0.5, "top5_drop_mean": 0.3,
+                "random5_drop_mean": 0.3 / ratio, "top5_over_random5": ratio,
+                "minimal_found": 1.0, "minimal_size_median": 2.0, "minimal_size_q25": 0.0,
+                "minimal_size_q75": 8.0, "minimal_share_median": share,
+                "kept_every_processor_link_cut": 0.5,
+            }
+        ]
+    ).to_csv(folder / "attribution.csv", index=False)  # fmt: skip
+    pd.DataFrame({"store": ["nlvr"] * 4, "minimal_size": [0, 0, 0, 5]}).to_csv(
+        folder / "attribution_examples.csv", index=False
+    )
+    pd.DataFrame(
+        [{"store": "nlvr", "case": "exact, every link, 256 examples", "seconds": 47.6}]
+    ).to_csv(folder / "attribution_speed.csv", index=False)
+
+
+@pytest.mark.parametrize(
+    ("ratio", "share", "word"), [(11.6, 0.004, "met"), (2.5, 0.004, "not met"), (5, 0.3, "not met")]
+)
+def test_the_attribution_table_reads_its_csvs_and_judges_every_goal(
+    tmp_path, monkeypatch, ratio, share, word
+):
+    _attribution_csvs(tmp_path, ratio, share)
+    monkeypatch.setattr(results_tables, "RESULTS", tmp_path)
+    table = results_tables.attribution()
+    assert f"**{ratio:.1f}x**" in table
+    assert "| 75% / 50% |" in table  # 3 of 4 minimal circuits of 0 links
+    assert f"**Verdict: {word}** on {int(word == 'met')} of 1 stores" in table
+    assert "48 s (nlvr)" in table
