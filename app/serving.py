@@ -77,8 +77,8 @@ def serve(
         announce(line)
         dash_app.run(host=host, port=port, debug=True)
         return
+    one_thread_per_request()
     server = make_server(dash_app, host=host, port=port, threads=threads)
-    _one_thread_per_request()
     announce(line)
     try:
         server.run()
@@ -183,7 +183,7 @@ def _worker(build: Callable[[], Any], listener: socket.socket, threads: int, par
     # first wait for the threads still answering requests or loading a model
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     _die_with_parent(parent)
-    _one_thread_per_request()
+    one_thread_per_request()
     try:
         dash_app = build()
     except Exception as err:  # noqa: BLE001 - the worker's last word: what stopped it
@@ -193,18 +193,25 @@ def _worker(build: Callable[[], Any], listener: socket.socket, threads: int, par
     server.run()
 
 
-def _one_thread_per_request() -> None:
+def one_thread_per_request() -> None:
     """Each request's numerical work on its own thread, torch's and numpy's BLAS alike: the app's
     computations are small (one example, a few hundred cut circuits, a 32-module matrix), so
     pools of threads cost more than they share out once the server's threads and workers keep
     the cores busy. Measured on the 2-core machine with both cores busy: the decisive circuit of
     a pair-world example 0.16 s on two torch threads, 0.05 s on one; a prior reading 100 ms with
-    OpenBLAS on two threads (its eigendecompositions spinning against each other), 31 ms on one."""
-    import torch
+    OpenBLAS on two threads (its eigendecompositions spinning against each other), 31 ms on one.
+
+    torch is not imported here: importing it (~1 s) between binding the port and serving kept the
+    first visitor waiting, and a store without a model never needs it. Its OpenMP pool reads
+    ``OMP_NUM_THREADS`` when a model's loading first imports it."""
     from threadpoolctl import threadpool_limits
 
-    torch.set_num_threads(1)
-    threadpool_limits(limits=1)  # process-wide until the process ends
+    threadpool_limits(limits=1)  # the libraries loaded now, process-wide until the process ends
+    os.environ["OMP_NUM_THREADS"] = "1"  # those loaded later (torch's OpenMP)
+    # torch imported already (or being imported by a model loading in the background)
+    set_num_threads = getattr(sys.modules.get("torch"), "set_num_threads", None)
+    if set_num_threads is not None:
+        set_num_threads(1)
 
 
 def _die_with_parent(parent: int) -> None:

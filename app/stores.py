@@ -38,6 +38,7 @@ __all__ = ["AppStores", "Checkpoints", "find_stores"]
 # imported in the background as the app starts: a first page's prior fit and neighbours need
 # them, and importing them (~2 s) before the server listens would only delay it
 FIRST_PAGE_IMPORTS = ("sklearn.cluster", "sklearn.decomposition", "scipy.stats")
+LOADER_NICENESS = 19  # the loading thread's nice value (the lowest priority)
 MAX_DEPTH = 3  # folders below the root searched for stores
 MAX_STORES = 200
 
@@ -100,6 +101,16 @@ def load_models(checkpoint: Checkpoints, loader: ThreadPoolExecutor) -> list[App
         return []
     paths = [checkpoint] if isinstance(checkpoint, (str, os.PathLike)) else list(checkpoint)
     return [AppModel(checkpoint_file(path), loader) for path in paths]
+
+
+def _lower_priority() -> None:
+    """Lower this thread's CPU priority (Linux: ``setpriority`` on a thread id touches that
+    thread only), so that loading in the background yields the cores to the browser and to the
+    server's own threads drawing a first page; elsewhere nothing changes."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOADER_NICENESS)
+    except (AttributeError, OSError):  # no setpriority (Windows), or not permitted
+        pass
 
 
 def _import_all(modules: Sequence[str]) -> None:
@@ -177,7 +188,9 @@ class AppStores:
         self.max_edges = max_edges
         # one thread: the libraries a first page needs, then the models, one after the other,
         # beside the server's own threads (which wait for what they need: module locks, futures)
-        self._loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="load-model")
+        self._loader = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="load-model", initializer=_lower_priority
+        )
         self._loader.submit(_import_all, FIRST_PAGE_IMPORTS)
         self.models = load_models(checkpoint, self._loader)
         self._views: dict[str, StoreView] = {}

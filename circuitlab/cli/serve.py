@@ -67,8 +67,11 @@ def serve_app(
     """Browse circuit stores in the Dash app at http://HOST:PORT/ (served by waitress, a
     production WSGI server, with THREADS threads in each of WORKERS processes)."""
     from circuitlab.app.factory import create_app
-    from circuitlab.app.serving import serve
+    from circuitlab.app.serving import one_thread_per_request, serve
     from circuitlab.store import CircuitStoreError
+
+    if not debug:  # before the models start loading in the background (they import torch)
+        one_thread_per_request()
 
     if workers > 1:
         if debug:

@@ -199,9 +199,9 @@ def test_a_served_process_runs_torch_and_numpys_blas_on_one_thread():
     is process-wide."""
     probe = (
         "import torch; from threadpoolctl import threadpool_info;"
-        "from circuitlab.app.serving import _one_thread_per_request;"
+        "from circuitlab.app.serving import one_thread_per_request;"
         "torch.set_num_threads(2);"
-        "_one_thread_per_request();"
+        "one_thread_per_request();"
         "blas = [p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'];"
         "import json; print(json.dumps([torch.get_num_threads(), blas]))"
     )
@@ -213,3 +213,40 @@ def test_a_served_process_runs_torch_and_numpys_blas_on_one_thread():
     torch_threads, blas_threads = json.loads(done.stdout)
     assert torch_threads == 1
     assert blas_threads and set(blas_threads) == {1}
+
+
+def test_torch_imported_after_the_limit_runs_on_one_thread_and_serving_does_not_import_it():
+    """The limit is set before a model's loading imports torch (the server must not import torch
+    itself: ~1 s between binding the port and answering the first visitor)."""
+    probe = (
+        "import sys; from threadpoolctl import threadpool_info;"
+        "from circuitlab.app.serving import one_thread_per_request;"
+        "one_thread_per_request();"
+        "imported = 'torch' in sys.modules;"
+        "import torch;"
+        "import json; print(json.dumps([imported, torch.get_num_threads()]))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    imported, torch_threads = json.loads(done.stdout)
+    assert not imported
+    assert torch_threads == 1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread priorities: Linux")
+def test_models_load_on_a_thread_of_the_lowest_priority(nlvr2_store):
+    """Loading in the background yields the cores to the browser and the first page's draw."""
+    import threading
+
+    from circuitlab.app.stores import LOADER_NICENESS, AppStores
+
+    stores = AppStores(nlvr2_store)
+    main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    loader = stores._loader.submit(
+        lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    ).result()
+    assert loader == LOADER_NICENESS == 19
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main  # this one only
