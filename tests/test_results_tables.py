@@ -260,3 +260,23 @@ def test_the_attribution_table_reads_its_csvs_and_judges_every_goal(
     assert "| 75% / 50% |" in table  # 3 of 4 minimal circuits of 0 links
     assert f"**Verdict: {word}** on {int(word == 'met')} of 1 stores" in table
     assert "48 s (nlvr)" in table
+
+
+def test_the_app_readme_table_names_each_step_over_its_goal(tmp_path, monkeypatch):
+    rows = [
+        ("listening", "-", 1900.0, 5000),
+        ("first open", "mn", 2704.0, 2000),
+        ("cached", "mn", 911.3, 1200),
+        ("first open", "nfm", 1676.6, 2000),
+        ("cached", "nfm", 752.5, 1200),
+        ("attribution view", "nfm", 157.4, 1000),
+    ]
+    frame = pd.DataFrame(rows, columns=["step", "store", "ms", "goal_ms"])
+    frame["met"] = frame["ms"] < frame["goal_ms"]
+    frame.to_csv(tmp_path / "app_readme_latency.csv", index=False)
+    monkeypatch.setattr(results_tables, "RESULTS", tmp_path)
+    table = results_tables.app_readme()
+    assert "| mn, nfm: 2.70, 1.68 s | < 2 s |" in table
+    assert "| 0.75-0.91 s | < 1.2 s |" in table
+    assert "nfm: 157 ms | < 1 s |" in table
+    assert table.endswith("**Not met: first open mn.**")
