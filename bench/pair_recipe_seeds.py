@@ -13,6 +13,7 @@ by goal, from the rows bench/pair_circuits.py and bench/minimal_pair_kinds.py wr
     python bench/pair_recipe_seeds.py --recipe heavy      # its stage 3's contrast 2x, 2x as long
     python bench/pair_recipe_seeds.py --recipe disjunction  # its stage 3 with "or" sentences
     python bench/pair_recipe_seeds.py --recipe or-contrast  # and those sentences contrasted
+    python bench/pair_recipe_seeds.py --recipe categories  # category triples contrasted
     python bench/pair_recipe_seeds.py --runs NAME ...     # other rows of both CSVs
 
 Measure a trained seed first: ``python bench/pair_circuits.py RUN --name NAME`` and
@@ -40,6 +41,8 @@ RECIPES = {
     "disjunction": "logic-contrast, disjunction pool (stage 3), seed {seed}",
     # configs/experiments/pairs/3-logic-contrast-or-contrast.yaml: those, in the contrast too
     "or-contrast": "logic-contrast, or sentences contrasted (stage 3), seed {seed}",
+    # configs/experiments/pairs/3-logic-contrast-categories.yaml: category triples contrasted
+    "categories": "logic-contrast, categories contrasted (stage 3), seed {seed}",
 }
 SEEDS = (0, 100, 1)  # seed 0 shipped, seed 100's stage 1 in history, seed 1 from scratch
 DEV = "nlvr2 dev"

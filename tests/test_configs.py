@@ -34,6 +34,8 @@ def test_a_config_builds_its_model_with_every_model_option(path: Path):
 
     values = read_options(path)  # a file with 'base' builds on another
     options = {k: SMALL_POOLS.get(k, v) for k, v in values.get("task_options", {}).items()}
+    if options.get("category_triples"):  # two categories of two one-category sentences each
+        options.update(pool_size=200, contrast_pool_size=200)
     config = TrainConfig.from_dict({**values, "task_options": options})
     task = make_task(config.task, conditional=config.conditional, **config.task_options)
     model = build_model(config, task)

@@ -256,6 +256,29 @@ def test_contrast_disjunctions_add_the_or_sentences_triples_and_their_connective
         make_task("pairs", **{**options, "disjunction_pool_size": 0}, contrast_disjunctions=True)
 
 
+def test_category_triples_pair_a_sentence_with_its_category_against_another():
+    from circuitlab.worlds.tasks.pairs import category_contrast_triples
+
+    options = dict(conditional=True, pool_size=200, val_pool_size=5, held_out_pool_size=5)
+    options.update(contrast_per_batch=4, contrast_pool_size=200)
+    base = make_task("pairs", **options)
+    task = make_task("pairs", category_triples=50, **options)
+    triples = task.contrast_triples
+    assert triples.iloc[: len(base.contrast_triples)].equals(base.contrast_triples)
+    added = triples.iloc[len(base.contrast_triples) :]
+    assert len(added) == 50 and set(added["kind"]) == {"category"}
+    category = {s.text: s.categories for s in task.pool[:200] if len(s.categories) == 1}
+    for text, same, other in zip(added["text"], added["wording"], added["logic"], strict=True):
+        assert text != same and category[text] == category[same] != category[other]
+    again = category_contrast_triples(task.pool[:200], 50)
+    assert again.equals(added.reset_index(drop=True))  # set by the seed
+    assert category_contrast_triples(task.pool[:200], 0).empty
+    with pytest.raises(ValueError, match="category_triples must be >= 0 and needs contrast"):
+        make_task("pairs", **{**options, "contrast_per_batch": 0}, category_triples=5)
+    with pytest.raises(ValueError, match="two categories with two sentences each"):
+        category_contrast_triples(task.pool[:1], 5)
+
+
 def test_balanced_contrast_draws_each_kind_as_often():
     options = dict(conditional=True, pool_size=300, val_pool_size=5, held_out_pool_size=5)
     options.update(contrast_per_batch=16, contrast_pool_size=300)

@@ -28,7 +28,10 @@ uniformly among the triples (``contrast_balance="triples"``), or a kind uniforml
 of its triples (``"kinds"``), so that a kind few sentences allow (connectives: 3 % of the
 triples) is contrasted as often as the others. ``contrast_disjunctions`` adds the triples of the
 disjunction pool's sentences (their "or the other" -> "and the other" among them), so that the
-contrast asks P to move with the connective both ways.
+contrast asks P to move with the connective both ways. ``category_triples`` > 0 adds that many
+triples of kind "category" drawn from those sentences of one category: a sentence, another of
+its category (in the noun swap's place) and one of another category (in the logic change's),
+so that P moves less within a category than across.
 What the model sees, by ``inputs``, is as in the ``nlvr`` task: ``scene`` (conditional: sentence
 to the circuit generator, objects to the executor), ``joint`` (objects and sentence tokens as
 input; conditional, the sentence also to the generator) or ``text``.
@@ -92,6 +95,7 @@ def _check_options(
     contrast_pool_size: int,
     contrast_balance: str,
     contrast_disjunctions: bool = False,
+    category_triples: int = 0,
 ) -> None:
     """Refuse task options out of their range, naming each."""
     check_inputs(inputs, conditional, "pair")
@@ -115,6 +119,11 @@ def _check_options(
         )
     if contrast_per_batch and not conditional:
         raise ValueError("contrast_per_batch compares circuits of sentences: conditional only")
+    if category_triples < 0 or (category_triples and not contrast_per_batch):
+        raise ValueError(
+            "category_triples must be >= 0 and needs contrast_per_batch > 0 (they join the "
+            f"contrast), got {category_triples} and {contrast_per_batch}"
+        )
     if contrast_disjunctions and not (contrast_per_batch and disjunction_pool_size):
         raise ValueError(
             "contrast_disjunctions contrasts the disjunction pool's sentences: it needs "
@@ -161,6 +170,42 @@ def add_noun_noise(
     return noisy
 
 
+def category_contrast_triples(
+    sentences: Sequence[PairSentence], n: int, seed: int = 0
+) -> pd.DataFrame:
+    """``n`` triples (text, wording, logic, kind "category") of ``sentences`` with one category
+    each: a sentence, another of the same category, one of another category; drawn from
+    ``seed``. Empty (with the columns) when ``n`` is 0.
+
+    Parameters
+    ----------
+    sentences
+        Pair-world sentences (those with several categories or none are left out).
+    n
+        Triples drawn.
+    seed
+        Seed of the draw.
+    """
+    by_category: dict[str, list[str]] = {}
+    for sentence in sentences:
+        if len(sentence.categories) == 1:
+            by_category.setdefault(next(iter(sentence.categories)), []).append(sentence.text)
+    usable = sorted(c for c, texts in by_category.items() if len(set(texts)) > 1)
+    if n and len(usable) < 2:
+        raise ValueError(
+            "category_triples needs two categories with two sentences each among the contrast "
+            f"pool's one-category sentences; found {len(usable)}: raise contrast_pool_size"
+        )
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(n):
+        category = rng.choice(usable)
+        text, same = rng.sample(sorted(set(by_category[category])), 2)
+        other = rng.choice([c for c in sorted(by_category) if c != category])
+        rows.append((text, same, rng.choice(by_category[other]), "category"))
+    return pd.DataFrame(rows, columns=["text", "wording", "logic", "kind"])
+
+
 class PairWorldTask(HeldOutSentenceCircuits):
     """Image-pair examples of the generated pair world (the module docstring says what each
     option does).
@@ -179,6 +224,8 @@ class PairWorldTask(HeldOutSentenceCircuits):
         How objects enter.
     contrast_per_batch, contrast_pool_size, contrast_balance, contrast_disjunctions
         The contrast triples.
+    category_triples
+        Triples of one category against another, in the contrast.
     """
 
     circuit_dataset = "pairs"
@@ -193,6 +240,7 @@ class PairWorldTask(HeldOutSentenceCircuits):
         "disjunction_pool_size": 0,
         "contrast_per_batch": 0,
         "contrast_disjunctions": False,
+        "category_triples": 0,
     }
 
     def __init__(
@@ -215,10 +263,12 @@ class PairWorldTask(HeldOutSentenceCircuits):
         contrast_pool_size: int = 2000,
         contrast_balance: str = "triples",
         contrast_disjunctions: bool = False,
+        category_triples: int = 0,
     ) -> None:
         _check_options(
             inputs, conditional, noun_noise, image_scale, extra_pool_size, disjunction_pool_size,
             contrast_per_batch, contrast_pool_size, contrast_balance, contrast_disjunctions,
+            category_triples,
         )  # fmt: skip
         self.noun_noise, self.image_scale = noun_noise, image_scale
         self.conditional, self.inputs = conditional, inputs
@@ -248,7 +298,7 @@ class PairWorldTask(HeldOutSentenceCircuits):
         }
         self.contrast_per_batch, self.contrast_balance = contrast_per_batch, contrast_balance
         self.contrast_triples = (
-            self._contrast_triples(contrast_pool_size, contrast_disjunctions)
+            self._contrast_triples(contrast_pool_size, contrast_disjunctions, category_triples)
             if contrast_per_batch
             else None
         )
@@ -318,10 +368,12 @@ class PairWorldTask(HeldOutSentenceCircuits):
         kinds = self.contrast_triples["kind"].to_numpy()
         return [np.flatnonzero(kinds == k).tolist() for k in sorted(set(kinds))]
 
-    def _contrast_triples(self, n_sentences: int, disjunctions: bool) -> pd.DataFrame:
+    def _contrast_triples(
+        self, n_sentences: int, disjunctions: bool, n_category: int
+    ) -> pd.DataFrame:
         """(text, wording, logic, kind) for the first ``n_sentences`` training sentences (and,
         with ``disjunctions``, the disjunction pool's): the noun swap among the training nouns,
-        the logic change by each kind that applies."""
+        the logic change by each kind that applies; then ``n_category`` category triples."""
         forms = {f.singular: f.plural for f in world_nouns(self.noun_pool)}
         nouns = [(noun, forms[noun]) for noun in self.train_nouns]
         sentences = self.pool[:n_sentences] + (self.disjunction_pool if disjunctions else [])
@@ -329,7 +381,10 @@ class PairWorldTask(HeldOutSentenceCircuits):
         triples = nlvr2_minimal_pairs_by_kind(texts, nouns, seed=0)
         if triples.empty:
             raise ValueError("no training sentence has both a noun swap and a logic change")
-        return triples
+        if not n_category:
+            return triples
+        categories = category_contrast_triples(self.pool[:n_sentences], n_category)
+        return pd.concat([triples, categories], ignore_index=True)
 
     # ------------------------------------------------------------------ batches
     def _batch(
