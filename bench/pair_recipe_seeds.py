@@ -14,12 +14,13 @@ by goal, from the rows bench/pair_circuits.py and bench/minimal_pair_kinds.py wr
     python bench/pair_recipe_seeds.py --recipe disjunction  # its stage 3 with "or" sentences
     python bench/pair_recipe_seeds.py --recipe or-contrast  # and those sentences contrasted
     python bench/pair_recipe_seeds.py --recipe categories  # category triples contrasted
-    python bench/pair_recipe_seeds.py --runs NAME ...     # other rows of both CSVs
+    python bench/pair_recipe_seeds.py --runs NAME ...     # other rows of both CSVs, printed only
 
 Measure a trained seed first: ``python bench/pair_circuits.py RUN --name NAME`` and
 ``python bench/minimal_pair_kinds.py RUN --name NAME`` (the stages: scripts/pairs_stages.sh).
 Each seed's row and the mean go to bench/results/pair_recipe_seeds.csv (``--recipe balanced``:
-pair_recipe_seeds_balanced.csv, and so on).
+pair_recipe_seeds_balanced.csv, and so on); ``--runs`` prints and writes nothing, so that other
+rows never replace a recipe's judged seeds.
 """
 
 from __future__ import annotations
@@ -165,6 +166,8 @@ def main() -> None:
     print(pipe_table(kind_shares(kinds, runs, SECOND), index=True))
     print()
     print(pipe_table(goal_rows(seeds)))
+    if args.runs:  # not a recipe's seeds: its CSV stays as it was
+        return
     seeds.to_csv(out, index=False)
     print(f"written: {out}")
 
