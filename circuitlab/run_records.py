@@ -12,6 +12,7 @@ of a screen or seed under ``training/``.
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 from pathlib import Path
@@ -109,7 +110,12 @@ def ship_weights_only(run: str | os.PathLike, to: str | os.PathLike, max_rows: i
     return to / CHECKPOINT
 
 
-def keep_record(run: str | os.PathLike, to: str | os.PathLike, max_rows: int = 1000) -> int:
+def keep_record(
+    run: str | os.PathLike,
+    to: str | os.PathLike,
+    max_rows: int = 1000,
+    init_from: str | os.PathLike | None = None,
+) -> int:
     """Copy ``run``'s record to the folder ``to``, weights left out: config.json, summary.json
     (if the run finished) and metrics.csv thinned to ``max_rows``. Refuses a ``to`` that holds
     files already. Returns the curve's rows kept.
@@ -122,14 +128,29 @@ def keep_record(run: str | os.PathLike, to: str | os.PathLike, max_rows: int = 1
         The record's folder.
     max_rows
         Curve rows kept at most.
+    init_from
+        For a warm-started run: the record of the run it started from (a folder holding
+        config.json, e.g. ``training/NAME``), written as the kept config's ``init_from`` in
+        place of the run folder it named when it trained (``runs/...`` or a temporary folder
+        that does not outlive the machine), so that ``training_stages`` can follow the record.
     """
     run, to = Path(run), Path(to)
     if not (run / "config.json").is_file() or not (run / "metrics.csv").is_file():
         raise FileNotFoundError(f"{run} has no config.json and metrics.csv: is it a run directory?")
+    if init_from is not None and not (Path(init_from) / "config.json").is_file():
+        raise FileNotFoundError(
+            f"init_from {init_from} holds no config.json: name the record of the run {run} "
+            "started from (keep that run's record first)"
+        )
     if to.exists() and any(to.iterdir()):
         raise FileExistsError(f"{to} is not empty: remove it or pick another folder")
     to.mkdir(parents=True, exist_ok=True)
-    return _copy_record(run, to, max_rows)
+    rows = _copy_record(run, to, max_rows)
+    if init_from is not None:
+        config = json.loads((to / "config.json").read_text())
+        config["init_from"] = Path(init_from).as_posix()
+        (to / "config.json").write_text(json.dumps(config, indent=2))
+    return rows
 
 
 def _copy_record(run: Path, to: Path, max_rows: int) -> int:

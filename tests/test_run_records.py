@@ -4,6 +4,8 @@ without its weights."""
 from __future__ import annotations
 
 import csv
+import json
+from pathlib import Path
 
 import pytest
 
@@ -68,3 +70,32 @@ def test_a_kept_record_has_the_config_summary_and_thinned_curve_but_no_weights(t
         keep_record(run, to)
     with pytest.raises(FileNotFoundError, match="is it a run directory"):
         keep_record(tmp_path / "training", tmp_path / "elsewhere")
+
+
+def test_a_kept_record_names_the_record_it_was_warm_started_from(tmp_path):
+    earlier, run = tmp_path / "training" / "stage-1", tmp_path / "run"
+    earlier.mkdir(parents=True)
+    (earlier / "config.json").write_text('{"steps": 100, "init_from": null}')
+    run.mkdir()
+    (run / "config.json").write_text('{"steps": 50, "init_from": "/tmp/stage-1"}')
+    (run / "metrics.csv").write_text("step,loss\n1,0.5\n")
+    keep_record(run, tmp_path / "training" / "stage-2", init_from=earlier)
+    kept = json.loads((tmp_path / "training" / "stage-2" / "config.json").read_text())
+    assert kept == {"steps": 50, "init_from": earlier.as_posix()}
+    with pytest.raises(FileNotFoundError, match="holds no config.json"):
+        keep_record(run, tmp_path / "training" / "stage-3", init_from=tmp_path / "nowhere")
+    assert not (tmp_path / "training" / "stage-3").exists()
+
+
+def test_every_kept_record_that_was_warm_started_names_a_record_in_the_repository():
+    root = Path(__file__).resolve().parents[1]
+    dangling = {}
+    for config in sorted((root / "training").glob("*/config.json")):
+        init_from = json.loads(config.read_text()).get("init_from")
+        if init_from is None:
+            continue
+        earlier = root / init_from
+        earlier = earlier.parent if earlier.suffix == ".pt" else earlier
+        if Path(init_from).is_absolute() or not (earlier / "config.json").is_file():
+            dangling[config.parent.name] = init_from
+    assert not dangling, f"records whose init_from names no record here: {dangling}"
