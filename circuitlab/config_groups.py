@@ -183,6 +183,11 @@ class PenaltyConfig:
     logic_contrast_margin
         How much farther, as (1 + margin) times, a logic change must
         move P than a noun swap.
+    noun_invariance_weight
+        With the logic contrast: weight * mean over its triples of the root-mean-square change
+        of a processor link's P under the noun swap, |P(s_n) - P(s)| / u (u processors),
+        pulling the noun swap's circuit onto the sentence's, where the contrast's ratio only
+        asks the logic change to move P farther; 0 turns it off.
     """
 
     density_target: float | None = None
@@ -193,6 +198,7 @@ class PenaltyConfig:
     repulsion_hinge: float = 0.4
     logic_contrast_weight: float = 0.0
     logic_contrast_margin: float = 0.5
+    noun_invariance_weight: float = 0.0
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -216,6 +222,14 @@ class PenaltyConfig:
             raise ValueError(
                 "PenaltyConfig.logic_contrast_weight and logic_contrast_margin must be >= 0, got "
                 f"{self.logic_contrast_weight} and {self.logic_contrast_margin}"
+            )
+        if self.noun_invariance_weight < 0 or (
+            self.noun_invariance_weight > 0 and self.logic_contrast_weight == 0
+        ):
+            raise ValueError(
+                "PenaltyConfig.noun_invariance_weight must be >= 0 and needs the logic contrast "
+                f"(its triples): got {self.noun_invariance_weight} with logic_contrast_weight "
+                f"{self.logic_contrast_weight}; set logic_contrast_weight > 0 or the weight to 0"
             )
         if self.signature_repulsion < 0 or not 0 < self.repulsion_hinge <= 2:
             raise ValueError(

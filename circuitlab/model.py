@@ -333,7 +333,8 @@ class NAC(nn.Module):
     def logic_contrast_loss(self, tokens: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
         """The logic contrast (``NACConfig.penalties.logic_contrast_weight``) of C sentence
         triples given as conditioning (3 C, T, ...) and mask (3 C, T): the C sentences, their
-        noun swaps, then their logic changes. 0 at weight 0."""
+        noun swaps, then their logic changes, with the noun invariance
+        (``noun_invariance_weight``) on the same triples. 0 at weight 0."""
         c = self.config
         if c.penalties.logic_contrast_weight == 0:
             return tokens.new_zeros((), dtype=torch.float32)
@@ -346,7 +347,10 @@ class NAC(nn.Module):
         logic_shift = (logic - base).flatten(1).norm(dim=1)
         ratio = torch.log(logic_shift + 1e-6) - torch.log(noun_shift + 1e-6)
         hinge = (math.log1p(c.penalties.logic_contrast_margin) - ratio).clamp(min=0)
-        return c.penalties.logic_contrast_weight * hinge.mean()
+        loss = c.penalties.logic_contrast_weight * hinge.mean()
+        if c.penalties.noun_invariance_weight > 0:
+            loss = loss + c.penalties.noun_invariance_weight * (noun_shift / c.n_processors).mean()
+        return loss
 
     def _to_circuits(self, signatures: torch.Tensor, codes: torch.Tensor) -> list[Circuit]:
         roles = np.array(

@@ -142,6 +142,34 @@ def test_logic_contrast_is_a_hinge_on_the_log_ratio_of_p_shifts():
         NACConfig(**SMALL, penalties=PenaltyConfig(logic_contrast_weight=1.0))
 
 
+def test_noun_invariance_adds_the_noun_swaps_rms_link_shift_to_the_contrast():
+    def model_with(weight):
+        penalties = PenaltyConfig(logic_contrast_weight=1.0, noun_invariance_weight=weight)
+        generator = GeneratorConfig(dim=GENERATOR_DIM, cond_dim=7)
+        torch.manual_seed(3)
+        return NAC(NACConfig(**SMALL, conditional=True, generator=generator, penalties=penalties))
+
+    plain, pulled = model_with(0.0).eval(), model_with(3.0).eval()
+    torch.manual_seed(0)
+    base, noun, logic = torch.randn(3, 4, 5, 7)
+    tokens, mask = torch.cat([base, noun, logic]), torch.ones(12, 5, dtype=torch.bool)
+    u = plain.config.n_processors
+    signatures, _ = pulled.generate(torch.cat([base, noun]), torch.ones(8, 5, dtype=torch.bool))
+    p_base, p_noun = pulled.link_probabilities(signatures[:, :u]).view(2, 4, u, u).unbind(0)
+    rms_shift = ((p_noun - p_base) ** 2).mean(dim=(1, 2)).sqrt().mean()
+    torch.testing.assert_close(
+        pulled.logic_contrast_loss(tokens, mask),
+        plain.logic_contrast_loss(tokens, mask) + 3.0 * rms_shift,
+    )
+    # a noun swap that changes nothing pays nothing more
+    same = torch.cat([base, base, logic])
+    torch.testing.assert_close(
+        pulled.logic_contrast_loss(same, mask), plain.logic_contrast_loss(same, mask)
+    )
+    with pytest.raises(ValueError, match="needs the logic contrast"):
+        PenaltyConfig(noun_invariance_weight=1.0)
+
+
 def test_perceiver_io_configuration_has_no_code_conditioning():
     pio = NAC(NACConfig.perceiver_io(**SMALL))
     assert pio.kernel.dense and not pio.read_in.to_k.conditioned
