@@ -14,6 +14,7 @@ by goal, from the rows bench/pair_circuits.py and bench/minimal_pair_kinds.py wr
     python bench/pair_recipe_seeds.py --recipe disjunction  # its stage 3 with "or" sentences
     python bench/pair_recipe_seeds.py --recipe or-contrast  # and those sentences contrasted
     python bench/pair_recipe_seeds.py --recipe categories  # category triples contrasted
+    python bench/pair_recipe_seeds.py --recipe noun-invariance  # or-contrast, nouns held still
     python bench/pair_recipe_seeds.py --runs NAME ...     # other rows of both CSVs, printed only
 
 Measure a trained seed first: ``python bench/pair_circuits.py RUN --name NAME`` and
@@ -44,6 +45,9 @@ RECIPES = {
     "or-contrast": "logic-contrast, or sentences contrasted (stage 3), seed {seed}",
     # configs/experiments/pairs/3-logic-contrast-categories.yaml: category triples contrasted
     "categories": "logic-contrast, categories contrasted (stage 3), seed {seed}",
+    # configs/experiments/pairs/3-logic-contrast-or-contrast-noun-invariance-10.yaml: or-contrast
+    # with the noun swap's circuit pulled onto its sentence's
+    "noun-invariance": "logic-contrast, or contrasted, noun invariance 10 (stage 3), seed {seed}",
 }
 SEEDS = (0, 100, 1)  # seed 0 shipped, seed 100's stage 1 in history, seed 1 from scratch
 DEV = "nlvr2 dev"
