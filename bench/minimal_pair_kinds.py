@@ -15,8 +15,13 @@ swap does, for
   the sentence embedding alone, through random weights;
 - ``sentence``: the sentence embedding itself (MiniLM), the generator's input.
 
-Each kind's count of pairs beside its shares; a row ``mean over kinds`` (kinds with >= 30
-pairs, each counted once) beside the per-kind rows. Issue 62's goal: every kind with >= 30
+Each kind's count of pairs beside its shares, and how far P moves: the median over the kind's
+pairs of the logic change's and of the noun swap's shift, as root-mean-square change per link
+(Frobenius norm / processors), for the model and the untrained generator
+(``model_logic_rms``, ``model_noun_rms``, ``untrained_...``). The share is a ratio: it reads
+near 1 when the nouns are held still, however little the logic moves P; the shifts say which.
+A row ``mean over kinds`` (kinds with >= 30 pairs, each counted once) beside the per-kind
+rows. Issue 62's goal: every kind with >= 30
 pairs on NLVR2 dev at >= 0.80 for the model.
 
     python bench/minimal_pair_kinds.py                       # the shipped model
@@ -57,6 +62,10 @@ MIN_PAIRS = 30  # kinds with fewer pairs are listed, but not in the mean or the 
 GOAL = 0.80
 NOUNS = 60  # the counted nouns swapped (the most frequent of NLVR2's; as bench/pair_circuits)
 MEASURES = ("model", "untrained", "sentence")
+# median RMS change of P per link, for each generator: a logic change's and a noun swap's
+SHIFTS = tuple(
+    f"{who}_{change}_rms" for who in ("model", "untrained") for change in ("logic", "noun")
+)
 # NLVR2 test1 rewritten by bench/second_pairs.py's rules, apart from the contrast's: measure only
 SECOND = "nlvr2 test1, second construction"
 
@@ -71,24 +80,24 @@ def embedding_moves_more(pairs: pd.DataFrame) -> np.ndarray:
 
 
 def kind_table(model: NAC, encode, pairs: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """Per kind: pairs and the share of them whose logic change moves more, per measure; then
-    the mean over the kinds with >= MIN_PAIRS pairs."""
+    """Per kind: pairs, the share of them whose logic change moves more, per measure, and the
+    median shifts (SHIFTS); then the mean over the kinds with >= MIN_PAIRS pairs."""
     torch.manual_seed(seed)
-    untrained = NAC(model.config).eval()
-    moved = pd.DataFrame(
-        {
-            "kind": pairs["kind"].to_numpy(),
-            "model": minimal_pair_shifts(model, encode, pairs)["logic_moves_more"].to_numpy(),
-            "untrained": minimal_pair_shifts(untrained, encode, pairs)[
-                "logic_moves_more"
-            ].to_numpy(),
-            "sentence": embedding_moves_more(pairs),
-        }
-    )
-    table = moved.groupby("kind", sort=False)[list(MEASURES)].mean()
-    table.insert(0, "pairs", moved.groupby("kind", sort=False).size())
+    generators = {"model": model, "untrained": NAC(model.config).eval()}
+    moved = pd.DataFrame({"kind": pairs["kind"].to_numpy()})
+    for who, generator in generators.items():
+        shifts = minimal_pair_shifts(generator, encode, pairs)
+        moved[who] = shifts["logic_moves_more"].to_numpy()
+        processors = generator.config.n_processors  # P is (processors, processors)
+        moved[f"{who}_logic_rms"] = shifts["logic_shift"].to_numpy() / processors
+        moved[f"{who}_noun_rms"] = shifts["wording_shift"].to_numpy() / processors
+    moved["sentence"] = embedding_moves_more(pairs)
+    grouped = moved.groupby("kind", sort=False)
+    table = pd.concat([grouped[list(MEASURES)].mean(), grouped[list(SHIFTS)].median()], axis=1)
+    table.insert(0, "pairs", grouped.size())
     counted = table[table["pairs"] >= MIN_PAIRS]
-    mean = {"pairs": int(counted["pairs"].sum()), **counted[list(MEASURES)].mean().to_dict()}
+    columns = [*MEASURES, *SHIFTS]
+    mean = {"pairs": int(counted["pairs"].sum()), **counted[columns].mean().to_dict()}
     table.loc["mean over kinds"] = mean
     return table.reset_index()
 
