@@ -67,7 +67,8 @@ GOALS = {
 
 def seed_rows(circuits: pd.DataFrame, kinds: pd.DataFrame, runs: list[str]) -> pd.DataFrame:
     """One row per run (``runs``, row names in both CSVs) and a ``mean`` row: the goals'
-    measures, the weakest judged kind's share and name, and the mean over kinds."""
+    measures, the weakest judged kind's share and name, the mean over kinds, and the median
+    shift of P under a logic change and a noun swap (RMS per link, mean over kinds)."""
     measured = set(circuits["run"]) & set(kinds["run"])
     missing = [run for run in runs if run not in measured]
     if missing:
@@ -83,6 +84,7 @@ def seed_rows(circuits: pd.DataFrame, kinds: pd.DataFrame, runs: list[str]) -> p
         row = circuits[circuits["run"] == run].iloc[-1]
         weakest = shares[run].idxmin()
         overall = kinds[(kinds["run"] == run) & (kinds["source"] == DEV)]
+        mean_over_kinds = overall[overall["kind"] == MEAN_OVER_KINDS].iloc[0]
         rows.append(
             {
                 "run": run,
@@ -94,12 +96,16 @@ def seed_rows(circuits: pd.DataFrame, kinds: pd.DataFrame, runs: list[str]) -> p
                 "weakest kind name": weakest,
                 "weakest kind, second construction": second[run].min(),
                 "weakest second kind name": second[run].idxmin(),
-                "mean over kinds": overall[overall["kind"] == MEAN_OVER_KINDS]["model"].iloc[0],
+                "mean over kinds": mean_over_kinds["model"],
+                # not goals: how far P moves (RMS per link, the kinds' medians averaged); NaN
+                # for a row measured before minimal_pair_kinds.py wrote the shifts
+                "logic shift": mean_over_kinds.get("model_logic_rms", float("nan")),
+                "noun shift": mean_over_kinds.get("model_noun_rms", float("nan")),
             }
         )
     frame = pd.DataFrame(rows)
     names = ["run", "weakest kind name", "weakest second kind name"]
-    mean = frame.drop(columns=names).mean()
+    mean = frame.drop(columns=names).mean(skipna=False)  # a seed not measured: no mean
     weakest = shares["mean"].idxmin()  # the kind weakest on the mean, not the mean of minima
     mean["weakest kind"] = shares.loc[weakest, "mean"]
     weakest_second = second["mean"].idxmin()

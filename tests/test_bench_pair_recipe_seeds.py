@@ -37,7 +37,9 @@ def _kinds() -> pd.DataFrame:
     for i, run in enumerate(RUNS):
         for kind, (pairs, *shares) in kinds.items():
             rows.append(dict(run=run, source="nlvr2 dev", kind=kind, pairs=pairs, model=shares[i]))
-        rows.append(dict(run=run, source="nlvr2 dev", kind="mean over kinds", pairs=175, model=0.9))
+        shifts = dict(model_logic_rms=0.05 * (i + 1), model_noun_rms=0.01)
+        mean = dict(source="nlvr2 dev", kind="mean over kinds", pairs=175, model=0.9)
+        rows.append(dict(run=run, **mean, **shifts))
         # another source's rows are not judged
         rows.append(dict(run=run, source="pair world held-out", kind="relation", pairs=30, model=0))
         # the second construction (NLVR2 test1) is judged on its own kinds
@@ -69,6 +71,18 @@ def test_each_seed_and_the_mean_are_measured_as_the_goals_read_them():
     assert seeds.loc["seed a", "weakest kind, second construction"] == pytest.approx(0.7)
     assert seeds.loc["mean", "weakest kind, second construction"] == pytest.approx(0.75)
     assert seeds.loc["mean", "weakest second kind name"] == "hard -> soft cardinality"
+    assert seeds.loc["seed b", "logic shift"] == pytest.approx(0.10)
+    assert seeds.loc["mean", "logic shift"] == pytest.approx(0.075)
+    assert seeds.loc["mean", "noun shift"] == pytest.approx(0.01)
+
+
+def test_a_seed_measured_before_the_shift_columns_leaves_the_mean_shift_empty():
+    kinds = _kinds()
+    kinds.loc[kinds["run"] == "seed b", "model_logic_rms"] = float("nan")
+    seeds = seed_rows(_circuits(), kinds, RUNS).set_index("run")
+    assert seeds.loc["seed a", "logic shift"] == pytest.approx(0.05)
+    assert pd.isna(seeds.loc["mean", "logic shift"])  # not seed a's alone
+    assert seeds.loc["mean", "held-out sentences"] == pytest.approx(0.91)
 
 
 def test_a_goal_on_every_seed_fails_on_one_weak_seed_even_when_the_mean_passes():
