@@ -21,8 +21,7 @@ pairs of the logic change's and of the noun swap's shift, as root-mean-square ch
 (``model_logic_rms``, ``model_noun_rms``, ``untrained_...``). The share is a ratio: it reads
 near 1 when the nouns are held still, however little the logic moves P; the shifts say which.
 A row ``mean over kinds`` (kinds with >= 30 pairs, each counted once) beside the per-kind
-rows. Issue 62's goal: every kind with >= 30
-pairs on NLVR2 dev at >= 0.80 for the model.
+rows. Issue 62's goal: every kind with >= 30 pairs on NLVR2 dev at >= 0.80 for the model.
 
     python bench/minimal_pair_kinds.py                       # the shipped model
     python bench/minimal_pair_kinds.py RUN [RUN ...] --name NAME [NAME ...]
