@@ -67,13 +67,19 @@ def test_a_module_with_every_read_cut_reads_nothing_whatever_the_input():
     assert not torch.allclose(_logits(model, one), _logits(model, other))
 
 
-def test_the_read_gate_has_the_gradient_of_a_finite_difference():
-    """In float64, with a central difference: in float32 a forward difference of 1e-3 on
-    outputs of order 1 is off by several percent, more or less by machine (its rounding)."""
-    model, batch = _model(), _batch(b=2)
+def _in_float64(model, batch) -> tuple:
+    """A float64 copy of ``model`` and the batch's inputs and circuits in float64, for central
+    differences: in float32 a forward difference of 1e-3 on outputs of order 1 is off by
+    several percent, more or less by machine (its rounding)."""
     signatures, codes = (t.double() for t in generated_circuits(model, batch))
-    model = model.double()
-    inputs, n = batch.inputs.double(), batch.inputs.shape[1]
+    return copy.deepcopy(model).double(), batch.inputs.double(), signatures, codes
+
+
+def test_the_read_gate_has_the_gradient_of_a_finite_difference():
+    """In float64, with a central difference (``_in_float64``)."""
+    model, batch = _model(), _batch(b=2)
+    model, inputs, signatures, codes = _in_float64(model, batch)
+    n = inputs.shape[1]
     gate = torch.zeros(2, U, n, dtype=torch.float64, requires_grad=True)
     out = model.execute(inputs, signatures, codes, read_log_gate=gate)[:, 0].sum()
     (grad,) = torch.autograd.grad(out, gate)
@@ -119,18 +125,16 @@ def test_the_read_estimate_is_the_gate_gradient_and_ranks_like_the_exact_cuts():
     _, exact = read_effects(model, batch)
     baseline, estimate = read_effect_estimates(model, batch)
     assert estimate.shape == exact.shape
-    # the gate's gradient by a central difference in float64, for one read of example 2 (a
-    # float32 forward difference is off by a few percent: p(answer) rounds at about 3e-8)
-    signatures, codes = (t.double() for t in generated_circuits(model, batch))
-    wide = copy.deepcopy(model).double()
-    inputs, n = batch.inputs.double(), batch.inputs.shape[1]
+    # the gate's gradient by a central difference in float64, for one read of example 2
+    model64, inputs, signatures, codes = _in_float64(model, batch)
+    n = inputs.shape[1]
     step = 1e-5
     gate = torch.zeros(4, U, n, dtype=torch.float64)
     gate[2, 1, 5] = step
 
     def p_answer(log_gate: torch.Tensor) -> float:
         with torch.no_grad():
-            logits = wide.execute(inputs, signatures, codes, read_log_gate=log_gate)
+            logits = model64.execute(inputs, signatures, codes, read_log_gate=log_gate)
         return float(_p_answer(logits, baseline.answer)[2])
 
     slope = (p_answer(gate) - p_answer(-gate)) / (2 * step)
