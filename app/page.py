@@ -20,7 +20,7 @@ def page(store_keys: list[str], first: dict | None = None) -> html.Div:
     """The whole page; every control starts empty and is filled from the URL and the store it
     names (one of ``store_keys``), but for ``first`` (``callbacks.first_view``): the graph of
     the URL's store drawn before any callback runs, with its ``kind``, ``elements`` and
-    ``title`` (a NAC's also its ``circuit`` and link ``count``), its body shown.
+    ``title`` (a NAC's also its ``circuit``, link ``count`` and ``typing``), its body shown.
 
     Parameters
     ----------
@@ -60,6 +60,8 @@ def page(store_keys: list[str], first: dict | None = None) -> html.Div:
         if "circuit" in first:  # a NAC's
             root["circuit"].data = first["circuit"]
             root["edge-count"].children = first["count"]
+            # as show_typing will: the box appearing or leaving moved the graph under the pointer
+            root["typed-group"].style, root["typed-unavailable"].children = first["typing"]
         for panel in panels().values():  # as callbacks/bodies.py shows them
             root[panel.body_id].style = {} if panel.kind == shown.kind else HIDDEN
     return root

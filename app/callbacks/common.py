@@ -27,6 +27,7 @@ __all__ = [
     "shows_circuit",
     "store_view",
     "threshold_of",
+    "typing_controls",
 ]
 
 # the view settings a fresh page starts with; the URL carries only those that differ
@@ -57,6 +58,18 @@ def store_view(stores: AppStores, key: str | None) -> StoreView:
         return stores.view(key)
     except KeyError:
         raise PreventUpdate from None
+
+
+def typing_controls(view: StoreView) -> tuple[dict, str]:
+    """The sentence box's style and the line said in its place: the box on a store a model of
+    the app made; elsewhere hidden, and why there is none (a store of unconditional models has
+    no sentences at all)."""
+    if view.generate_circuit is not None:
+        return {}, ""
+    if not view.has_sentences:
+        why = "this store holds one circuit per unconditional model, not one per sentence"
+        return {"display": "none"}, f"no typed sentences here: {why}"
+    return {"display": "none"}, f"no typed sentences here: {view.no_model_reason}"
 
 
 def page_store(stores: AppStores, key: str | None, search: str | None) -> str:

@@ -5,7 +5,13 @@ callbacks then run as on any page and answer the same graph."""
 
 from __future__ import annotations
 
-from circuitlab.app.callbacks.common import DECIDES, VIEW_DEFAULTS, query_of, row_has_scene
+from circuitlab.app.callbacks.common import (
+    DECIDES,
+    VIEW_DEFAULTS,
+    query_of,
+    row_has_scene,
+    typing_controls,
+)
 from circuitlab.app.callbacks.drawing import ViewSettings, drawing
 from circuitlab.app.store_view import row_of_id
 from circuitlab.app.stores import AppStores
@@ -66,8 +72,14 @@ def _nac_view(stores: AppStores, key: str, search: str | None, query: dict) -> d
     elements, title, count, _, warned = drawing(stores, circuit, settings, search, [], None)
     if warned:
         return None
-    kind = stores.kind(key)
-    return {"kind": kind, "circuit": circuit, "elements": elements, "title": title, "count": count}
+    return {
+        "kind": stores.kind(key),
+        "circuit": circuit,
+        "elements": elements,
+        "title": title,
+        "count": count,
+        "typing": typing_controls(view),
+    }
 
 
 def _decides_waits(stores: AppStores, key: str, index: int) -> bool:

@@ -12,7 +12,7 @@ from dash.exceptions import PreventUpdate
 
 from circuitlab.analysis.embedding import single_category_labels
 from circuitlab.analysis.figures import embedding_plotly
-from circuitlab.app.callbacks.common import query_of, row_of, store_view
+from circuitlab.app.callbacks.common import query_of, row_of, store_view, typing_controls
 from circuitlab.app.store_view import StoreView
 from circuitlab.app.stores import AppStores
 
@@ -208,17 +208,10 @@ def _register_typing(app: dash.Dash, stores: AppStores) -> None:
         Input("store-key", "data"),
     )
     def show_typing(key):
-        """The sentence box on a store a model of the app made; elsewhere why there is none
-        (a store of unconditional models has no sentences at all)."""
+        """The sentence box, or why there is none (``common.typing_controls``)."""
         if key is None or not stores.has_circuit_view(key):
             raise PreventUpdate
-        view = store_view(stores, key)
-        if view.generate_circuit is not None:
-            return {}, ""
-        if not view.has_sentences:
-            why = "this store holds one circuit per unconditional model, not one per sentence"
-            return {"display": "none"}, f"no typed sentences here: {why}"
-        return {"display": "none"}, f"no typed sentences here: {view.no_model_reason}"
+        return typing_controls(store_view(stores, key))
 
     @app.callback(
         Output("circuit", "data", allow_duplicate=True),

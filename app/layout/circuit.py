@@ -18,6 +18,9 @@ HOVER_LINE = {
     "overflow": "hidden",
     "textOverflow": "ellipsis",
 }
+# the threshold slider's drawn height: its code loads after the page is drawn, and the space
+# it then took pushed the graph down under the pointer (34 px); held open from the start
+SLIDER_BOX = {"minHeight": "34px"}
 MODE_OPTIONS = [  # the first is the page's default (``VIEW_DEFAULTS``)
     {"label": "what decides", "value": DECIDES},
     {"label": "threshold", "value": "threshold"},
@@ -34,13 +37,17 @@ def _view_controls() -> list:
                 dbc.Col(radio("color-by", ["module", "community", "attribution"]), width=7),
             ]
         ),
-        dcc.Slider(
-            id="threshold",
-            min=0,
-            max=1,
-            step=0.05,
-            value=0.5,
-            marks={v / 10: f"{v / 10:g}" for v in range(0, 11)},
+        html.Div(
+            dcc.Slider(
+                id="threshold",
+                min=0,
+                max=1,
+                step=0.05,
+                value=0.5,
+                marks={v / 10: f"{v / 10:g}" for v in range(0, 11)},
+            ),
+            id="threshold-box",
+            style=SLIDER_BOX,
         ),
         dbc.Checklist(
             id="minimal-only",

@@ -794,14 +794,20 @@ def test_a_row_of_a_new_search_opens_its_circuit_even_if_that_cell_was_active(
 
 
 def test_hovering_never_moves_the_graph_under_the_pointer(dash_duo, nlvr2_store):
-    """The hover line above the graph is held open: its text appearing (on the first hover of
-    a fresh page) pushed the graph down ~21 px and the click that followed missed."""
+    """Nothing above the graph changes height once the page is drawn, so the first click lands
+    where the pointer is: not the hover line (its text appearing on the first hover pushed the
+    graph down ~21 px), not the threshold slider (its code loads after the first draw: 34 px),
+    not the sentence box (hidden by a callback on a store without a model: 16 px up)."""
     start(dash_duo, nlvr2_store, "?id=3")
-    dash_duo.wait_for_contains_text("#edge-count", "links")
     top = "return document.getElementById('graph').getBoundingClientRect().top"
-    before = dash_duo.driver.execute_script(top)
+    first = dash_duo.driver.execute_script(top)  # the page as the server drew it
+    dash_duo.wait_for_contains_text("#edge-count", "links")
+    dash_duo.wait_for_element("#threshold [role='slider']")
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda _: dash_duo._wait_for_callbacks())
+    assert dash_duo.find_element("#typed-group").is_displayed() is False  # show_typing has run
+    assert dash_duo.driver.execute_script(top) == first
     script = "document.getElementById('graph')._cyreg.cy.edges()[0].emit('mouseover')"
     dash_duo.driver.execute_script(script)
     dash_duo.wait_for_contains_text("#edge-hover", "link ")
-    assert dash_duo.driver.execute_script(top) == before
+    assert dash_duo.driver.execute_script(top) == first
     no_console_errors(dash_duo)

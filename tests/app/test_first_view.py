@@ -36,6 +36,12 @@ def test_a_fresh_page_carries_the_urls_circuit_drawn_as_the_store_draws_it(nlvr2
     assert layout["circuit-title"].children.startswith(f"#{circuit_id}: ")
     count = layout["edge-count"].children  # what decides needs a model: the links with P > 0.5
     assert count.startswith(f"{view.n_modules} modules, {n_edges} links (P > 0.5); drawn by P, as ")
+    # no model attached: the sentence box hidden from the start, as ``show_typing`` answers
+    # (its leaving after the first draw moved the graph up 16 px under the pointer)
+    assert layout["typed-group"].style == {"display": "none"}
+    assert (
+        layout["typed-unavailable"].children == f"no typed sentences here: {view.no_model_reason}"
+    )
     # no id: the store's first circuit, as the callbacks open it
     first = layout_for(nlvr2_app, "http://127.0.0.1:8050/")
     assert first["circuit"].data == {"index": 0}

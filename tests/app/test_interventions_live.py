@@ -338,6 +338,7 @@ def test_a_fresh_page_opens_on_what_decides_once_the_model_has_loaded(nlvr_store
     assert first["count"] == decisive_count(intervener.decisive(row), view.n_modules)
     reads = [e for e in first["elements"] if "read" in e.get("classes", "").split()]
     assert len(reads) == int(intervener.decisive(row).kept_reads.sum())
+    assert first["typing"] == ({}, "")  # the app's model made the store: the sentence box
 
 
 def test_a_fresh_page_waits_for_a_loading_model_only_where_it_finds_what_decides(
