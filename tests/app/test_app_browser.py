@@ -803,8 +803,9 @@ def test_hovering_never_moves_the_graph_under_the_pointer(dash_duo, nlvr2_store)
     first = dash_duo.driver.execute_script(top)  # the page as the server drew it
     dash_duo.wait_for_contains_text("#edge-count", "links")
     dash_duo.wait_for_element("#threshold [role='slider']")
-    WebDriverWait(dash_duo.driver, WAIT).until(lambda _: dash_duo._wait_for_callbacks())
-    assert dash_duo.find_element("#typed-group").is_displayed() is False  # show_typing has run
+    WebDriverWait(dash_duo.driver, WAIT).until(lambda _: dash_duo.redux_state_rqs == [])
+    # every callback answered: the sentence box hidden, as show_typing has it without a model
+    assert dash_duo.find_element("#typed-group").is_displayed() is False
     assert dash_duo.driver.execute_script(top) == first
     script = "document.getElementById('graph')._cyreg.cy.edges()[0].emit('mouseover')"
     dash_duo.driver.execute_script(script)
