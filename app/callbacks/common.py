@@ -63,7 +63,13 @@ def store_view(stores: AppStores, key: str | None) -> StoreView:
 def typing_controls(view: StoreView) -> tuple[dict, str]:
     """The sentence box's style and the line said in its place: the box on a store a model of
     the app made; elsewhere hidden, and why there is none (a store of unconditional models has
-    no sentences at all)."""
+    no sentences at all).
+
+    Parameters
+    ----------
+    view
+        The page's store.
+    """
     if view.generate_circuit is not None:
         return {}, ""
     if not view.has_sentences:
