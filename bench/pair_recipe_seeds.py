@@ -15,6 +15,7 @@ by goal, from the rows bench/pair_circuits.py and bench/minimal_pair_kinds.py wr
     python bench/pair_recipe_seeds.py --recipe or-contrast  # and those sentences contrasted
     python bench/pair_recipe_seeds.py --recipe categories  # category triples contrasted
     python bench/pair_recipe_seeds.py --recipe noun-invariance  # or-contrast, nouns held still
+    python bench/pair_recipe_seeds.py --recipe contrast-from-stage-2  # that, as stages 2-3
     python bench/pair_recipe_seeds.py --runs NAME ...     # other rows of both CSVs, printed only
 
 Measure a trained seed first: ``python bench/pair_circuits.py RUN --name NAME`` and
@@ -48,6 +49,10 @@ RECIPES = {
     # configs/experiments/pairs/3-logic-contrast-or-contrast-noun-invariance-10.yaml: or-contrast
     # with the noun swap's circuit pulled onto its sentence's
     "noun-invariance": "logic-contrast, or contrasted, noun invariance 10 (stage 3), seed {seed}",
+    # configs/experiments/pairs/2-3-or-contrast-noun-invariance-11k.yaml: that stage 3 from
+    # stage 1 for stage 2's and stage 3's steps, the contrast on while the kernel widens
+    "contrast-from-stage-2": "or contrasted, noun invariance 10, from stage 1 (11,000 steps),"
+    " seed {seed}",
 }
 SEEDS = (0, 100, 1)  # seed 0 shipped, seed 100's stage 1 in history, seed 1 from scratch
 DEV = "nlvr2 dev"
